@@ -1,0 +1,19 @@
+"""Multi-head attention, as taught in the course, with every intermediate exposed. No Streamlit here
+(except ``mha.ui``, the app's shared controls)."""
+from mha.attention import (
+    AttentionSteps,
+    AttentionTrace,
+    MultiHeadAttention,
+    attention_steps,
+    scaled_dot_product_attention,
+)
+from mha.masks import causal_mask, combine_masks, from_torch_attn_mask, padding_mask, to_torch_attn_mask
+from mha.text import TextError, Tokens, display_labels, embed_tokens, init_weights, safe_label, sinusoidal_positions
+from mha.text import token_inputs, tokenize
+
+__all__ = [
+    "AttentionSteps", "AttentionTrace", "MultiHeadAttention", "attention_steps", "scaled_dot_product_attention",
+    "causal_mask", "combine_masks", "from_torch_attn_mask", "padding_mask", "to_torch_attn_mask",
+    "TextError", "Tokens", "display_labels", "embed_tokens", "init_weights", "safe_label", "sinusoidal_positions",
+    "token_inputs", "tokenize",
+]

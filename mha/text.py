@@ -1,0 +1,168 @@
+"""Text to tokens to tensors: tokenizer, display-safe labels, deterministic embeddings, positions.
+
+Pure Python + torch. Nothing here depends on Python's salted ``hash()``: the same token, seed and d_model give
+the same vector in every process and on every machine.
+"""
+from __future__ import annotations
+
+import hashlib
+import html
+import math
+import re
+import unicodedata
+from dataclasses import dataclass
+
+import torch
+
+# Characters that change how text *looks* without being visible: removed before tokenising, never displayed.
+# Bidi embeddings/overrides/isolates and marks could reorder what a learner sees; C0/C1 controls print nothing.
+_BIDI = "\u200e\u200f\u061c\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+_JOINERS = "\u200d\ufe0e\ufe0f"  # ZWJ and variation selectors: part of emoji, kept
+MAX_LABEL_CHARS = 16
+
+_WORD = re.compile(r"\w+(?:['’]\w+)*")
+
+
+class TextError(ValueError):
+    """The text cannot be turned into tokens (empty, or nothing visible). The message is for the learner."""
+
+
+@dataclass(frozen=True)
+class Tokens:
+    tokens: tuple[str, ...]  # as typed (after NFC and removal of invisible controls)
+    removed: int  # how many invisible control / bidi characters were removed
+
+    @property
+    def labels(self) -> list[str]:
+        return display_labels(self.tokens)
+
+
+def clean_text(text: str) -> tuple[str, int]:
+    """NFC-normalise and drop control and bidi-override characters; return (clean text, how many dropped)."""
+    text = unicodedata.normalize("NFC", text)
+    kept, removed = [], 0
+    for ch in text:
+        cat = unicodedata.category(ch)
+        invisible = ch in _BIDI or (cat == "Cc" and ch not in "\t\n\r") or (cat == "Cf" and ch not in _JOINERS)
+        if invisible:
+            removed += 1
+        else:
+            kept.append(ch)
+    return "".join(kept), removed
+
+
+def _clusters(text: str) -> list[str]:
+    """Split into user-perceived characters: a base plus combining marks, ZWJ sequences, skin tones, flags."""
+    out: list[str] = []
+    for ch in text:
+        cp = ord(ch)
+        attach = bool(out) and (
+            unicodedata.category(ch).startswith("M")
+            or ch in _JOINERS
+            or 0x1F3FB <= cp <= 0x1F3FF  # skin-tone modifiers
+            or 0xE0020 <= cp <= 0xE007F  # tag characters (subdivision flags)
+            or out[-1].endswith("\u200d")  # the character after a ZWJ joins the emoji before it
+            or (0x1F1E6 <= cp <= 0x1F1FF and len(out[-1]) == 1 and 0x1F1E6 <= ord(out[-1]) <= 0x1F1FF)  # flag pair
+        )
+        if attach and not out[-1].isspace():
+            out[-1] += ch
+        else:
+            out.append(ch)
+    return out
+
+
+def tokenize(text: str, mode: str = "word") -> Tokens:
+    """Split text into tokens. ``word``: words (any script) and each symbol or emoji on its own; ``char``: every
+    visible character. Repeated tokens stay separate positions. Raises TextError for text with nothing to show."""
+    if mode not in ("word", "char"):
+        raise ValueError(f"mode must be 'word' or 'char', got {mode!r}.")
+    clean, removed = clean_text(text if isinstance(text, str) else str(text))
+    tokens: list[str] = []
+    if mode == "char":
+        tokens = [c for c in _clusters(clean) if not c.isspace()]
+    else:
+        pos = 0
+        for m in _WORD.finditer(clean):
+            tokens += [c for c in _clusters(clean[pos:m.start()]) if not c.isspace()]
+            tokens.append(m.group())
+            pos = m.end()
+        tokens += [c for c in _clusters(clean[pos:]) if not c.isspace()]
+        tokens = _merge_word_marks(tokens)
+    if not tokens:
+        raise TextError("The text is empty or only whitespace: type a sentence, e.g. 'Orange is my favorite fruit'.")
+    return Tokens(tokens=tuple(tokens), removed=removed)
+
+
+def _merge_word_marks(tokens: list[str]) -> list[str]:
+    """A combining mark that \\w did not take (e.g. some Indic vowel signs) belongs to the word before it."""
+    out: list[str] = []
+    for t in tokens:
+        if out and unicodedata.category(t[0]).startswith("M") and _WORD.fullmatch(out[-1]):
+            out[-1] += t
+        else:
+            out.append(t)
+    return out
+
+
+def safe_label(token: str, max_chars: int = MAX_LABEL_CHARS) -> str:
+    """A token as plain display text: NFC, invisible controls removed, at most ``max_chars`` characters."""
+    text, _ = clean_text(token)
+    text = " ".join(text.split()) or "·"
+    return text if len(text) <= max_chars else text[: max_chars - 1] + "…"
+
+
+def display_labels(tokens) -> list[str]:
+    """Plain-text labels, one per position (duplicates are kept: positions, not strings, identify a token)."""
+    return [safe_label(t) for t in tokens]
+
+
+def escape_for_plotly(label: str) -> str:
+    """Plotly renders a subset of HTML in labels and hover text: escape so a token is shown, never interpreted."""
+    return html.escape(label, quote=True)
+
+
+def _token_seed(token: str, seed: int, d_model: int) -> int:
+    digest = hashlib.blake2b(f"{seed}\x1f{d_model}\x1f{token}".encode("utf-8"), digest_size=8).digest()
+    return int.from_bytes(digest, "little") & 0x7FFF_FFFF_FFFF_FFFF
+
+
+def embed_tokens(tokens, d_model: int, seed: int = 0, dtype=torch.float32) -> torch.Tensor:
+    """(T, d_model): a fixed random vector per distinct token string (unit variance per feature), reproducible
+    across processes and machines. The same word at two positions gets the same vector: positions tell them apart."""
+    vectors = {}
+    for tok in tokens:
+        if tok not in vectors:
+            g = torch.Generator().manual_seed(_token_seed(tok, seed, d_model))
+            vectors[tok] = torch.randn(d_model, generator=g, dtype=torch.float64)
+    return torch.stack([vectors[t] for t in tokens]).to(dtype) if tokens else torch.zeros(0, d_model, dtype=dtype)
+
+
+def sinusoidal_positions(seq_len: int, d_model: int, dtype=torch.float32) -> torch.Tensor:
+    """(T, d_model) sinusoidal positional encoding from 'Attention Is All You Need' (works for odd d_model too)."""
+    pos = torch.arange(seq_len, dtype=torch.float64).unsqueeze(1)  # (T, 1)
+    i = torch.arange(0, d_model, 2, dtype=torch.float64)  # even feature indices
+    angle = pos / torch.pow(10000.0, i / d_model)  # (T, ceil(D/2))
+    pe = torch.zeros(seq_len, d_model, dtype=torch.float64)
+    pe[:, 0::2] = torch.sin(angle)
+    pe[:, 1::2] = torch.cos(angle[:, : d_model // 2])
+    return pe.to(dtype)
+
+
+def token_inputs(tokens, d_model: int, seed: int = 0, positional: bool = True, dtype=torch.float32) -> torch.Tensor:
+    """(T, d_model) model input: token embeddings, plus sinusoidal positions when ``positional``."""
+    x = embed_tokens(tokens, d_model, seed, dtype=torch.float64)
+    if positional:
+        x = x + sinusoidal_positions(len(tokens), d_model)
+    return x.to(dtype)
+
+
+def init_weights(module: torch.nn.Module, seed: int) -> torch.nn.Module:
+    """Re-initialise every nn.Linear like PyTorch's default (U(-1/sqrt(fan_in), 1/sqrt(fan_in))), but from a
+    private generator: reproducible for a seed and safe under threads (the global RNG is never touched)."""
+    g = torch.Generator().manual_seed(int(seed))
+    with torch.no_grad():
+        for name, p in sorted(module.named_parameters()):
+            fan_in = p.size(-1) if p.dim() > 1 else p.size(0)
+            bound = 1.0 / math.sqrt(fan_in)
+            p.copy_(torch.empty(p.shape, dtype=torch.float64).uniform_(-bound, bound, generator=g).to(p.dtype))
+    return module
