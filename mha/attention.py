@@ -143,6 +143,8 @@ class MultiHeadAttention(nn.Module):
         ``head_mask`` (H,) of 0/1 switches heads off (their outputs zeroed before ``output_linear``) without
         touching the weights, so a module shared between users is never changed.
         """
+        if head_mask is not None and not isinstance(head_mask, torch.Tensor):
+            head_mask = torch.as_tensor(head_mask)  # e.g. [1, 0, 1, 1] from a UI control
         self._check_inputs(query, key, value, head_mask)
         batch_size = query.size(0)
         q = self.split_heads(self.query_linear(query), batch_size)  # (B, H, Tq, head_dim)
@@ -187,3 +189,5 @@ class MultiHeadAttention(nn.Module):
             raise ValueError(
                 f"head_mask must have shape ({self.num_heads},), one 0/1 per head, got {tuple(head_mask.shape)}."
             )
+        if head_mask is not None and not torch.isfinite(head_mask).all():
+            raise ValueError("head_mask contains NaN or infinite values: use 1 to keep a head and 0 to switch it off.")

@@ -1,0 +1,1 @@
+"""String catalogs, one module per page or feature: STRINGS = {key: {"en": ..., "ko": ...}}."""

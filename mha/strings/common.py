@@ -1,0 +1,90 @@
+"""Strings of the shared controls, the app frame and the home page."""
+STRINGS = {
+    "app_title": {"en": "Multi-Head Attention Playground", "ko": "멀티헤드 어텐션 놀이터"},
+    "nav_home": {"en": "Home", "ko": "홈"},
+    "nav_playground": {"en": "Playground", "ko": "놀이터"},
+    "ctl_text": {"en": "Sentence", "ko": "문장"},
+    "ctl_text_help": {
+        "en": "Any language, emoji and punctuation. Words and symbols become tokens; the first {max_chars} "
+              "characters are read.",
+        "ko": "어떤 언어, 이모지, 문장부호도 됩니다. 단어와 기호가 토큰이 되며, 앞의 {max_chars}자까지 읽습니다.",
+    },
+    "ctl_d_model_help": {
+        "en": "Size of each token's vector (embedding). It is split evenly between the heads.",
+        "ko": "각 토큰 벡터(임베딩)의 크기입니다. 헤드들에 똑같이 나뉩니다.",
+    },
+    "ctl_num_heads_help": {
+        "en": "Number of attention heads. Only divisors of d_model={d_model} are offered: {choices}.",
+        "ko": "어텐션 헤드 수입니다. d_model={d_model}의 약수만 고를 수 있습니다: {choices}.",
+    },
+    "ctl_head_dim": {
+        "en": "head_dim = d_model / num_heads = {d_model} / {num_heads} = **{head_dim}**",
+        "ko": "head_dim = d_model / num_heads = {d_model} / {num_heads} = **{head_dim}**",
+    },
+    "note_heads_adjusted": {
+        "en": "num_heads {old} does not divide d_model={d_model}, so it is now {new}.",
+        "ko": "num_heads {old}은(는) d_model={d_model}의 약수가 아니어서 {new}(으)로 바꿨습니다.",
+    },
+    "ctl_causal": {"en": "Causal mask", "ko": "인과(causal) 마스크"},
+    "ctl_causal_help": {
+        "en": "Each token may attend only to itself and earlier tokens, as in a decoder (GPT).",
+        "ko": "각 토큰이 자신과 앞쪽 토큰에만 어텐션할 수 있습니다(디코더, GPT 방식).",
+    },
+    "ctl_positional": {"en": "Positional encoding", "ko": "위치 인코딩"},
+    "ctl_positional_help": {
+        "en": "Add sinusoidal position vectors to the embeddings. Off: attention cannot tell word order.",
+        "ko": "임베딩에 사인파 위치 벡터를 더합니다. 끄면 어텐션은 단어 순서를 구별하지 못합니다.",
+    },
+    "ctl_seed": {"en": "Random seed", "ko": "랜덤 시드"},
+    "ctl_seed_help": {
+        "en": "The weights and embeddings are random (untrained). Another seed gives other patterns: do not read "
+              "meaning into one seed.",
+        "ko": "가중치와 임베딩은 무작위(학습 전)입니다. 시드를 바꾸면 패턴도 바뀌니, 한 시드의 모양에 의미를 두지 마세요.",
+    },
+    "err_empty_text": {
+        "en": "The sentence is empty. Type a few words, e.g. “Orange is my favorite fruit”.",
+        "ko": "문장이 비어 있습니다. 몇 단어를 입력해 보세요. 예: “Orange is my favorite fruit”.",
+    },
+    "note_chars_cut": {
+        "en": "The text has {n_chars:,} characters; only the first {max_chars:,} are used.",
+        "ko": "글자 수가 {n_chars:,}자라서 앞의 {max_chars:,}자만 사용합니다.",
+    },
+    "note_tokens_cut": {
+        "en": "{n_tokens:,} tokens; only the first {max_tokens} are shown, to keep the app fast.",
+        "ko": "토큰이 {n_tokens:,}개라서 앱이 느려지지 않도록 앞의 {max_tokens}개만 보여 줍니다.",
+    },
+    "note_controls_removed": {
+        "en": "{n_removed} invisible control or text-direction characters were removed.",
+        "ko": "보이지 않는 제어 문자 또는 텍스트 방향 문자 {n_removed}개를 지웠습니다.",
+    },
+    "url_param_ignored": {
+        "en": "Link parameter {key}={given!r} could not be used; using {used}.",
+        "ko": "링크의 {key}={given!r} 값은 쓸 수 없어 {used}을(를) 사용합니다.",
+    },
+    "page_needs_text": {
+        "en": "Type a sentence in the sidebar to see its attention.",
+        "ko": "사이드바에 문장을 입력하면 어텐션을 볼 수 있습니다.",
+    },
+    "err_settings": {"en": "These settings cannot run: {detail}", "ko": "이 설정으로는 실행할 수 없습니다: {detail}"},
+    "home_intro": {
+        "en": "Type a sentence, choose d_model, num_heads and masking, and watch a real PyTorch "
+              "`MultiHeadAttention` — the course's class — run live. Every number you see comes from the module.",
+        "ko": "문장을 입력하고 d_model, num_heads, 마스킹을 고르면 강의의 PyTorch `MultiHeadAttention` 클래스가 "
+              "실시간으로 실행됩니다. 화면의 모든 숫자는 그 모듈에서 나옵니다.",
+    },
+    "home_pages": {"en": "Where to go", "ko": "둘러보기"},
+    "home_playground": {
+        "en": "Scores, softmax weights and every head's output as interactive heatmaps.",
+        "ko": "점수, 소프트맥스 가중치, 모든 헤드의 출력을 인터랙티브 히트맵으로 봅니다.",
+    },
+    "home_how": {
+        "en": "The controls in the sidebar are shared by every page and kept in the link: copy the address bar to "
+              "share exactly what you see.",
+        "ko": "사이드바의 설정은 모든 페이지에 공통이며 링크에 담깁니다. 주소창을 복사하면 지금 화면 그대로 공유됩니다.",
+    },
+    "home_untrained": {
+        "en": "The weights are random, not trained: patterns show how the computation works, not what a trained "
+              "model has learned.",
+        "ko": "가중치는 학습된 것이 아니라 무작위입니다. 패턴은 계산이 어떻게 동작하는지 보여 줄 뿐, 학습된 모델의 지식이 아닙니다.",
+    },
+}

@@ -1,0 +1,163 @@
+"""Streamlit glue shared by every page: the sidebar controls, the cached computation, translated text.
+
+The controls are drawn by ``app.py`` on every run (so their values survive page switches) and mirrored in the
+URL: each widget key is also its query-parameter name (``bind="query-params"``). Pages read the choices with
+``settings()`` and the numbers with ``current_view()``; they never build models themselves.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+from mha import i18n
+from mha.text import TextError
+from mha.view import (
+    D_MODEL_CHOICES, DEFAULT_D_MODEL, DEFAULT_NUM_HEADS, DEFAULT_SEED, DEFAULT_TEXT, MAX_CHARS, MAX_SEED, View,
+    ViewSpec, head_choices, prepare_tokens, run_view,
+)
+
+# Shared control keys = URL parameter names. One name per concept across code, UI, URL and docs.
+SHARED_KEYS = ("text", "d_model", "num_heads", "causal", "seed", "positional", "lang")
+
+
+@dataclass(frozen=True)
+class Settings:
+    text: str
+    d_model: int
+    num_heads: int
+    causal: bool
+    seed: int
+    positional: bool
+    lang: str
+
+    def spec(self) -> ViewSpec:
+        return ViewSpec(text=self.text, d_model=self.d_model, num_heads=self.num_heads, causal=self.causal,
+                        seed=self.seed, positional=self.positional)
+
+
+def lang() -> str:
+    value = st.session_state.get("lang")
+    return value if value in i18n.LANGS else i18n.lang_from_locale(_browser_locale())
+
+
+def t(key: str, **fmt) -> str:
+    """Translated UI text for the current language."""
+    return i18n.text(key, lang(), **fmt)
+
+
+def _browser_locale() -> str | None:
+    try:
+        return st.context.locale
+    except Exception:  # no browser (bare script, some test harnesses)
+        return None
+
+
+def _remember_url_params() -> None:
+    """On a session's first run, keep the raw URL parameters so that values the widgets refused can be named."""
+    if "_url_params_at_start" not in st.session_state:
+        st.session_state["_url_params_at_start"] = {k: st.query_params.get_all(k) for k in st.query_params}
+
+
+def _url_notes(values: dict) -> list[str]:
+    """Parameters from the link that could not be used as given (garbage, out of range, repeated)."""
+    raw = st.session_state.get("_url_params_at_start") or {}
+    if st.session_state.get("_url_notes_shown"):
+        return []
+    notes = []
+    for key in SHARED_KEYS:
+        given = raw.get(key)
+        if not given:
+            continue
+        value = values[key]
+        shown = ("true" if value else "false") if isinstance(value, bool) else str(value)
+        if len(given) > 1 or given[0].strip().lower() != shown.lower():
+            notes.append(t("url_param_ignored", key=key, given=given[0][:40], used=shown[:40]))
+    st.session_state["_url_notes_shown"] = True
+    return notes
+
+
+def sidebar_controls() -> Settings:
+    """Draw the shared controls in the sidebar and return the choices. Called once per run, by app.py."""
+    _remember_url_params()
+    sb = st.sidebar
+    locale_lang = i18n.lang_from_locale(_browser_locale())
+    sb.segmented_control("🌐", options=list(i18n.LANGS), format_func=i18n.LANG_NAMES.get, default=locale_lang,
+                         key="lang", bind="query-params", label_visibility="collapsed", required=True)
+    text = sb.text_area(t("ctl_text"), value=DEFAULT_TEXT, key="text", bind="query-params", height=90,
+                        help=t("ctl_text_help", max_chars=MAX_CHARS))
+    text_message = _check_text(text)
+    if text_message:
+        kind, msg = text_message
+        (sb.error if kind == "error" else sb.caption)(msg)
+
+    d_model = sb.selectbox("d_model", D_MODEL_CHOICES, index=D_MODEL_CHOICES.index(DEFAULT_D_MODEL), key="d_model",
+                           bind="query-params", help=t("ctl_d_model_help"))
+    heads = head_choices(d_model)
+    current = st.session_state.get("num_heads")
+    if current is not None and current not in heads:
+        # d_model changed under a head count that no longer divides it: keep the nearest smaller valid one.
+        st.session_state["num_heads"] = max(h for h in heads if h <= current) if current > 1 else 1
+        st.session_state["_heads_adjusted"] = (current, st.session_state["num_heads"], d_model)
+    num_heads = sb.selectbox("num_heads", heads, index=heads.index(DEFAULT_NUM_HEADS) if DEFAULT_NUM_HEADS in heads
+                             else 0, key="num_heads", bind="query-params",
+                             help=t("ctl_num_heads_help", d_model=d_model, choices=", ".join(map(str, heads))))
+    adjusted = st.session_state.pop("_heads_adjusted", None)
+    if adjusted:
+        sb.caption(t("note_heads_adjusted", old=adjusted[0], new=adjusted[1], d_model=adjusted[2]))
+    sb.caption(t("ctl_head_dim", head_dim=d_model // num_heads, d_model=d_model, num_heads=num_heads))
+    causal = sb.toggle(t("ctl_causal"), value=False, key="causal", bind="query-params", help=t("ctl_causal_help"))
+    positional = sb.toggle(t("ctl_positional"), value=True, key="positional", bind="query-params",
+                           help=t("ctl_positional_help"))
+    seed = sb.number_input(t("ctl_seed"), min_value=0, max_value=MAX_SEED, value=DEFAULT_SEED, step=1, key="seed",
+                           bind="query-params", help=t("ctl_seed_help"))
+    settings = Settings(text=text or "", d_model=int(d_model), num_heads=int(num_heads), causal=bool(causal),
+                        seed=int(seed), positional=bool(positional), lang=lang())
+    for note in _url_notes({**settings.__dict__}):
+        sb.warning(note, icon="🔗")
+    st.session_state["_settings"] = settings
+    return settings
+
+
+def _check_text(text: str | None) -> tuple[str, str] | None:
+    """A message for the text box: an error when nothing can be shown, a caption when the text was changed."""
+    try:
+        _, notes, args = prepare_tokens(text or "")
+    except TextError:
+        return "error", t("err_empty_text")
+    if notes:
+        return "caption", " ".join(t(n, **args) for n in notes)
+    return None
+
+
+def settings() -> Settings:
+    """The shared choices of this run (drawn by app.py before the page runs)."""
+    found = st.session_state.get("_settings")
+    if found is None:
+        raise RuntimeError("sidebar_controls() must run before a page asks for settings()")
+    return found
+
+
+@st.cache_data(max_entries=64, ttl=3600, show_spinner=False)
+def _cached_view(text: str, d_model: int, num_heads: int, causal: bool, seed: int, positional: bool) -> View:
+    return run_view(ViewSpec(text=text, d_model=d_model, num_heads=num_heads, causal=causal, seed=seed,
+                             positional=positional))
+
+
+def current_view() -> View | None:
+    """The numbers for the current settings, or None (with a message on the page) when there is nothing to show."""
+    s = settings()
+    try:
+        return _cached_view(s.text, s.d_model, s.num_heads, s.causal, s.seed, s.positional)
+    except TextError:
+        st.info(t("page_needs_text"), icon="✍️")
+        return None
+    except ValueError as err:  # settings that cannot run (only reachable by hand-edited state)
+        st.error(t("err_settings", detail=str(err)))
+        return None
+
+
+def page_header(title_key: str, intro_key: str | None = None) -> None:
+    st.title(t(title_key))
+    if intro_key:
+        st.caption(t(intro_key))

@@ -1,0 +1,11 @@
+"""Home: what this is, in a few lines, and where to go."""
+import streamlit as st
+
+from mha.ui import t
+
+st.title(f"🔭 {t('app_title')}")
+st.markdown(t("home_intro"))
+st.subheader(t("home_pages"))
+st.page_link("pages/playground.py", label=f"**{t('nav_playground')}** — {t('home_playground')}", icon="🔬")
+st.info(t("home_how"), icon="🔗")
+st.caption(t("home_untrained"))

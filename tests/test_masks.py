@@ -1,0 +1,106 @@
+"""mha.masks: one convention (True / 1 = may attend), checked entry by entry and against torch's conventions."""
+import pytest
+import torch
+import torch.nn.functional as F
+
+import mha
+from mha.masks import as_allowed
+
+
+@pytest.mark.parametrize("t", [1, 2, 5])
+def test_causal_mask(t):
+    m = mha.causal_mask(t)
+    assert m.shape == (t, t) and m.dtype == torch.bool
+    for i in range(t):
+        for j in range(t):
+            assert bool(m[i, j]) == (j <= i)
+
+
+def test_causal_mask_matches_torch_is_causal(gen):
+    q, k, v = (torch.randn(2, 3, 6, 4, generator=gen, dtype=torch.float64) for _ in range(3))
+    expected = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    out, _ = mha.scaled_dot_product_attention(q, k, v, mha.causal_mask(6))
+    torch.testing.assert_close(out, expected, rtol=1e-10, atol=1e-10)
+
+
+def test_padding_mask():
+    lengths = [4, 1, 0, 2]
+    m = mha.padding_mask(lengths)
+    assert m.shape == (4, 1, 1, 4) and m.dtype == torch.bool
+    for b, n in enumerate(lengths):
+        assert m[b, 0, 0].tolist() == [j < n for j in range(4)]
+
+
+def test_padding_mask_max_len():
+    m = mha.padding_mask([2, 3], max_len=6)
+    assert m.shape == (2, 1, 1, 6)
+    assert m[:, 0, 0].sum(-1).tolist() == [2, 3]
+
+
+@pytest.mark.parametrize("lengths, max_len, match", [
+    ([3, -1], None, r"non-negative integers, one per sequence, got \[3, -1\]"),
+    ([3, 7], 5, r"a length in \[3, 7\] exceeds max_len=5"),
+])
+def test_padding_mask_errors(lengths, max_len, match):
+    with pytest.raises(ValueError, match=match):
+        mha.padding_mask(lengths, max_len=max_len)
+
+
+def test_combine_masks_is_and_and_ignores_none(gen):
+    a = torch.rand(2, 1, 5, 5, generator=gen) < 0.5
+    b = torch.rand(5, 5, generator=gen) < 0.5
+    assert torch.equal(mha.combine_masks(a, None, b), a & b)
+    assert torch.equal(mha.combine_masks(None, b.float()), b)  # 0/1 becomes bool
+    assert torch.equal(mha.combine_masks(a), a)
+    assert mha.combine_masks() is None and mha.combine_masks(None, None) is None
+
+
+def test_combined_causal_and_padding():
+    m = mha.combine_masks(mha.causal_mask(4), mha.padding_mask([4, 2]))  # (B, 1, Tq, Tk)
+    assert m.shape == (2, 1, 4, 4)
+    for b, n in enumerate([4, 2]):
+        for i in range(4):
+            assert m[b, 0, i].tolist() == [j <= i and j < n for j in range(4)]
+
+
+@pytest.mark.parametrize("dtype", [torch.bool, torch.float32, torch.int64])
+def test_to_torch_attn_mask_flips_convention(gen, dtype):
+    allowed = torch.rand(3, 4, generator=gen) < 0.5
+    blocked = mha.to_torch_attn_mask(allowed.to(dtype))
+    assert blocked.dtype == torch.bool
+    assert torch.equal(blocked, ~allowed)
+    assert torch.equal(mha.from_torch_attn_mask(blocked), allowed)
+    assert mha.to_torch_attn_mask(None) is None and mha.from_torch_attn_mask(None) is None
+
+
+def test_torch_convention_really_is_opposite(gen):
+    """The reason to_torch_attn_mask exists: F.scaled_dot_product_attention takes our mask as is, while
+    nn.MultiheadAttention needs it flipped (test_attention checks the full module against both)."""
+    q, k, v = (torch.randn(1, 1, 4, 3, generator=gen, dtype=torch.float64) for _ in range(3))
+    allowed = mha.causal_mask(4)
+    ours, weights = mha.scaled_dot_product_attention(q, k, v, allowed)
+    torch.testing.assert_close(F.scaled_dot_product_attention(q, k, v, attn_mask=allowed), ours)
+    assert (weights[..., ~allowed] == 0).all()
+    assert (weights[..., mha.to_torch_attn_mask(allowed)] == 0).all()
+
+
+@pytest.mark.parametrize("shape", [(4, 5), (5,), (2, 1, 1, 5), (2, 1, 4, 5), (2, 3, 4, 5), (1, 1, 1, 1)])
+def test_as_allowed_broadcasts(gen, shape):
+    mask = torch.rand(shape, generator=gen) < 0.5
+    out = as_allowed(mask, torch.Size([2, 3, 4, 5]))
+    assert out.shape == (2, 3, 4, 5) and out.dtype == torch.bool
+    assert torch.equal(out, mask.expand(2, 3, 4, 5))
+
+
+def test_as_allowed_accepts_lists_and_zero_one():
+    out = as_allowed([[1, 0], [0, 1]], torch.Size([1, 1, 2, 2]))
+    assert out[0, 0].tolist() == [[True, False], [False, True]]
+    assert as_allowed(None, torch.Size([1, 1, 2, 2])) is None
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (3, 1, 1, 5), (2, 3, 4, 5, 1), (6,)])
+def test_as_allowed_error_names_shapes_and_fixes(shape):
+    with pytest.raises(ValueError, match=rf"mask of shape {tuple(shape)!r}".replace("(", r"\(").replace(")", r"\)")) as err:
+        as_allowed(torch.ones(shape, dtype=torch.bool), torch.Size([2, 3, 4, 5]))
+    message = str(err.value)
+    assert "(2, 3, 4, 5)" in message and "(B, 1, 1, Tk)" in message
