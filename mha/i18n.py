@@ -31,7 +31,7 @@ def _load() -> tuple[dict[str, dict[str, str]], dict[str, str]]:
 CATALOG, OWNER = _load()
 
 
-def text(key: str, lang: str = "en", **fmt) -> str:
+def text(key: str, lang: str = "en", /, **fmt) -> str:
     """The UI string ``key`` in ``lang`` (falls back to English, then to the key itself), formatted with ``fmt``."""
     entry = CATALOG.get(key)
     if entry is None:

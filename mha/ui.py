@@ -41,7 +41,7 @@ def lang() -> str:
     return value if value in i18n.LANGS else i18n.lang_from_locale(_browser_locale())
 
 
-def t(key: str, **fmt) -> str:
+def t(key: str, /, **fmt) -> str:
     """Translated UI text for the current language."""
     return i18n.text(key, lang(), **fmt)
 
@@ -60,21 +60,26 @@ def _remember_url_params() -> None:
 
 
 def _url_notes(values: dict) -> list[str]:
-    """Parameters from the link that could not be used as given (garbage, out of range, repeated)."""
-    raw = st.session_state.get("_url_params_at_start") or {}
-    if st.session_state.get("_url_notes_shown"):
-        return []
-    notes = []
-    for key in SHARED_KEYS:
-        given = raw.get(key)
-        if not given:
-            continue
-        value = values[key]
-        shown = ("true" if value else "false") if isinstance(value, bool) else str(value)
-        if len(given) > 1 or given[0].strip().lower() != shown.lower():
-            notes.append(t("url_param_ignored", key=key, given=given[0][:40], used=shown[:40]))
-    st.session_state["_url_notes_shown"] = True
-    return notes
+    """Parameters from the link that could not be used as given (garbage, out of range, repeated). Worked out
+    on the session's first run and shown until the learner changes that control."""
+    if "_url_notes" not in st.session_state:
+        raw = st.session_state.get("_url_params_at_start") or {}
+        found = []
+        for key in SHARED_KEYS:
+            given = raw.get(key)
+            if not given:
+                continue
+            shown = _as_url_value(values[key])
+            same = given[0] == shown if key == "text" else given[0].strip().lower() == shown.lower()
+            if len(given) > 1 or not same:
+                found.append((key, given[0][:40], shown))
+        st.session_state["_url_notes"] = found
+    return [t("url_param_ignored", param=key, given=given, used=used[:40])
+            for key, given, used in st.session_state["_url_notes"] if _as_url_value(values[key]) == used]
+
+
+def _as_url_value(value) -> str:
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
 
 
 def sidebar_controls() -> Settings:
@@ -82,8 +87,9 @@ def sidebar_controls() -> Settings:
     _remember_url_params()
     sb = st.sidebar
     locale_lang = i18n.lang_from_locale(_browser_locale())
-    sb.segmented_control("🌐", options=list(i18n.LANGS), format_func=i18n.LANG_NAMES.get, default=locale_lang,
-                         key="lang", bind="query-params", label_visibility="collapsed", required=True)
+    # Bound widgets put their *displayed* option in the URL, so options are shown as their URL values (en, ko).
+    sb.segmented_control("🌐 English · 한국어", options=list(i18n.LANGS), default=locale_lang, key="lang",
+                         bind="query-params", required=True)
     text = sb.text_area(t("ctl_text"), value=DEFAULT_TEXT, key="text", bind="query-params", height=90,
                         help=t("ctl_text_help", max_chars=MAX_CHARS))
     text_message = _check_text(text)

@@ -16,8 +16,9 @@ st.caption(t("pg_intro", n=T, d_model=s.d_model, num_heads=H, head_dim=view.head
 if view.fully_masked.any():
     st.warning(t("pg_fully_masked", n=int(view.fully_masked.any(axis=0).sum())))
 
+# Options are shown as their URL values ("weights", "scores": the same words in both languages), explained below.
 kind = st.segmented_control(t("pg_matrix"), ["weights", "scores"], default="weights", key="matrix",
-                            bind="query-params", required=True, format_func=lambda k: t(f"pg_matrix_{k}"))
+                            bind="query-params", required=True, help=t("pg_matrix_help"))
 mats = view.weights if kind == "weights" else view.scores
 allowed = view.allowed if kind == "weights" else None
 

@@ -9,8 +9,10 @@ STRINGS = {
     },
     "pg_causal_suffix": {"en": " · causal mask", "ko": " · 인과 마스크"},
     "pg_matrix": {"en": "Matrix", "ko": "행렬"},
-    "pg_matrix_weights": {"en": "weights (after softmax)", "ko": "가중치 (softmax 후)"},
-    "pg_matrix_scores": {"en": "scores (QKᵀ/√head_dim, before mask)", "ko": "점수 (QKᵀ/√head_dim, 마스크 전)"},
+    "pg_matrix_help": {
+        "en": "scores: QKᵀ/√head_dim, before the mask. weights: softmax of each row of the masked scores.",
+        "ko": "scores(점수): 마스크 전의 QKᵀ/√head_dim. weights(가중치): 마스크된 점수의 각 행에 softmax를 적용한 값.",
+    },
     "pg_all_heads": {"en": "All heads", "ko": "모든 헤드"},
     "pg_all_heads_help_weights": {
         "en": "Each row sums to 1: how one query token shares its attention among the keys. One colour scale "
