@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Install everything the test suite needs, then run all of it (unit, AppTest, real browser).
+# This is the README's test command, and exactly what CI runs (.ci/run).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY="${PYTHON:-python3}"
+
+echo "== installing Python packages (requirements-test.txt)"
+"$PY" -m pip install --quiet --disable-pip-version-check -r requirements-test.txt
+
+echo "== making sure a Chromium is there for the browser tests"
+if [ -x /usr/bin/chromium ]; then
+  echo "Debian chromium found at /usr/bin/chromium"
+elif command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = "0" ]; then
+  # Debian/Ubuntu as root (CI, containers): the distribution's Chromium, with CJK and emoji fonts for Korean tokens.
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq chromium fonts-noto-cjk fonts-noto-color-emoji >/dev/null
+else
+  # Anywhere else (macOS, a non-root Linux user): Playwright's own Chromium build.
+  "$PY" -m playwright install chromium
+fi
+
+echo "== running the test suite"
+exec "$PY" -m pytest "$@"
