@@ -1,7 +1,10 @@
 """Home: what this is, in a few lines, and where to go."""
 import streamlit as st
 
+from mha.frame import page_setup
 from mha.ui import t
+
+page_setup()
 
 st.title(f"🔭 {t('app_title')}")
 st.markdown(t("home_intro"))

@@ -3,7 +3,10 @@ import pandas as pd
 import streamlit as st
 
 from mha import figures
+from mha.frame import page_setup
 from mha.ui import current_view, settings, t
+
+page_setup()
 
 st.title(t("pg_title"))
 view = current_view()

@@ -1,0 +1,51 @@
+"""The frame around every page: page config, shared sidebar controls, navigation. Streamlit glue.
+
+Normally ``app.py`` calls ``run_app()``, which draws the frame and runs the chosen page. But because a
+``pages/`` folder exists, Streamlit routes the very first request to a freshly started server in its legacy
+multipage mode: a direct link such as ``/playground`` then runs ``pages/playground.py`` alone, without app.py.
+Every page therefore starts with ``page_setup()``: a no-op inside ``run_app()``, and otherwise it draws the same
+frame and registers the navigation (which switches the server to ``st.navigation`` for every later run).
+"""
+from __future__ import annotations
+
+import threading
+
+import streamlit as st
+import torch
+
+from mha.pages import PAGES, url_path
+from mha.ui import sidebar_controls, t
+
+_inside_app = threading.local()  # set while app.py's run_app() runs in this script thread
+
+
+def _config_and_controls() -> None:
+    # Many visitors share a few cores: one thread per computation keeps every session responsive.
+    torch.set_num_threads(1)
+    st.set_page_config(page_title="Multi-Head Attention Playground", page_icon="🔭", layout="wide")
+    sidebar_controls()
+
+
+def _navigation():
+    return st.navigation([
+        st.Page(path, title=t(title), icon=icon, url_path=url_path(path) or None, default=n == 0)
+        for n, (path, title, icon) in enumerate(PAGES)
+    ])
+
+
+def run_app() -> None:
+    """Draw the frame and run the page the URL asks for (app.py)."""
+    _inside_app.active = True
+    try:
+        _config_and_controls()
+        _navigation().run()
+    finally:
+        _inside_app.active = False
+
+
+def page_setup() -> None:
+    """First call of every page: draws the frame when Streamlit ran the page file without app.py."""
+    if getattr(_inside_app, "active", False):
+        return
+    _config_and_controls()
+    _navigation()  # this page is already running: register the pages, do not run it again

@@ -1,0 +1,16 @@
+"""The app's pages, in menu order. Pure data: app.py, the pages themselves and the tests all read it.
+
+Each entry: (file under pages/, title key in mha/strings, icon). The URL path of a page is its file name without
+``.py`` (``pages/playground.py`` -> ``/playground``), the same rule that Streamlit's legacy ``pages/`` mode uses:
+on a freshly started server the very first request is routed in that mode, and only matching paths avoid a
+"Page not found" there (see ``mha.frame``). The first entry is the home page, at ``/``.
+"""
+PAGES = [
+    ("pages/home.py", "nav_home", "🏠"),
+    ("pages/playground.py", "nav_playground", "🔬"),
+]
+
+
+def url_path(page_file: str) -> str:
+    """The URL path of a page ('' for home)."""
+    return "" if page_file == PAGES[0][0] else page_file.rsplit("/", 1)[-1].removesuffix(".py")
