@@ -1,0 +1,229 @@
+"""Plotly figures of the Heads page. Pure Plotly: arrays + labels in, ``go.Figure`` out.
+
+Same conventions as ``mha.figures``: queries down the side, keys along the top, labels escaped and made unique
+(``axis_labels``), weights on a fixed 0..1 scale, differences on a diverging scale centred on 0, blocked cells grey,
+no NaN in any trace. Words shown on a figure come in as arguments (the page translates them).
+"""
+from __future__ import annotations
+
+import math
+from typing import Optional, Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from mha.figures import DIVERGING_SCALE, MASKED_GREY, WEIGHTS_SCALE, axis_labels
+from mha.text import escape_for_plotly
+
+_MASK_SCALE = [[0.0, "rgba(0,0,0,0)"], [0.5, "rgba(0,0,0,0)"], [0.5, MASKED_GREY], [1.0, MASKED_GREY]]
+_OFF_COLOUR = "#c53030"
+_QUERY_COLOUR = "#2b6cb0"
+_KEY_COLOUR = "#dd6b20"
+
+
+def _finite(a) -> np.ndarray:
+    """float32 copy with any non-finite value replaced by 0: nothing NaN reaches the browser."""
+    return np.nan_to_num(np.asarray(a, dtype=np.float32), nan=0.0, posinf=0.0, neginf=0.0)
+
+
+def _sym_max(a) -> float:
+    m = float(np.max(np.abs(a))) if np.size(a) else 0.0
+    return m if m > 0 and math.isfinite(m) else 1.0
+
+
+def _blocked_overlay(allowed: np.ndarray, x, y) -> go.Heatmap:
+    return go.Heatmap(z=(~np.asarray(allowed, dtype=bool)).astype(np.int8), x=x, y=y, zmin=0, zmax=1,
+                      colorscale=_MASK_SCALE, showscale=False, hoverinfo="skip", name="masked")
+
+
+def _matrix_axes(fig: go.Figure, n: int, ticks: bool = True) -> None:
+    fig.update_yaxes(autorange="reversed", type="category", automargin=True, showticklabels=ticks and n <= 30,
+                     tickfont_size=9)
+    fig.update_xaxes(type="category", automargin=True, showticklabels=ticks and n <= 30, tickangle=-45,
+                     tickfont_size=9)
+
+
+def head_names(num_heads: int, head_word: str = "head", off: Sequence[int] = (), off_word: str = "off") -> list[str]:
+    return [f"{head_word} {h}" + (f" · {off_word}" if h in off else "") for h in range(num_heads)]
+
+
+# ------------------------------------------------------------------------------------------- statistics
+def stats_chart(columns: dict[str, np.ndarray], titles: dict[str, str], head_word: str = "head") -> go.Figure:
+    """Small bar charts side by side, one per measurement, one bar per head (each on its own axis: units differ)."""
+    names = [k for k in columns if columns[k] is not None]
+    fig = make_subplots(rows=1, cols=max(1, len(names)), subplot_titles=[titles.get(k, k) for k in names],
+                        horizontal_spacing=0.06)
+    for c, name in enumerate(names, start=1):
+        vals = _finite(columns[name])
+        heads = [str(h) for h in range(len(vals))]
+        fig.add_trace(go.Bar(x=heads, y=vals, marker_color=_QUERY_COLOUR, name=titles.get(name, name),
+                             hovertemplate=f"{head_word} %{{x}}<br>{escape_for_plotly(titles.get(name, name))}: "
+                                           f"%{{y:.3f}}<extra></extra>", showlegend=False), row=1, col=c)
+        fig.update_xaxes(title=dict(text=head_word, standoff=2), type="category", row=1, col=c)
+    fig.update_annotations(font_size=12)
+    fig.update_layout(height=240, margin=dict(l=10, r=10, t=40, b=10), bargap=0.25)
+    return fig
+
+
+def entropy_heatmap(entropy: np.ndarray, valid: np.ndarray, q_labels, max_bits: float, head_word: str = "head",
+                    title: str = "bits") -> go.Figure:
+    """Heads down the side, query tokens along the bottom: the entropy of every row, 0 .. log2(Tk) bits."""
+    H, Tq = entropy.shape
+    x, y = axis_labels(q_labels), head_names(H, head_word)
+    fig = go.Figure(go.Heatmap(z=_finite(np.where(valid, entropy, 0.0)), x=x, y=y, colorscale="Purples", zmin=0.0,
+                               zmax=max(float(max_bits), 1e-6), colorbar=dict(title=dict(text=title), thickness=12),
+                               hovertemplate="%{y}<br>query: %{x}<br>entropy: %{z:.3f} bits<extra></extra>"))
+    if not np.asarray(valid).all():
+        fig.add_trace(_blocked_overlay(valid, x, y))
+    fig.update_yaxes(autorange="reversed", type="category", automargin=True)
+    fig.update_xaxes(type="category", automargin=True, showticklabels=Tq <= 40, tickangle=-45)
+    fig.update_layout(height=max(160, min(520, 60 + 26 * H)), margin=dict(l=10, r=10, t=20, b=10))
+    return fig
+
+
+# ------------------------------------------------------------------------------------------- similarity
+def similarity_heatmap(sim: np.ndarray, metric: str, selected: Optional[tuple[int, int]] = None,
+                       head_word: str = "head", title: str = "") -> go.Figure:
+    """(H, H) head-to-head comparison. An invisible marker on every cell makes it clickable (heatmap cells emit
+    no selection events in Plotly; markers do): ``customdata`` = [head a, head b]."""
+    H = sim.shape[0]
+    names = head_names(H, head_word)
+    z = _finite(sim)
+    # Both metrics run 0..1; dark = alike: JS divergence is 0 for identical rows, cosine is 1.
+    scale = "Blues_r" if metric == "js" else "Blues"
+    fig = go.Figure(go.Heatmap(z=z, x=names, y=names, zmin=0.0, zmax=1.0, colorscale=scale,
+                               colorbar=dict(title=dict(text=title), thickness=12),
+                               hovertemplate="%{y} · %{x}<br>%{z:.3f}<extra></extra>"))
+    if H <= 8:
+        fig.update_traces(text=[[f"{v:.2f}" for v in row] for row in z], texttemplate="%{text}", textfont_size=11)
+    aa, bb = np.meshgrid(np.arange(H), np.arange(H), indexing="ij")
+    fig.add_trace(go.Scatter(
+        x=[names[b] for b in bb.ravel()], y=[names[a] for a in aa.ravel()], mode="markers",
+        customdata=np.stack([aa.ravel(), bb.ravel()], axis=1).astype(np.int32),
+        marker=dict(symbol="square", size=max(8, min(48, 420 // max(H, 1))), opacity=0),
+        text=[f"{v:.3f}" for v in z.ravel()], hovertemplate="%{y} · %{x}<br>%{text}<extra></extra>",
+        name="pairs", showlegend=False))
+    if selected is not None:
+        a, b = selected
+        fig.add_shape(type="rect", x0=b - 0.5, x1=b + 0.5, y0=a - 0.5, y1=a + 0.5, line=dict(color="#ff7f0e", width=3))
+    fig.update_yaxes(autorange="reversed", type="category", automargin=True)
+    fig.update_xaxes(type="category", side="top", automargin=True)
+    size = max(260, min(560, 90 + 40 * H))
+    fig.update_layout(height=size, width=size + 110, margin=dict(l=10, r=10, t=30, b=10), dragmode=False,
+                      clickmode="event+select")
+    return fig
+
+
+def pair_figure(wa: np.ndarray, wb: np.ndarray, q_labels, k_labels, titles: Sequence[str],
+                allowed: Optional[np.ndarray] = None) -> go.Figure:
+    """Two heads side by side on one 0..1 colour scale, then their difference (a - b) on a diverging scale."""
+    Tq, Tk = wa.shape
+    x, y = axis_labels(k_labels), axis_labels(q_labels)
+    diff = _finite(wa) - _finite(wb)
+    fig = make_subplots(rows=1, cols=3, subplot_titles=list(titles), horizontal_spacing=0.07)
+    hover = "query: %{y}<br>key: %{x}<br>%{z:.4f}<extra></extra>"
+    for c, (z, axis) in enumerate(((wa, "coloraxis"), (wb, "coloraxis"), (diff, "coloraxis2")), start=1):
+        fig.add_trace(go.Heatmap(z=_finite(z), x=x, y=y, coloraxis=axis, hovertemplate=hover), row=1, col=c)
+        if allowed is not None and not np.asarray(allowed).all():
+            fig.add_trace(_blocked_overlay(allowed, x, y), row=1, col=c)
+    _matrix_axes(fig, max(Tq, Tk))
+    m = _sym_max(diff)
+    fig.update_layout(
+        coloraxis=dict(colorscale=WEIGHTS_SCALE, cmin=0.0, cmax=1.0,
+                       colorbar=dict(title=dict(text="weight"), thickness=10, x=0.63, len=0.9)),
+        coloraxis2=dict(colorscale=DIVERGING_SCALE, cmin=-m, cmax=m,
+                        colorbar=dict(title=dict(text="a − b"), thickness=10, x=1.0, len=0.9)),
+        height=max(260, min(620, 120 + 22 * Tq)), margin=dict(l=10, r=10, t=40, b=10))
+    return fig
+
+
+# ------------------------------------------------------------------------------------------- ablation
+def change_chart(change: np.ndarray, output_norm: np.ndarray, q_labels, title: str = "change") -> go.Figure:
+    """One bar per token: how far its final output moved when the chosen heads were switched off."""
+    x = axis_labels(q_labels)
+    rel = np.where(output_norm > 0, change / np.maximum(output_norm, 1e-12), 0.0)
+    fig = go.Figure(go.Bar(x=x, y=_finite(change), marker_color=_OFF_COLOUR, customdata=_finite(100 * rel),
+                           hovertemplate="%{x}<br>‖Δ output‖ = %{y:.4f}<br>= %{customdata:.1f}% of ‖output‖"
+                                         "<extra></extra>", name=title))
+    fig.add_trace(go.Scatter(x=x, y=_finite(output_norm), mode="markers", marker=dict(symbol="line-ew-open", size=18,
+                                                                                       color="#4a5568"),
+                             name="‖output‖", hovertemplate="%{x}<br>‖output‖ = %{y:.4f}<extra></extra>"))
+    fig.update_xaxes(type="category", tickangle=-45, automargin=True, showticklabels=len(x) <= 60)
+    fig.update_layout(height=280, margin=dict(l=10, r=10, t=20, b=10), legend=dict(orientation="h", y=1.12),
+                      yaxis=dict(title=dict(text=title), rangemode="tozero"))
+    return fig
+
+
+def contributions_heatmap(norms: np.ndarray, q_labels, heads_off: Sequence[int] = (), head_word: str = "head",
+                          off_word: str = "off", title: str = "‖result‖") -> go.Figure:
+    """(H, Tq) length of each head's contribution to each token's output; switched-off heads are marked."""
+    H, Tq = norms.shape
+    x, y = axis_labels(q_labels), head_names(H, head_word, heads_off, off_word)
+    fig = go.Figure(go.Heatmap(z=_finite(norms), x=x, y=y, colorscale="Oranges", zmin=0.0,
+                               zmax=float(_finite(norms).max(initial=0.0)) or 1.0,
+                               colorbar=dict(title=dict(text=title), thickness=12),
+                               hovertemplate="%{y}<br>token: %{x}<br>‖result‖ = %{z:.4f}<extra></extra>"))
+    fig.update_yaxes(autorange="reversed", type="category", automargin=True)
+    fig.update_xaxes(type="category", automargin=True, showticklabels=Tq <= 40, tickangle=-45)
+    fig.update_layout(height=max(160, min(520, 60 + 26 * H)), margin=dict(l=10, r=10, t=20, b=10))
+    return fig
+
+
+# ------------------------------------------------------------------------------------------- queries and keys
+def qk_figure(q2: np.ndarray, k2: np.ndarray, q_labels, k_labels, query: int, top: Sequence[int],
+              weights_row: np.ndarray, axis_titles: Sequence[str] = ("PC 1", "PC 2"),
+              names: Sequence[str] = ("queries", "keys")) -> go.Figure:
+    """q (circles) and k (diamonds) in one shared 2D projection, tokens written beside them; lines from the
+    chosen query to its top keys, thicker for larger weights."""
+    ql, kl = [escape_for_plotly(s) for s in q_labels], [escape_for_plotly(s) for s in k_labels]
+    q2, k2 = _finite(q2), _finite(k2)
+    fig = go.Figure()
+    w = np.asarray(weights_row, dtype=np.float64)
+    for j in top:
+        fig.add_trace(go.Scatter(x=[q2[query, 0], k2[j, 0]], y=[q2[query, 1], k2[j, 1]], mode="lines",
+                                 line=dict(color="#718096", width=1 + 8 * float(w[j])), hoverinfo="skip",
+                                 showlegend=False, name="top"))
+    fig.add_trace(go.Scatter(x=k2[:, 0], y=k2[:, 1], mode="markers+text", text=kl, textposition="bottom center",
+                             marker=dict(symbol="diamond", size=11, color=_KEY_COLOUR), name=names[1],
+                             customdata=_finite(w), textfont=dict(color=_KEY_COLOUR),
+                             hovertemplate="k: %{text}<br>weight from the query: %{customdata:.3f}<extra></extra>"))
+    sizes = [18 if i == query else 10 for i in range(len(ql))]
+    fig.add_trace(go.Scatter(x=q2[:, 0], y=q2[:, 1], mode="markers+text", text=ql, textposition="top center",
+                             marker=dict(symbol="circle", size=sizes, color=_QUERY_COLOUR,
+                                         line=dict(width=[3 if i == query else 0 for i in range(len(ql))],
+                                                   color="#1a202c")),
+                             textfont=dict(color=_QUERY_COLOUR), name=names[0],
+                             hovertemplate="q: %{text}<extra></extra>"))
+    fig.update_xaxes(title=dict(text=axis_titles[0]), zeroline=True, zerolinecolor="#e2e8f0")
+    fig.update_yaxes(title=dict(text=axis_titles[1]), zeroline=True, zerolinecolor="#e2e8f0", scaleanchor="x")
+    fig.update_layout(height=520, margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h", y=1.06))
+    return fig
+
+
+# ------------------------------------------------------------------------------------------- order and seeds
+def matrices_row(mats: Sequence[np.ndarray], titles: Sequence[str], q_labels: Sequence[Sequence[str]],
+                 k_labels: Sequence[Sequence[str]], allowed: Optional[Sequence[np.ndarray]] = None,
+                 cols: int = 4) -> go.Figure:
+    """Weight maps side by side on one 0..1 scale, each with its own token labels (e.g. a sentence and its
+    shuffle, or one head under several seeds)."""
+    n = len(mats)
+    cols = max(1, min(cols, n))
+    rows = math.ceil(n / cols)
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=list(titles), horizontal_spacing=0.06,
+                        vertical_spacing=0.12 / max(1, rows / 2))
+    T = max(m.shape[0] for m in mats) if n else 0
+    for i, m in enumerate(mats):
+        r, c = divmod(i, cols)
+        x, y = axis_labels(k_labels[i]), axis_labels(q_labels[i])
+        fig.add_trace(go.Heatmap(z=_finite(m), x=x, y=y, coloraxis="coloraxis",
+                                 hovertemplate=f"{escape_for_plotly(titles[i])}<br>query: %{{y}}<br>key: %{{x}}"
+                                               f"<br>weight: %{{z:.4f}}<extra></extra>"), row=r + 1, col=c + 1)
+        if allowed is not None and not np.asarray(allowed[i]).all():
+            fig.add_trace(_blocked_overlay(allowed[i], x, y), row=r + 1, col=c + 1)
+    _matrix_axes(fig, T, ticks=T <= 16)
+    cell = max(6, min(26, 700 // max(T, 1) // cols))
+    fig.update_layout(coloraxis=dict(colorscale=WEIGHTS_SCALE, cmin=0.0, cmax=1.0,
+                                     colorbar=dict(title=dict(text="weight"), thickness=12)),
+                      height=max(240, min(rows * (cell * T + 110) + 30, 1400)), margin=dict(l=10, r=10, t=40, b=10))
+    return fig

@@ -1,0 +1,229 @@
+"""Heads: measure every head, compare two, switch some off, see q and k together, order and seeds.
+
+Thin: the numbers come from ``mha.heads`` (pure, tested), the figures from ``mha.heads_figures``. Only one section
+runs per rerun (``heads_section``, in the URL), and everything extra is cached on plain values.
+"""
+import dataclasses
+
+import numpy as np
+import streamlit as st
+
+from mha import heads
+from mha import heads_figures as hf
+from mha.batch import PAD
+from mha.frame import page_setup
+from mha.ui import current_view, settings, t
+from mha.view import MAX_SEED, build_model, run_view
+
+SECTIONS = ("measure", "compare", "ablate", "qk", "order", "seeds")
+EXAMPLE_REPEAT = "the cat saw the dog"
+
+
+@st.cache_data(max_entries=64, ttl=3600, show_spinner=False)
+def _ablation(spec, heads_off: tuple, _view) -> heads.Ablation:  # _view is fixed by spec: not hashed
+    model = build_model(spec.d_model, spec.num_heads, spec.seed)
+    return heads.ablate(model, _view.x, getattr(_view, "x_kv", None), _view.allowed, heads_off)
+
+
+@st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
+def _view_for(spec):
+    return run_view(spec)
+
+
+@st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
+def _permutation(spec, tokens: tuple, shuffle: int) -> dict:
+    model = build_model(spec.d_model, spec.num_heads, spec.seed)
+    perm = heads.permutation(len(tokens), shuffle)
+    return {p: heads.permutation_check(model, tokens, spec.seed, perm, positional=p, causal=spec.causal)
+            for p in (False, True)}
+
+
+@st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
+def _seed_patterns(spec, seeds: tuple, head: int):
+    return heads.seed_patterns(spec, seeds, head)
+
+
+page_setup()
+st.title(t("hd_title"))
+view = current_view()
+if view is None:
+    st.stop()
+s, spec = settings(), settings().spec()
+H, (Tq, Tk) = view.num_heads, view.weights.shape[1:]
+q_labels = view.labels
+k_labels = getattr(view, "key_labels", None) or view.labels
+square = Tq == Tk and list(k_labels) == list(q_labels)  # self-attention: positions of queries and keys match
+st.caption(t("hd_intro", n=Tq, num_heads=H, head_dim=view.head_dim))
+for key in ("heads_head", "heads_a", "heads_b"):  # num_heads may have been lowered since the value was chosen
+    if st.session_state.get(key, 0) >= H:
+        st.session_state[key] = 0
+if "heads_off" in st.session_state and heads.sanitize_heads(st.session_state["heads_off"], H) != sorted(
+        st.session_state["heads_off"]):
+    st.session_state["heads_off"] = heads.sanitize_heads(st.session_state["heads_off"], H)
+section = st.segmented_control(t("hd_section"), SECTIONS, default="measure", key="heads_section", bind="query-params",
+                               required=True, format_func=lambda k: t(f"hd_sec_{k}"), label_visibility="collapsed")
+st.caption(t(f"hd_about_{section}"))
+
+
+def head_picker() -> int:
+    return st.segmented_control(t("hd_head"), list(range(H)), default=0, key="heads_head", bind="query-params",
+                                required=True)
+
+
+def measure() -> None:
+    stats = heads.head_stats(view.weights, view.allowed)
+    table = heads.stats_table(stats, k_labels)
+    shown = table.rename(columns={c: t(f"hd_col_{c}") for c in table.columns})
+    st.dataframe(shown, hide_index=True, width="stretch", column_config={
+        t(f"hd_col_{c}"): st.column_config.NumberColumn(format="%.3f", help=t(f"hd_help_{c}"))
+        for c in table.columns if c not in ("head", "sink")})
+    st.download_button(t("hd_download_csv"), table.to_csv(index=False).encode("utf-8"), key="heads_stats_csv",
+                       file_name="head_stats.csv", mime="text/csv")
+    numeric = {c: table[c].to_numpy() for c in table.columns if c not in ("head", "sink")}
+    st.plotly_chart(hf.stats_chart(numeric, {c: t(f"hd_col_{c}") for c in numeric}, t("hd_head")),
+                    key="heads_stats_chart")
+    if not square:
+        st.info(t("hd_not_square", tq=Tq, tk=Tk))
+    if s.causal:
+        st.caption(t("hd_causal_sink"))
+    st.subheader(t("hd_entropy_rows"))
+    st.caption(t("hd_entropy_rows_help", bits=float(np.log2(max(Tk, 1)))))
+    st.plotly_chart(hf.entropy_heatmap(stats.entropy, stats.valid, q_labels, float(np.log2(max(Tk, 2))),
+                                       t("hd_head"), t("hd_bits")), key="heads_entropy_chart")
+
+
+def _pick_pair() -> None:
+    pair = heads.pair_from_event(st.session_state.get("heads_sim_chart"), H)
+    if pair is not None:
+        st.session_state["heads_a"], st.session_state["heads_b"] = pair
+
+
+def compare() -> None:
+    if H < 2:
+        st.info(t("hd_one_head"))
+        return
+    metric = st.segmented_control(t("hd_metric"), ["js", "cosine"], default="js", key="heads_metric",
+                                  bind="query-params", required=True, format_func=lambda m: t(f"hd_metric_{m}"))
+    sim = heads.head_similarity(view.weights, metric)
+    best = heads.most_alike(sim, metric)
+    c1, c2 = st.columns(2)
+    a = c1.selectbox(t("hd_pair_a"), range(H), index=best[0], key="heads_a", bind="query-params")
+    b = c2.selectbox(t("hd_pair_b"), range(H), index=best[1], key="heads_b", bind="query-params")
+    left, right = st.columns([2, 3])
+    left.plotly_chart(hf.similarity_heatmap(sim, metric, (a, b), t("hd_head"), t(f"hd_metric_{metric}_short")),
+                      key="heads_sim_chart", on_select=_pick_pair, selection_mode="points")
+    left.caption(t(f"hd_metric_{metric}_help"))
+    right.markdown(t(f"hd_pair_summary_{metric}", a=a, b=b, value=float(sim[a, b]), best_a=best[0], best_b=best[1]))
+    right.caption(t("hd_click_hint"))
+    titles = [f"{t('hd_head')} {a}", f"{t('hd_head')} {b}", t("hd_difference", a=a, b=b)]
+    st.plotly_chart(hf.pair_figure(view.weights[a], view.weights[b], q_labels, k_labels, titles,
+                                   view.allowed[a] & view.allowed[b]), key="heads_pair_chart")
+
+
+def ablate() -> None:
+    off = st.multiselect(t("hd_off"), list(range(H)), key="heads_off", bind="query-params", help=t("hd_off_help"),
+                         placeholder=t("hd_off_placeholder"))
+    ab = _ablation(spec, tuple(sorted(off)), view)
+    if not off:
+        st.info(t("hd_off_none"))
+    elif len(off) == H:
+        st.warning(t("hd_off_all", err=float(np.abs(ab.ablated - ab.bias).max())))
+    else:
+        st.markdown(t("hd_off_summary", n=len(off), mean=float(ab.change.mean()), worst=q_labels[int(ab.change.argmax())],
+                      pct=float(100 * ab.change.sum() / max(ab.output_norm.sum(), 1e-12))))
+    st.plotly_chart(hf.change_chart(ab.change, ab.output_norm, q_labels, t("hd_change_axis")), key="heads_change_chart")
+    st.subheader(t("hd_results"))
+    gap = float(np.abs(ab.bias + ab.results.sum(axis=0) - ab.output).max())
+    st.caption(t("hd_results_help", gap=gap))
+    st.plotly_chart(hf.contributions_heatmap(np.linalg.norm(ab.results, axis=-1), q_labels, off, t("hd_head"),
+                                             t("hd_off_word")), key="heads_results_chart")
+
+
+def queries_keys() -> None:
+    head = head_picker()
+    c1, c2 = st.columns([3, 2])
+    if st.session_state.get("heads_query", 0) >= Tq:
+        st.session_state["heads_query"] = 0
+    qi = c1.selectbox(t("hd_query"), range(Tq), key="heads_query", bind="query-params",
+                      format_func=lambda i: f"{i}: {q_labels[i]}")
+    n_keys = int(view.allowed[head, qi].sum())
+    k = c2.slider(t("hd_topk"), 1, min(5, n_keys), min(3, n_keys), key="heads_topk", bind="query-params") \
+        if n_keys > 1 else max(n_keys, 1)
+    proj = heads.qk_pca(view.q[head], view.k[head])
+    top = heads.top_keys(view.weights[head, qi], view.allowed[head, qi], k)
+    near = heads.nearest_keys(proj, qi, k, view.allowed[head, qi])
+    st.plotly_chart(hf.qk_figure(proj.q2, proj.k2, q_labels, k_labels, qi, top, view.weights[head, qi],
+                                 (t("hd_pc", n=1, pct=100 * proj.explained[0]), t("hd_pc", n=2, pct=100 * proj.explained[1])),
+                                 (t("hd_queries"), t("hd_keys"))), key="heads_qk_chart")
+    names = lambda idx: ", ".join(f"**{k_labels[j]}**" for j in idx)  # noqa: E731
+    st.markdown(t("hd_qk_compare", top=names(top), near=names(near), same=len(set(top) & set(near)), k=len(top),
+                  kept=100 * float(proj.explained.sum())))
+    if view.head_dim == 1:
+        st.caption(t("hd_qk_one_dim"))
+    st.info(t("hd_qk_explain"), icon="📐")
+
+
+def _shuffle(step: int) -> None:
+    st.session_state["heads_shuffle"] = 0 if step == 0 else st.session_state.get("heads_shuffle", 0) % MAX_SEED + 1
+
+
+def order() -> None:
+    st.markdown(t("hd_equivariance"))
+    other = _view_for(dataclasses.replace(spec, positional=not s.positional))
+    reps = {s.positional: heads.repeated_rows(view.tokens, view.weights, view.output, ignore=(PAD,)),
+            not s.positional: heads.repeated_rows(other.tokens, other.weights, other.output, ignore=(PAD,))}
+    st.subheader(t("hd_repeat"))
+    if reps[False]:
+        rows = [{t("hd_repeat_token"): r.token, t("hd_repeat_positions"): ", ".join(map(str, r.positions)),
+                 t("hd_repeat_off"): r.weights_gap, t("hd_repeat_on"): on.weights_gap}
+                for r, on in zip(reps[False], reps[True])]
+        st.dataframe(rows, hide_index=True, column_config={c: st.column_config.NumberColumn(format="%.2e")
+                                                           for c in (t("hd_repeat_off"), t("hd_repeat_on"))})
+        st.caption(t("hd_repeat_now_" + ("on" if s.positional else "off")) + (t("hd_repeat_causal") if s.causal else ""))
+    else:
+        st.info(t("hd_repeat_none"))
+        st.button(t("hd_repeat_try", text=EXAMPLE_REPEAT), key="heads_try_repeat",
+                  on_click=lambda: st.session_state.update(text=EXAMPLE_REPEAT, positional=False))
+    st.subheader(t("hd_shuffle"))
+    c1, c2, c3 = st.columns([2, 1, 1], vertical_alignment="bottom")
+    shuffle = c1.number_input(t("hd_shuffle_seed"), 0, MAX_SEED, 0, key="heads_shuffle", bind="query-params",
+                              help=t("hd_shuffle_seed_help"))
+    c2.button(t("hd_shuffle_button"), key="heads_shuffle_next", on_click=_shuffle, args=(1,), width="stretch")
+    c3.button(t("hd_shuffle_reset"), key="heads_shuffle_reset", on_click=_shuffle, args=(0,), width="stretch",
+              disabled=shuffle == 0)
+    real = [i for i, tok in enumerate(view.tokens) if tok != PAD]  # the sentence itself, without padding
+    labels = [view.labels[i] for i in real]
+    if shuffle == 0 or len(real) < 2:
+        st.caption(t("hd_shuffle_hint"))
+        return
+    checks = _permutation(spec, tuple(view.tokens[i] for i in real), int(shuffle))
+    now = checks[s.positional]
+    shuffled = [labels[i] for i in now.perm]
+    st.markdown(t("hd_shuffled", text=" ".join(shuffled)))
+    verdict = {p: t("hd_moved" if c.equivariant() else "hd_not_moved", err=c.output_error) for p, c in checks.items()}
+    st.markdown(t("hd_shuffle_result", off=verdict[False], on=verdict[True]))
+    if s.causal:
+        st.caption(t("hd_shuffle_causal"))
+    head = head_picker()
+    back = np.argsort(now.perm)  # undo the shuffle: shuffled position of each original token
+    mats = [now.weights[head], now.shuffled_weights[head], now.shuffled_weights[head][back][:, back]]
+    titles = [t("hd_order_original"), t("hd_order_shuffled"), t("hd_order_back")]
+    st.plotly_chart(hf.matrices_row(mats, titles, [labels, shuffled, labels], [labels, shuffled, labels], cols=3),
+                    key="heads_shuffle_chart")
+    st.caption(t("hd_order_caption_" + ("on" if s.positional else "off")))
+    if not square or len(real) < len(view.tokens):
+        st.caption(t("hd_shuffle_self"))
+
+
+def seeds() -> None:
+    head = head_picker()
+    seed_values = heads.seed_list(s.seed, 4, MAX_SEED)
+    mats = _seed_patterns(spec, tuple(seed_values), head)
+    titles = [t("hd_seed_title", seed=v) for v in seed_values]
+    st.plotly_chart(hf.matrices_row(list(mats), titles, [q_labels] * len(mats), [k_labels] * len(mats),
+                                    [view.allowed[head]] * len(mats), cols=4), key="heads_seeds_chart")
+    st.markdown(t("hd_seeds_text", head=head))
+    st.info(t("hd_trained"), icon="🎓")
+
+
+{"measure": measure, "compare": compare, "ablate": ablate, "qk": queries_keys, "order": order, "seeds": seeds}[section]()
