@@ -8,6 +8,7 @@ on a freshly started server the very first request is routed in that mode, and o
 PAGES = [
     ("pages/home.py", "nav_home", "🏠"),
     ("pages/playground.py", "nav_playground", "🔬"),
+    ("pages/heads.py", "nav_heads", "🧠"),
 ]
 
 
