@@ -1,0 +1,291 @@
+"""Files a learner can take away, and the one file they can bring in. Pure Python + torch + numpy: no Streamlit.
+
+Out:
+- ``view_json`` / ``view_npz``: the settings, tokens and every intermediate array of a ``View`` (whatever arrays
+  the View has: new fields are exported without touching this module);
+- ``matrix_csv``: one matrix with its row and column labels (UTF-8 with BOM, so spreadsheet programs show Korean);
+- ``state_dict_bytes``: a module's weights as a ``.pt`` state_dict that loads into the course's class unchanged.
+
+In:
+- ``load_state_dict_bytes``: an uploaded ``.pt`` file, read with ``torch.load(..., weights_only=True)`` only (a
+  pickle that would run code is refused, never executed), size-capped, and checked key by key and shape by shape
+  against d_model before anything is materialised. Problems raise ``WeightsError`` with a message key for the UI.
+"""
+from __future__ import annotations
+
+import csv
+import dataclasses
+import hashlib
+import io
+import json
+import math
+import re
+import warnings
+from typing import Mapping
+
+import numpy as np
+import torch
+
+from mha import i18n
+
+FORMAT = "mha-playground-view"
+FORMAT_VERSION = 1
+
+# A state_dict of the largest module the app offers (d_model 512: 4 matrices 512x512 + a bias, float32) is ~4.2 MB.
+# float64 doubles that; anything bigger cannot be one of ours. Streamlit's own limit (.streamlit/config.toml
+# maxUploadSize = 10 MB) stops larger files before they reach us.
+MAX_WEIGHTS_BYTES = 9 * 1024 * 1024
+MAX_D_MODEL = 512
+
+# The course's MultiHeadAttention (and ours): parameter name -> shape as a function of d_model.
+COURSE_KEYS = ("query_linear.weight", "key_linear.weight", "value_linear.weight", "output_linear.weight",
+               "output_linear.bias")
+_FLOAT_DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+
+
+def expected_shapes(d_model: int) -> dict[str, tuple[int, ...]]:
+    """Shapes of the course class's state_dict. They depend on d_model only: num_heads only splits the columns."""
+    return {k: (d_model,) if k.endswith("bias") else (d_model, d_model) for k in COURSE_KEYS}
+
+
+# ---------------------------------------------------------------------------------------------------------- out
+
+
+def _plain(value):
+    """JSON-safe plain values (tuples -> lists, numpy scalars -> Python numbers)."""
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def view_arrays(view) -> dict[str, np.ndarray]:
+    """Every numpy array the View carries, by field name (x, q, k, v, scores, allowed, weights, head_outputs, ...)."""
+    out = {}
+    for f in dataclasses.fields(view):
+        value = getattr(view, f.name)
+        if isinstance(value, np.ndarray):
+            out[f.name] = value
+    return out
+
+
+def view_meta(view, settings: Mapping | None = None, weights: str = "seed") -> dict:
+    """Everything but the arrays: the settings that reproduce the view, tokens, labels, notes and shapes."""
+    spec = dataclasses.asdict(view.spec) if dataclasses.is_dataclass(view.spec) else dict(view.spec)
+    return {
+        "format": FORMAT,
+        "version": FORMAT_VERSION,
+        "settings": _plain({**spec, **(settings or {})}),
+        "weights": weights,  # "seed" (the seeded random module) or "uploaded sha256:<hex>"
+        "tokens": _plain(list(view.tokens)),
+        "labels": _plain(list(view.labels)),
+        "notes": _plain(list(getattr(view, "notes", ()))),
+        "shapes": {name: list(a.shape) for name, a in view_arrays(view).items()},
+        "fields": _other_fields(view),
+    }
+
+
+def _other_fields(view) -> dict:
+    """The View's remaining plain fields (e.g. key tokens, sentence, lengths), whatever fields it grows."""
+    out = {}
+    for f in dataclasses.fields(view):
+        value = getattr(view, f.name)
+        if f.name in ("spec", "tokens", "labels", "notes") or isinstance(value, np.ndarray):
+            continue
+        if value is None or isinstance(value, (str, int, float, bool, tuple, list, dict)):
+            out[f.name] = _plain(value)
+    return out
+
+
+def view_json(view, settings: Mapping | None = None, weights: str = "seed") -> bytes:
+    """The whole view as JSON: ``meta`` fields plus ``arrays`` as nested lists (bool masks stay true/false).
+
+    Non-finite numbers (none should exist: fully masked rows are 0, not NaN) would be written as null, never as
+    the invalid JSON token NaN."""
+    doc = view_meta(view, settings, weights)
+    arrays = {}
+    for name, a in view_arrays(view).items():
+        if a.dtype.kind == "f" and not np.isfinite(a).all():
+            arrays[name] = _plain(np.where(np.isfinite(a), a, np.nan).astype(object).tolist())
+        else:
+            arrays[name] = a.tolist()
+    doc["arrays"] = arrays
+    return json.dumps(doc, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
+
+
+def view_npz(view, settings: Mapping | None = None, weights: str = "seed") -> bytes:
+    """The whole view as a compressed .npz: one array per intermediate plus ``meta`` (a JSON string) and ``tokens``.
+    Loads with ``np.load(f)`` (no pickle needed: every entry is a plain numeric, bool or unicode array)."""
+    buf = io.BytesIO()
+    meta = json.dumps(view_meta(view, settings, weights), ensure_ascii=False)
+    np.savez_compressed(buf, meta=np.array(meta), tokens=np.array(list(view.tokens), dtype=str),
+                        **view_arrays(view))
+    return buf.getvalue()
+
+
+def _safe_cell(text: str) -> str:
+    """Spreadsheets run a cell starting with = + - @ (or tab/CR) as a formula: a token must stay text."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def matrix_csv(mat, row_labels, col_labels, corner: str = "") -> bytes:
+    """One 2-D matrix as CSV with a header row and a label column. Labels are written ``i: token`` so a repeated
+    word stays its own row; UTF-8 with BOM so Excel shows Hangul. Numbers are written with full float32 precision."""
+    a = np.asarray(mat)
+    if a.ndim != 2:
+        raise ValueError(f"matrix_csv needs a 2-D matrix, got shape {a.shape}: pick one head first.")
+    if (len(row_labels), len(col_labels)) != a.shape:
+        raise ValueError(f"{len(row_labels)} row labels and {len(col_labels)} column labels for a matrix of shape "
+                         f"{a.shape}: they must match.")
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow([_safe_cell(corner)] + [_safe_cell(f"{j}: {lab}") for j, lab in enumerate(col_labels)])
+    for i, (lab, row) in enumerate(zip(row_labels, a)):
+        cells = [("true" if v else "false") if a.dtype == bool else repr(float(v)) for v in row]
+        w.writerow([_safe_cell(f"{i}: {lab}")] + cells)
+    return ("\ufeff" + buf.getvalue()).encode("utf-8")
+
+
+def state_dict_bytes(model: torch.nn.Module) -> bytes:
+    """``torch.save(model.state_dict())`` as bytes: tensors only (copied, so a shared module is never exposed),
+    loadable with ``weights_only=True`` into the course's class with ``strict=True``."""
+    sd = {k: v.detach().clone().contiguous() for k, v in model.state_dict().items()}
+    buf = io.BytesIO()
+    torch.save(sd, buf)
+    return buf.getvalue()
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def escape_name(name: str, max_chars: int = 60) -> str:
+    """An uploaded file's name as plain text for messages: letters (any script), digits, space, . _ - only, so a
+    name cannot carry Markdown or HTML into the page."""
+    clean = re.sub(r"[^\w.\- ]", "_", str(name))[:max_chars].strip()
+    return clean or "weights.pt"
+
+
+# ----------------------------------------------------------------------------------------------------------- in
+
+
+class WeightsError(ValueError):
+    """An uploaded file that cannot be used. ``key`` and ``fmt`` name a UI string (mha/strings/share.py)."""
+
+    def __init__(self, key: str, **fmt):
+        self.key, self.fmt = key, fmt
+        super().__init__(i18n.text(key, "en", **fmt))
+
+    def message(self, lang: str = "en") -> str:
+        return i18n.text(self.key, lang, **self.fmt)
+
+
+def _shape(t) -> tuple[int, ...]:
+    return tuple(int(s) for s in t.shape)
+
+
+def _unwrap(obj) -> dict:
+    """The state_dict inside what was saved: a plain dict of tensors, or a checkpoint {'state_dict': ...} /
+    {'model_state_dict': ...}; names from nn.DataParallel ('module.query_linear.weight') are accepted too."""
+    if not isinstance(obj, Mapping):
+        raise WeightsError("share_err_not_dict", found=type(obj).__name__)
+    if not any(isinstance(v, torch.Tensor) for v in obj.values()):
+        for key in ("state_dict", "model_state_dict", "model"):
+            if isinstance(obj.get(key), Mapping):
+                return _unwrap(obj[key])
+    if all(isinstance(k, str) and k.startswith("module.") for k in obj):
+        obj = {k[len("module."):]: v for k, v in obj.items()}
+    return dict(obj)
+
+
+def _check_keys(sd: Mapping) -> None:
+    keys = set(sd)
+    missing = [k for k in COURSE_KEYS if k not in keys]
+    extra = sorted(str(k)[:60] for k in keys - set(COURSE_KEYS))
+    if missing or extra:
+        raise WeightsError("share_err_keys", missing=", ".join(missing) or "-", extra=", ".join(extra[:6]) or "-",
+                           expected=", ".join(COURSE_KEYS))
+
+
+def check_state_dict(sd: Mapping, d_model: int, num_heads: int | None = None) -> None:
+    """Raise WeightsError unless ``sd`` has exactly the course class's keys with the shapes for ``d_model``.
+
+    Only shapes are read here: no tensor is materialised before its shape is known to be small."""
+    if num_heads is not None and (num_heads < 1 or d_model % num_heads):
+        raise WeightsError("share_err_heads", d_model=d_model, num_heads=num_heads)
+    _check_keys(sd)
+    for name, want in expected_shapes(d_model).items():
+        t = sd[name]
+        if not isinstance(t, torch.Tensor):
+            raise WeightsError("share_err_not_tensor", name=name, found=type(t).__name__)
+        if _shape(t) != want:
+            found = _shape(t)
+            implied = found[0] if found and all(s == found[0] for s in found) else None
+            raise WeightsError("share_err_shape", name=name, found="×".join(map(str, found)) or "()",
+                               want="×".join(map(str, want)), d_model=d_model,
+                               hint_d_model=implied if implied else "?")
+        if t.dtype not in _FLOAT_DTYPES:
+            raise WeightsError("share_err_dtype", name=name, dtype=str(t.dtype).replace("torch.", ""))
+
+
+def infer_d_model(sd: Mapping) -> int | None:
+    """The d_model these weights were made for (from query_linear.weight), if that is a sane square matrix."""
+    t = sd.get("query_linear.weight") if isinstance(sd, Mapping) else None
+    if isinstance(t, torch.Tensor) and t.dim() == 2 and t.shape[0] == t.shape[1] and 1 <= t.shape[0] <= MAX_D_MODEL:
+        return int(t.shape[0])
+    return None
+
+
+def load_state_dict_bytes(data: bytes, d_model: int | None = None, num_heads: int | None = None,
+                          max_bytes: int = MAX_WEIGHTS_BYTES) -> dict[str, torch.Tensor]:
+    """Read an uploaded ``.pt`` state_dict safely and return float32 CPU tensors ready for ``load_state_dict``.
+
+    ``d_model=None`` takes d_model from the file (its query_linear.weight); otherwise the file must match it.
+    Raises WeightsError (with a message key) for: too large, not a torch file, a pickle that wants to run code or
+    build objects (refused by ``weights_only=True``), wrong keys, wrong shapes, non-float or non-finite values."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise WeightsError("share_err_not_bytes")
+    size = len(data)
+    if size > max_bytes:
+        raise WeightsError("share_err_too_big", size_mb=size / 2**20, max_mb=max_bytes / 2**20)
+    if size == 0:
+        raise WeightsError("share_err_empty")
+    try:
+        # weights_only=True: the unpickler only rebuilds tensors and plain containers; anything else is refused
+        # before it is constructed, so a file cannot run code here. mmap=False: everything is read from memory.
+        with warnings.catch_warnings():  # torch warns about pickle protocols; the verdict below is what counts
+            warnings.simplefilter("ignore")
+            obj = torch.load(io.BytesIO(bytes(data)), map_location="cpu", weights_only=True)
+    except Exception as err:  # noqa: BLE001 every failure is the file's, and is reported, never raised on
+        text = str(err)
+        if "Unsupported global" in text or "Unsupported class" in text:  # a pickled object that is not a tensor
+            raise WeightsError("share_err_unsafe") from None
+        raise WeightsError("share_err_not_torch") from None  # not a zip, truncated, not a pickle at all ...
+    sd = _unwrap(obj)
+    if d_model is None:
+        _check_keys(sd)
+        d_model = infer_d_model(sd)
+        if d_model is None:
+            t = sd["query_linear.weight"]
+            found = "×".join(map(str, _shape(t))) if isinstance(t, torch.Tensor) else type(t).__name__
+            raise WeightsError("share_err_bad_d_model", found=found, max_d_model=MAX_D_MODEL)
+    check_state_dict(sd, d_model, num_heads)
+    out = {}
+    for name in COURSE_KEYS:
+        t = sd[name].detach().to(device="cpu", dtype=torch.float32).contiguous().clone()
+        if not torch.isfinite(t).all():
+            raise WeightsError("share_err_not_finite", name=name)
+        out[name] = t
+    return out
+
+
+__all__ = [
+    "COURSE_KEYS", "MAX_WEIGHTS_BYTES", "WeightsError", "check_state_dict", "expected_shapes", "infer_d_model",
+    "load_state_dict_bytes", "matrix_csv", "sha256", "state_dict_bytes", "view_arrays", "view_json", "view_meta",
+    "view_npz",
+]
