@@ -11,14 +11,16 @@ from dataclasses import dataclass
 import streamlit as st
 
 from mha import i18n
+from mha.batch import PAD, BatchError, pair_kv
 from mha.text import TextError
 from mha.view import (
     D_MODEL_CHOICES, DEFAULT_D_MODEL, DEFAULT_NUM_HEADS, DEFAULT_SEED, DEFAULT_TEXT, MAX_CHARS, MAX_SEED, View,
-    ViewSpec, head_choices, prepare_tokens, run_view,
+    ViewSpec, head_choices, kv_batch, run_view, text_batch,
 )
 
 # Shared control keys = URL parameter names. One name per concept across code, UI, URL and docs.
-SHARED_KEYS = ("text", "d_model", "num_heads", "causal", "seed", "positional", "lang")
+SHARED_KEYS = ("text", "d_model", "num_heads", "causal", "seed", "positional", "lang", "padding", "kv_text",
+               "sentence")
 
 
 @dataclass(frozen=True)
@@ -30,10 +32,14 @@ class Settings:
     seed: int
     positional: bool
     lang: str
+    padding: bool = True  # key-padding mask: PAD keys blocked
+    kv_text: str = ""  # keys/values text (cross-attention); "" = self-attention
+    sentence: int = 0  # which sentence (line) of the batch is shown
 
     def spec(self) -> ViewSpec:
         return ViewSpec(text=self.text, d_model=self.d_model, num_heads=self.num_heads, causal=self.causal,
-                        seed=self.seed, positional=self.positional)
+                        seed=self.seed, positional=self.positional, padding=self.padding, kv_text=self.kv_text,
+                        sentence=self.sentence)
 
 
 def lang() -> str:
@@ -91,11 +97,19 @@ def sidebar_controls() -> Settings:
     sb.segmented_control("🌐 English · 한국어", options=list(i18n.LANGS), default=locale_lang, key="lang",
                          bind="query-params", required=True)
     text = sb.text_area(t("ctl_text"), value=DEFAULT_TEXT, key="text", bind="query-params", height=90,
-                        help=t("ctl_text_help", max_chars=MAX_CHARS))
+                        help=t("ctl_text_help", max_chars=MAX_CHARS) + " " + t("ctl_text_batch_help", pad=PAD))
     text_message = _check_text(text)
     if text_message:
         kind, msg = text_message
         (sb.error if kind == "error" else sb.caption)(msg)
+    sentence = _sentence_control(text)
+    kv_text = sb.text_area(t("ctl_kv_text"), value="", key="kv_text", bind="query-params", height=68,
+                           placeholder=t("ctl_kv_text_placeholder"), help=t("ctl_kv_text_help"))
+    kv_message = _check_kv_text(text, kv_text)
+    if kv_message:
+        kind, msg = kv_message
+        (sb.error if kind == "error" else sb.caption)(msg)
+    is_cross = bool((kv_text or "").strip())
 
     d_model = sb.selectbox("d_model", D_MODEL_CHOICES, index=D_MODEL_CHOICES.index(DEFAULT_D_MODEL), key="d_model",
                            bind="query-params", help=t("ctl_d_model_help"))
@@ -112,13 +126,19 @@ def sidebar_controls() -> Settings:
     if adjusted:
         sb.caption(t("note_heads_adjusted", old=adjusted[0], new=adjusted[1], d_model=adjusted[2]))
     sb.caption(t("ctl_head_dim", head_dim=d_model // num_heads, d_model=d_model, num_heads=num_heads))
-    causal = sb.toggle(t("ctl_causal"), value=False, key="causal", bind="query-params", help=t("ctl_causal_help"))
+    causal = sb.toggle(t("ctl_causal"), value=False, key="causal", bind="query-params", help=t("ctl_causal_help"),
+                       disabled=is_cross)
+    if is_cross:  # query i and key i are tokens of two different texts: "earlier" means nothing
+        sb.caption(t("ctl_causal_cross"))
+    padding = sb.toggle(t("ctl_padding"), value=True, key="padding", bind="query-params",
+                        help=t("ctl_padding_help", pad=PAD))
     positional = sb.toggle(t("ctl_positional"), value=True, key="positional", bind="query-params",
                            help=t("ctl_positional_help"))
     seed = sb.number_input(t("ctl_seed"), min_value=0, max_value=MAX_SEED, value=DEFAULT_SEED, step=1, key="seed",
                            bind="query-params", help=t("ctl_seed_help"))
-    settings = Settings(text=text or "", d_model=int(d_model), num_heads=int(num_heads), causal=bool(causal),
-                        seed=int(seed), positional=bool(positional), lang=lang())
+    settings = Settings(text=text or "", d_model=int(d_model), num_heads=int(num_heads),
+                        causal=bool(causal) and not is_cross, seed=int(seed), positional=bool(positional),
+                        lang=lang(), padding=bool(padding), kv_text=kv_text or "", sentence=int(sentence))
     for note in _url_notes({**settings.__dict__}):
         sb.warning(note, icon="🔗")
     st.session_state["_settings"] = settings
@@ -128,12 +148,47 @@ def sidebar_controls() -> Settings:
 def _check_text(text: str | None) -> tuple[str, str] | None:
     """A message for the text box: an error when nothing can be shown, a caption when the text was changed."""
     try:
-        _, notes, args = prepare_tokens(text or "")
+        batch = text_batch(text or "")
     except TextError:
         return "error", t("err_empty_text")
-    if notes:
-        return "caption", " ".join(t(n, **args) for n in notes)
+    if batch.notes:
+        return "caption", " ".join(t(n, **batch.note_args) for n in batch.notes)
     return None
+
+
+def _sentence_control(text: str | None) -> int:
+    """With several lines, a control for which sentence of the batch to show; 0 (and no control) otherwise."""
+    try:
+        batch = text_batch(text or "")
+    except TextError:
+        return 0
+    if batch.size < 2:
+        return 0
+    current = st.session_state.get("sentence")
+    if isinstance(current, int) and current >= batch.size:  # lines were removed under the chosen sentence
+        st.session_state["sentence"] = batch.size - 1
+    choice = st.sidebar.segmented_control(t("ctl_sentence"), options=list(range(batch.size)), default=0,
+                                          key="sentence", bind="query-params", required=True,
+                                          help=t("ctl_sentence_help", n=batch.size, pad=PAD))
+    choice = int(choice or 0)
+    n_pad = batch.max_len - batch.lengths[choice]
+    st.sidebar.caption(t("ctl_sentence_shown", preview=batch.previews[choice], n=batch.lengths[choice], n_pad=n_pad,
+                         pad=PAD))
+    return choice
+
+
+def _check_kv_text(text: str | None, kv_text: str | None) -> tuple[str, str] | None:
+    """A message for the keys/values box: it has nothing visible, or its lines do not pair with the text's."""
+    try:
+        kv = kv_batch(kv_text or "")
+        if kv is None:
+            return None
+        pair_kv(text_batch(text or ""), kv)
+    except BatchError as err:
+        return "error", t(err.key, **err.args_)
+    except TextError:  # the main text is empty: its own message says so
+        return None
+    return ("caption", " ".join(t(n, **kv.note_args) for n in kv.notes)) if kv.notes else None
 
 
 def settings() -> Settings:
@@ -145,18 +200,23 @@ def settings() -> Settings:
 
 
 @st.cache_data(max_entries=64, ttl=3600, show_spinner=False)
-def _cached_view(text: str, d_model: int, num_heads: int, causal: bool, seed: int, positional: bool) -> View:
+def _cached_view(text: str, d_model: int, num_heads: int, causal: bool, seed: int, positional: bool,
+                 padding: bool = True, kv_text: str = "", sentence: int = 0) -> View:
     return run_view(ViewSpec(text=text, d_model=d_model, num_heads=num_heads, causal=causal, seed=seed,
-                             positional=positional))
+                             positional=positional, padding=padding, kv_text=kv_text, sentence=sentence))
 
 
 def current_view() -> View | None:
     """The numbers for the current settings, or None (with a message on the page) when there is nothing to show."""
     s = settings()
     try:
-        return _cached_view(s.text, s.d_model, s.num_heads, s.causal, s.seed, s.positional)
+        return _cached_view(s.text, s.d_model, s.num_heads, s.causal, s.seed, s.positional, s.padding, s.kv_text,
+                            s.sentence)
     except TextError:
         st.info(t("page_needs_text"), icon="✍️")
+        return None
+    except BatchError:  # the message itself is next to the keys/values box in the sidebar
+        st.info(t("page_needs_kv_text"), icon="✍️")
         return None
     except ValueError as err:  # settings that cannot run (only reachable by hand-edited state)
         st.error(t("err_settings", detail=str(err)))

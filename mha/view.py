@@ -3,6 +3,10 @@
 ``run_view`` is what the app caches (keyed on plain values, see ``mha.ui``): it tokenises, embeds, builds the
 seeded module and traces it, and returns plain numpy arrays so a cached result can be copied, pickled and
 shared safely between users.
+
+The text may hold several sentences, one per line: they run as one padded batch (``mha.batch``) and the view
+shows one of them (``sentence``). ``kv_text`` switches to cross-attention: its tokens are the keys and values,
+so the key axis (``key_tokens``, ``key_labels``) differs from the query axis (``tokens``, ``labels``).
 """
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ import numpy as np
 import torch
 
 from mha.attention import AttentionTrace, MultiHeadAttention
+from mha.batch import Batch, BatchError, batch_mask, make_batch, pair_kv
 from mha.masks import causal_mask
 from mha.text import TextError, display_labels, init_weights, token_inputs, tokenize
 
@@ -43,15 +48,22 @@ class ViewSpec:
     causal: bool = False
     seed: int = DEFAULT_SEED
     positional: bool = True
+    padding: bool = True  # key-padding mask on: no query attends to a PAD key
+    kv_text: str = ""  # keys and values from this text (cross-attention); empty = self-attention
+    sentence: int = 0  # which sentence (line) of the batch the view shows
 
 
 @dataclass(frozen=True)
 class View:
-    """One sentence run through the module. Arrays are float32 numpy with the batch axis dropped."""
+    """One sentence of the batch run through the module. Arrays are float32 numpy with the batch axis dropped.
+
+    Self-attention: Tk == Tq and the key axis is the query axis. Cross-attention (``is_cross``): the keys and
+    values come from ``kv_text`` and Tk may differ from Tq: label the key axis with ``key_labels``.
+    """
 
     spec: ViewSpec
-    tokens: tuple[str, ...]  # query tokens as typed
-    labels: list[str]  # display-safe labels (plain text: escape before giving them to Plotly)
+    tokens: tuple[str, ...]  # query tokens as typed, padded with PAD to the batch's longest sentence
+    labels: list[str]  # query labels, display-safe (plain text: escape before giving them to Plotly)
     notes: tuple[str, ...]  # message keys for what was changed on the way (cut, controls removed)
     note_args: dict = field(default_factory=dict)
     x: np.ndarray = None  # (T, d_model) input embeddings (+ positions)
@@ -65,6 +77,17 @@ class View:
     concat: np.ndarray = None  # (Tq, d_model)
     output: np.ndarray = None  # (Tq, d_model)
     fully_masked: np.ndarray = None  # (H, Tq) bool
+    key_tokens: tuple[str, ...] = ()  # key (and value) tokens: the same as ``tokens`` unless cross-attention
+    key_labels: list[str] = field(default_factory=list)  # display-safe key labels
+    x_kv: np.ndarray = None  # (Tk, d_model) key/value input (the same array as x for self-attention)
+    sentence: int = 0  # index of the shown sentence in the batch
+    batch_size: int = 1  # B
+    lengths: tuple[int, ...] = ()  # (B,) query tokens per sentence, before padding
+    key_lengths: tuple[int, ...] = ()  # (B,) key tokens per sentence, before padding
+    previews: tuple[str, ...] = ()  # (B,) a short label per sentence, for a selector
+    is_cross: bool = False  # keys and values from kv_text
+    query_is_pad: np.ndarray = None  # (Tq,) bool: this query position is padding
+    key_is_pad: np.ndarray = None  # (Tk,) bool: this key position is padding
 
     @property
     def num_heads(self) -> int:
@@ -121,20 +144,82 @@ def trace_tokens(model: MultiHeadAttention, tokens, spec: ViewSpec, head_mask=No
         return x, model.trace(x, x, x, mask, head_mask=head_mask)
 
 
-def run_view(spec: ViewSpec) -> View:
-    """Run the settings end to end. Raises TextError (empty text) or ValueError (impossible settings)."""
+def text_batch(text: str) -> Batch:
+    """The sentences of ``text`` (one per line) within the limits. Raises TextError when nothing is visible."""
+    return make_batch(text, max_chars=MAX_CHARS, max_tokens=MAX_TOKENS)
+
+
+def kv_batch(kv_text: str) -> Batch | None:
+    """The keys/values text as a batch, or None (self-attention) when it is blank. Raises BatchError when it
+    has nothing visible."""
+    if not (kv_text or "").strip():
+        return None
+    try:
+        return text_batch(kv_text)
+    except TextError:
+        raise BatchError("err_kv_empty", "kv_text has nothing visible: type the keys/values text or clear it.") from None
+
+
+@dataclass(frozen=True)
+class ViewInputs:
+    """What goes into the module for a ViewSpec: the whole batch, before any tracing."""
+
+    model: MultiHeadAttention  # shared and cached: never mutate
+    queries: Batch  # B sentences of ``text``
+    keys: Batch  # B sentences the keys/values come from (``queries`` itself for self-attention)
+    query: torch.Tensor  # (B, Tq, d_model)
+    key: torch.Tensor  # (B, Tk, d_model), also the value input
+    mask: torch.Tensor | None  # broadcastable to (B, H, Tq, Tk), True = may attend; None = nothing blocked
+    is_cross: bool
+    causal: bool  # causal mask applied (asked for, and self-attention)
+    notes: tuple[str, ...]
+    note_args: dict
+
+
+def view_inputs(spec: ViewSpec) -> ViewInputs:
+    """Batch, embed and mask the settings. Raises TextError, BatchError or ValueError with a learner message."""
     check_spec(spec)
-    tokens, notes, args = prepare_tokens(spec.text)
+    queries = text_batch(spec.text)
+    kv = kv_batch(spec.kv_text)
+    keys = pair_kv(queries, kv)
+    is_cross = kv is not None
+    causal = spec.causal and not is_cross  # a causal mask pairs query i with key i: self-attention only
+    notes = queries.notes + (("note_causal_cross",) if spec.causal and is_cross else ())
     model = build_model(spec.d_model, spec.num_heads, spec.seed)
-    x, tr = trace_tokens(model, tokens, spec)
-    np32 = lambda t: t[0].detach().to(torch.float32).numpy().copy()  # noqa: E731 drop the batch axis
-    allowed = tr.mask[0].numpy().copy() if tr.mask is not None else np.ones(tr.weights.shape[1:], dtype=bool)
+    query = queries.inputs(spec.d_model, spec.seed, spec.positional)  # (B, Tq, d_model)
+    key = keys.inputs(spec.d_model, spec.seed, spec.positional) if is_cross else query  # (B, Tk, d_model)
+    mask = batch_mask(queries, keys, causal=causal, padding=spec.padding)
+    return ViewInputs(model=model, queries=queries, keys=keys, query=query, key=key, mask=mask, is_cross=is_cross,
+                      causal=causal, notes=notes, note_args=dict(queries.note_args))
+
+
+def run_view(spec: ViewSpec) -> View:
+    """Run the settings end to end and keep one sentence. Raises TextError (empty text), BatchError (texts that
+    do not pair up) or ValueError (impossible settings)."""
+    inp = view_inputs(spec)
+    with torch.no_grad():
+        tr = inp.model.trace(inp.query, inp.key, inp.key, inp.mask)
+    notes, args = inp.notes, dict(inp.note_args)
+    b = spec.sentence
+    if not 0 <= b < inp.queries.size:
+        b = min(max(b, 0), inp.queries.size - 1)
+        notes += ("note_sentence_clamped",)
+        args.update(asked=spec.sentence, used=b, n_sentences=inp.queries.size)
+    tokens, key_tokens = inp.queries.padded()[b], inp.keys.padded()[b]
+    np32 = lambda t: t[b].detach().to(torch.float32).numpy().copy()  # noqa: E731 keep sentence b: drop the batch axis
+    H, Tq, Tk = tr.weights.shape[1:]
+    allowed = tr.mask[b].numpy().copy() if tr.mask is not None else np.ones((H, Tq, Tk), dtype=bool)
     return View(
         spec=spec, tokens=tokens, labels=display_labels(tokens), notes=notes, note_args=args,
-        x=np32(x), q=np32(tr.q), k=np32(tr.k), v=np32(tr.v), scores=np32(tr.scores), allowed=allowed,
+        x=np32(inp.query), q=np32(tr.q), k=np32(tr.k), v=np32(tr.v), scores=np32(tr.scores), allowed=allowed,
         weights=np32(tr.weights), head_outputs=np32(tr.head_outputs), concat=np32(tr.concat),
-        output=np32(tr.output), fully_masked=tr.fully_masked[0].numpy().copy(),
+        output=np32(tr.output), fully_masked=tr.fully_masked[b].numpy().copy(),
+        key_tokens=key_tokens, key_labels=display_labels(key_tokens), x_kv=np32(inp.key), sentence=b,
+        batch_size=inp.queries.size, lengths=inp.queries.lengths, key_lengths=inp.keys.lengths,
+        previews=inp.queries.previews, is_cross=inp.is_cross,
+        query_is_pad=np.arange(Tq) >= inp.queries.lengths[b], key_is_pad=np.arange(Tk) >= inp.keys.lengths[b],
     )
 
 
-__all__ = ["View", "ViewSpec", "TextError", "run_view", "build_model", "head_choices", "check_spec"]
+__all__ = ["View", "ViewSpec", "ViewInputs", "TextError", "BatchError", "run_view", "view_inputs", "build_model",
+           "head_choices", "check_spec", "text_batch", "kv_batch"]

@@ -1,0 +1,144 @@
+"""Several sentences, one per line, as one padded batch; a second text for cross-attention. Pure Python + torch.
+
+A batch is a rectangle: every sentence is padded with the visible token ``PAD`` to the longest one (T). Padding
+is only there to make the rectangle; the key-padding mask (True = may attend, as everywhere here) keeps every
+query from attending to it. Turn the mask off and the pads soak up attention like real words.
+
+Cross-attention: the queries come from ``text``, the keys and values from ``kv_text`` (the course class's
+``forward(query, key, value)``), so Tq != Tk in general. ``kv_text`` has one line (used for every sentence) or
+one line per sentence of ``text``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import torch
+
+from mha.masks import causal_mask, combine_masks, padding_mask
+from mha.text import TextError, clean_text, safe_label, token_inputs, tokenize
+
+# Brackets are split off by the tokenizer, so a typed "[PAD]" becomes "[", "PAD", "]": never this token.
+PAD = "[PAD]"
+MAX_SENTENCES = 8  # lines of a batch; the rest is cut with a note
+
+
+class BatchError(ValueError):
+    """The two texts cannot form a batch. ``key`` and ``args`` name a translated message for the learner."""
+
+    def __init__(self, key: str, message: str, **args):
+        super().__init__(message)
+        self.key = key
+        self.args_ = args
+
+
+@dataclass(frozen=True)
+class Batch:
+    """Sentences of one text, each a tuple of tokens (not padded)."""
+
+    sentences: tuple[tuple[str, ...], ...]
+    previews: tuple[str, ...]  # one short display label per sentence (for a selector)
+    notes: tuple[str, ...] = ()  # message keys for what was changed (cut, controls removed)
+    note_args: dict = field(default_factory=dict)
+
+    @property
+    def size(self) -> int:
+        return len(self.sentences)
+
+    @property
+    def lengths(self) -> tuple[int, ...]:
+        return tuple(len(s) for s in self.sentences)
+
+    @property
+    def max_len(self) -> int:
+        return max(self.lengths)
+
+    def padded(self) -> tuple[tuple[str, ...], ...]:
+        """(B, T) tokens: each sentence followed by PAD up to the longest."""
+        return tuple(s + (PAD,) * (self.max_len - len(s)) for s in self.sentences)
+
+    def repeat(self, size: int) -> "Batch":
+        """This one-sentence batch used for ``size`` sentences (one kv_text for every query sentence)."""
+        return Batch(self.sentences * size, self.previews * size, self.notes, self.note_args)
+
+    def inputs(self, d_model: int, seed: int, positional: bool = True, dtype=torch.float32) -> torch.Tensor:
+        """(B, T, d_model) model input. PAD is a token like any other: it has its own vector (and position)."""
+        return torch.stack([token_inputs(s, d_model, seed, positional=positional, dtype=dtype) for s in self.padded()])
+
+    def key_padding_mask(self) -> torch.Tensor:
+        """(B, 1, 1, T) bool, True = a real token (may be attended to), False = PAD."""
+        return padding_mask(self.lengths, max_len=self.max_len)
+
+
+def split_lines(text: str) -> list[str]:
+    """The non-blank lines of ``text`` (a line with nothing visible counts as blank)."""
+    return [line for line in (text or "").splitlines() if clean_text(line)[0].strip()]
+
+
+def make_batch(text: str, *, max_chars: int, max_tokens: int, max_sentences: int = MAX_SENTENCES) -> Batch:
+    """One sentence per non-blank line, each cut to ``max_tokens``. Raises TextError when nothing is visible."""
+    text = text if isinstance(text, str) else str(text)
+    notes: list[str] = []
+    args: dict = {}
+    if len(text) > max_chars:
+        notes.append("note_chars_cut")
+        args.update(n_chars=len(text), max_chars=max_chars)
+        text = text[:max_chars]
+    sentences, previews, removed, longest = [], [], 0, 0
+    for line in split_lines(text):
+        try:
+            toks = tokenize(line)
+        except TextError:  # only joiners or the like: nothing to show, like a blank line
+            continue
+        removed += toks.removed
+        longest = max(longest, len(toks.tokens))
+        sentences.append(toks.tokens[:max_tokens])
+        previews.append(safe_label(" ".join(toks.tokens), max_chars=28))
+    if not sentences:
+        tokenize("")  # raises the learner-facing TextError
+    if removed:
+        notes.append("note_controls_removed")
+        args.update(n_removed=removed)
+    if longest > max_tokens:
+        notes.append("note_tokens_cut")
+        args.update(n_tokens=longest, max_tokens=max_tokens)
+    if len(sentences) > max_sentences:
+        notes.append("note_sentences_cut")
+        args.update(n_sentences=len(sentences), max_sentences=max_sentences)
+        sentences, previews = sentences[:max_sentences], previews[:max_sentences]
+    return Batch(tuple(sentences), tuple(previews), tuple(notes), args)
+
+
+def pair_kv(queries: Batch, kv: Optional[Batch]) -> Batch:
+    """The keys/values batch matching ``queries``: itself (self-attention), ``kv`` one line for every sentence,
+    or ``kv`` line by line. Raises BatchError when the counts do not fit."""
+    if kv is None:
+        return queries
+    if kv.size == queries.size:
+        return kv
+    if kv.size == 1:
+        return kv.repeat(queries.size)
+    raise BatchError(
+        "err_kv_lines",
+        f"kv_text has {kv.size} lines but the text has {queries.size}: give one line (used for every sentence) "
+        f"or one line per sentence.",
+        n_kv=kv.size, n_text=queries.size,
+    )
+
+
+def batch_mask(queries: Batch, kv: Batch, *, causal: bool, padding: bool) -> Optional[torch.Tensor]:
+    """The mask the view applies, True = may attend: key padding (B, 1, 1, Tk) AND causal (Tq, Tk) -> (B, 1, Tq, Tk).
+
+    ``causal`` is for self-attention only (query i and key i must be the same token): pass ``kv is queries``
+    or causal=False for cross-attention; a mismatch raises ValueError.
+    """
+    tq, tk = queries.max_len, kv.max_len
+    if causal and tq != tk:
+        raise ValueError(f"a causal mask needs self-attention (Tq == Tk), got Tq={tq}, Tk={tk}.")
+    return combine_masks(
+        causal_mask(tq) if causal else None,  # (Tq, Tk)
+        kv.key_padding_mask() if padding and min(kv.lengths) < tk else None,  # (B, 1, 1, Tk)
+    )
+
+
+__all__ = ["PAD", "MAX_SENTENCES", "Batch", "BatchError", "make_batch", "pair_kv", "batch_mask", "split_lines"]
