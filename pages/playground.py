@@ -14,6 +14,7 @@ if view is None:
     st.stop()
 s = settings()
 H, T = view.num_heads, len(view.tokens)
+Tk = len(view.key_tokens)  # keys: == T unless cross-attention
 st.caption(t("pg_intro", n=T, d_model=s.d_model, num_heads=H, head_dim=view.head_dim,
              causal=t("pg_causal_suffix") if s.causal else ""))
 if view.fully_masked.any():
@@ -28,7 +29,7 @@ allowed = view.allowed if kind == "weights" else None
 st.subheader(t("pg_all_heads"))
 masked_note = t("pg_masked_note") if not view.allowed.all() else ""
 st.caption(t(f"pg_all_heads_help_{kind}", masked=masked_note))
-st.plotly_chart(figures.heads_grid(mats, view.labels, view.labels, kind=kind, allowed=allowed), key="grid")
+st.plotly_chart(figures.heads_grid(mats, view.labels, view.key_labels, kind=kind, allowed=allowed), key="grid")
 
 
 def _pick_cell(event_key: str) -> None:
@@ -46,27 +47,28 @@ def one_head() -> None:
         st.session_state["head"] = 0
     head = st.segmented_control(t("pg_head"), list(range(H)), default=0, key="head", bind="query-params",
                                 required=True)
-    for k in ("cell_query", "cell_key"):
-        if st.session_state.get(k, 0) >= T:
+    for k, n in (("cell_query", T), ("cell_key", Tk)):
+        if st.session_state.get(k, 0) >= n:
             st.session_state[k] = 0
     st.caption(t("pg_click_hint"))
     c1, c2 = st.columns(2)
     qi = c1.selectbox(t("pg_cell_query"), range(T), key="cell_query", bind="query-params",
                       format_func=lambda i: f"{i}: {view.labels[i]}")
-    kj = c2.selectbox(t("pg_cell_key"), range(T), key="cell_key", bind="query-params",
-                      format_func=lambda j: f"{j}: {view.labels[j]}")
-    fig = figures.head_heatmap(mats[head], view.labels, view.labels, kind=kind, head=head, selected=(qi, kj),
+    kj = c2.selectbox(t("pg_cell_key"), range(Tk), key="cell_key", bind="query-params",
+                      format_func=lambda j: f"{j}: {view.key_labels[j]}")
+    fig = figures.head_heatmap(mats[head], view.labels, view.key_labels, kind=kind, head=head, selected=(qi, kj),
                                allowed=allowed[head] if allowed is not None else None,
                                zmax=None if kind == "weights" else float(abs(mats).max()) or 1.0)
     st.plotly_chart(fig, key="one_head_chart", on_select=lambda: _pick_cell("one_head_chart"),
                     selection_mode="points")
-    st.markdown(t("pg_cell_summary", head=head, q=view.labels[qi], i=qi, k=view.labels[kj], j=kj,
+    st.markdown(t("pg_cell_summary", head=head, q=view.labels[qi], i=qi, k=view.key_labels[kj], j=kj,
                   score=float(view.scores[head, qi, kj]), weight=float(view.weights[head, qi, kj]),
                   masked=t("pg_cell_masked") if not view.allowed[head, qi, kj] else ""))
     with st.expander(t("pg_table", head=head)):
         names = [f"{i}: {lab}" for i, lab in enumerate(view.labels)]
-        table = pd.DataFrame(view.weights[head], index=pd.Index(names, name="query \\ key"), columns=names)
-        st.dataframe(table, column_config={c: st.column_config.NumberColumn(format="%.3f") for c in names},
+        key_names = [f"{j}: {lab}" for j, lab in enumerate(view.key_labels)]
+        table = pd.DataFrame(view.weights[head], index=pd.Index(names, name="query \\ key"), columns=key_names)
+        st.dataframe(table, column_config={c: st.column_config.NumberColumn(format="%.3f") for c in key_names},
                      width="stretch")
         st.download_button(t("pg_download_csv"), table.to_csv().encode("utf-8"), key="weights_csv",
                            file_name=f"weights_head{head}.csv", mime="text/csv")
