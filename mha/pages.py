@@ -9,6 +9,9 @@ PAGES = [
     ("pages/home.py", "nav_home", "🏠"),
     ("pages/playground.py", "nav_playground", "🔬"),
     ("pages/heads.py", "nav_heads", "🧠"),
+    ("pages/explain.py", "nav_explain", "🧮"),
+    ("pages/lab.py", "nav_lab", "🌡️"),
+    ("pages/share.py", "nav_share", "🔗"),
 ]
 
 

@@ -1,0 +1,242 @@
+"""Figures of the step-by-step page, the cell breakdown and the scaling lab. Pure Plotly.
+
+Builders take arrays (or the small result objects of ``mha.explain``) plus token labels and return ``go.Figure``.
+Token labels go through ``figures.axis_labels`` (escaped, unique); every other text is passed in by the caller, so
+pages can translate it. No NaN is ever put in a chart: the inputs here are all finite by construction.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.colors import qualitative
+from plotly.subplots import make_subplots
+
+from mha import figures
+from mha.explain import Contributions, RowStats, Sweep
+
+HEAD_COLORS = qualitative.Dark24  # 24 >= MAX_HEADS distinct colours, one per head
+HIGHLIGHT = "#ff7f0e"  # the chosen cell: the same orange as the heatmap's selection frame
+BAR_BLUE = "#2b6cb0"
+GREY = figures.MASKED_GREY
+SCALED_COLOR, UNSCALED_COLOR = "#2b6cb0", "#d9480f"
+
+
+def _absmax(a: np.ndarray) -> float:
+    """The half-width of a diverging colour scale centred on 0 (1.0 for an all-zero array)."""
+    m = float(np.max(np.abs(a))) if np.size(a) else 0.0
+    return m if m > 0 and math.isfinite(m) else 1.0
+
+
+def head_color(h: int) -> str:
+    return HEAD_COLORS[h % len(HEAD_COLORS)]
+
+
+def matrix(mat: np.ndarray, labels, kind: str = "weights", *, allowed: np.ndarray | None = None,
+           head: int | None = None, clickable: bool = False, selected=None, zmax: float | None = None,
+           x_title: str = "key (attended to)", y_title: str = "query (attending)") -> go.Figure:
+    """``figures.head_heatmap`` with translatable axis titles."""
+    fig = figures.head_heatmap(mat, labels, labels, kind=kind, allowed=allowed, head=head, clickable=clickable,
+                               selected=selected, zmax=zmax)
+    fig.update_xaxes(title_text=x_title)
+    fig.update_yaxes(title_text=y_title)
+    return fig
+
+
+def _band_shapes(fig: go.Figure, num_heads: int, head_dim: int, n_rows: int, head_word: str, row=None, col=None,
+                 labels_on_top: bool = True) -> None:
+    """Outline the columns that belong to each head in a (T, d_model) heatmap."""
+    for h in range(num_heads):
+        x0, x1 = h * head_dim - 0.5, (h + 1) * head_dim - 0.5
+        fig.add_shape(type="rect", x0=x0, x1=x1, y0=-0.5, y1=n_rows - 0.5, line=dict(color=head_color(h), width=3),
+                      row=row, col=col)
+        if labels_on_top and num_heads <= 16:
+            fig.add_annotation(x=(x0 + x1) / 2, y=-0.5, yshift=10, text=f"{head_word} {h}", showarrow=False,
+                               font=dict(color=head_color(h), size=11), row=row, col=col)
+
+
+def banded_features(mat: np.ndarray, labels, num_heads: int, *, kind: str = "output", col_title: str = "d_model",
+                    head_word: str = "head", zmax: float | None = None) -> go.Figure:
+    """A (T, d_model) matrix with each head's block of head_dim columns outlined in that head's colour."""
+    T, D = mat.shape
+    fig = figures.features_heatmap(mat, labels, kind=kind, col_title=col_title, zmax=zmax)
+    if num_heads > 1:
+        _band_shapes(fig, num_heads, D // num_heads, T, head_word)
+        fig.update_layout(margin=dict(t=40))
+    return fig
+
+
+def split_heads_figure(mat: np.ndarray, per_head: np.ndarray, labels, *, head_word: str = "head",
+                       top_title: str = "query_linear(x): (T, d_model)",
+                       col_title: str = "feature") -> go.Figure:
+    """The split_heads picture: the (T, d_model) projection on top, its column blocks below as H separate
+    (T, head_dim) heads, each framed in the colour of the block it came from. One shared colour scale."""
+    T, D = mat.shape
+    H, _, hd = per_head.shape
+    zmax = _absmax(np.concatenate([mat.ravel(), per_head.ravel()]))
+    fig = make_subplots(rows=2, cols=H, specs=[[{"colspan": H}] + [None] * (H - 1), [{} for _ in range(H)]],
+                        subplot_titles=[top_title] + [f"{head_word} {h}" for h in range(H)],
+                        vertical_spacing=0.16, horizontal_spacing=min(0.03, 0.3 / H), row_heights=[0.5, 0.5])
+    y = figures.axis_labels(labels)
+    hover = "token: %{y}<br>" + col_title + ": %{x}<br>value: %{z:.4f}<extra></extra>"
+    fig.add_trace(go.Heatmap(z=mat.astype(np.float32), x=list(range(D)), y=y, coloraxis="coloraxis",
+                             hovertemplate=hover), row=1, col=1)
+    _band_shapes(fig, H, hd, T, head_word, row=1, col=1, labels_on_top=False)
+    for h in range(H):
+        # the head's own columns: x = its positions inside the head, hover names the d_model feature it came from
+        fig.add_trace(go.Heatmap(z=per_head[h].astype(np.float32), x=list(range(hd)), y=y, coloraxis="coloraxis",
+                                 customdata=np.tile(np.arange(h * hd, (h + 1) * hd), (T, 1)),
+                                 hovertemplate=f"{head_word} {h}<br>token: %{{y}}<br>head_dim: %{{x}} "
+                                               f"({col_title} %{{customdata}})<br>value: %{{z:.4f}}<extra></extra>"),
+                      row=2, col=h + 1)
+        fig.add_shape(type="rect", xref=f"x{h + 2} domain", yref=f"y{h + 2} domain", x0=0, x1=1, y0=0, y1=1,
+                      line=dict(color=head_color(h), width=3))
+    for h, ann in enumerate(fig.layout.annotations[1:]):
+        ann.font = dict(color=head_color(h), size=11)
+    fig.update_yaxes(autorange="reversed", type="category", showticklabels=False)
+    fig.update_yaxes(showticklabels=T <= 30, tickfont_size=10, row=1, col=1)
+    fig.update_xaxes(showticklabels=False)
+    fig.update_xaxes(showticklabels=True, row=1, col=1)
+    cell = max(6, min(20, 420 // max(T, 1)))
+    fig.update_layout(coloraxis=dict(colorscale=figures.DIVERGING_SCALE, cmin=-zmax, cmax=zmax,
+                                     colorbar=dict(thickness=12)),
+                      height=int(2 * cell * T + 170), margin=dict(l=10, r=10, t=40, b=10))
+    return fig
+
+
+def attention_bar(row_weights: np.ndarray, row_allowed: np.ndarray, key_labels, *, highlight: int | None = None,
+                  title: str = "", masked_word: str = "masked", y_title: str = "weight") -> go.Figure:
+    """One query's attention row as bars over the keys, on a fixed 0..1 axis (the course's "Orange" picture).
+    Blocked keys are grey and labelled; the highlighted key is orange."""
+    w = np.asarray(row_weights, dtype=np.float64)
+    n = w.size
+    colors = [GREY if not row_allowed[j] else HIGHLIGHT if j == highlight else BAR_BLUE for j in range(n)]
+    text = [masked_word if not row_allowed[j] else f"{w[j]:.2f}" for j in range(n)] if n <= 24 else None
+    x = figures.axis_labels(key_labels)
+    fig = go.Figure(go.Bar(x=x, y=w, marker_color=colors, text=text, textposition="outside", cliponaxis=False,
+                           hovertemplate="key: %{x}<br>weight: %{y:.4f}<extra></extra>"))
+    fig.update_xaxes(type="category", tickangle=-45 if n > 8 else 0, showticklabels=n <= 64, automargin=True)
+    fig.update_yaxes(range=[0, 1.12], title_text=y_title, tickvals=[0, 0.25, 0.5, 0.75, 1.0])
+    fig.update_layout(title=dict(text=title, font_size=14), height=300, margin=dict(l=10, r=10, t=40, b=10),
+                      showlegend=False)
+    return fig
+
+
+def cell_vectors(q: np.ndarray, k: np.ndarray, products: np.ndarray, *,
+                 row_names=("q_i", "k_j", "q_i × k_j"), dim_word: str = "dim") -> go.Figure:
+    """q_i and k_j over head_dim on one diverging scale, and their elementwise products on their own below."""
+    hd = q.size
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08, row_heights=[2 / 3, 1 / 3])
+    show_text = hd <= 16
+    hover = "%{y}<br>" + dim_word + " %{x}: %{z:.4f}<extra></extra>"
+    fig.add_trace(go.Heatmap(z=np.stack([q, k]).astype(np.float32), x=list(range(hd)), y=list(row_names[:2]),
+                             coloraxis="coloraxis", hovertemplate=hover,
+                             texttemplate="%{z:.2f}" if show_text else None), row=1, col=1)
+    fig.add_trace(go.Heatmap(z=products[None, :].astype(np.float32), x=list(range(hd)), y=[row_names[2]],
+                             coloraxis="coloraxis2", hovertemplate=hover,
+                             texttemplate="%{z:.2f}" if show_text else None), row=2, col=1)
+    zq = _absmax(np.concatenate([q, k]))
+    zp = _absmax(products)
+    fig.update_yaxes(autorange="reversed", type="category")
+    fig.update_xaxes(title_text=dim_word, row=2, col=1)
+    fig.update_layout(
+        coloraxis=dict(colorscale=figures.DIVERGING_SCALE, cmin=-zq, cmax=zq,
+                       colorbar=dict(thickness=10, len=0.62, y=1, yanchor="top")),
+        coloraxis2=dict(colorscale="PuOr_r", cmin=-zp, cmax=zp, showscale=False),  # values: hover, text, waterfall
+        height=230, margin=dict(l=10, r=10, t=10, b=10))
+    return fig
+
+
+def contributions_waterfall(c: Contributions, total: float, *, dim_word: str = "dim", rest_text: str = "rest",
+                            sum_text: str = "sum") -> go.Figure:
+    """The dot product as a running sum: one bar per term q_i[d]·k_j[d], the remaining terms as one bar, then the
+    total (= raw score)."""
+    x = [f"{dim_word} {d}" for d in c.dims]
+    y = list(c.values)
+    if c.rest_count:
+        x.append(rest_text)
+        y.append(c.rest)
+    x.append(sum_text)
+    y.append(total)
+    measure = ["relative"] * (len(y) - 1) + ["total"]
+    fig = go.Figure(go.Waterfall(
+        x=x, y=y, measure=measure, text=[f"{v:+.2f}" for v in y[:-1]] + [f"{total:.4f}"], textposition="outside",
+        textfont=dict(size=11),
+        cliponaxis=False, connector=dict(line=dict(color="rgba(120,120,120,0.5)", width=1)),
+        increasing=dict(marker=dict(color="#c92a2a")), decreasing=dict(marker=dict(color="#1c7ed6")),
+        totals=dict(marker=dict(color=HIGHLIGHT)), hovertemplate="%{x}: %{y:.4f}<extra></extra>"))
+    fig.update_xaxes(type="category", tickangle=-45 if len(x) > 8 else 0)
+    fig.update_layout(height=300, margin=dict(l=10, r=10, t=20, b=10), showlegend=False)
+    return fig
+
+
+def weights_pair(left: np.ndarray, right: np.ndarray, labels, *, allowed: np.ndarray | None = None,
+                 titles=("scaled", "unscaled")) -> go.Figure:
+    """Two (Tq, Tk) weight maps side by side on the one 0..1 scale (``figures.heads_grid`` with two panels)."""
+    both_allowed = None if allowed is None else np.stack([allowed, allowed])
+    fig = figures.heads_grid(np.stack([left, right]), labels, labels, kind="weights", allowed=both_allowed, cols=2)
+    for ann, title in zip(fig.layout.annotations, titles):
+        ann.text = title
+    for trace, title in zip([t for t in fig.data if t.name != "masked"], titles):
+        trace.hovertemplate = trace.hovertemplate.replace("head 0", title).replace("head 1", title)
+    return fig
+
+
+def row_stats_figure(labels, series: dict[str, RowStats], *, titles=("entropy", "max weight", "softmax gradient"),
+                     uniform_name: str = "uniform", colors=None) -> go.Figure:
+    """Per query row: entropy (with the uniform row's as a dashed line), largest weight, softmax-gradient size.
+    One bar per series (e.g. scaled / unscaled, or two temperatures)."""
+    x = figures.axis_labels(labels)
+    colors = colors or [SCALED_COLOR, UNSCALED_COLOR, "#2f9e44", "#862e9c"]
+    fig = make_subplots(rows=1, cols=3, subplot_titles=list(titles), horizontal_spacing=0.06)
+    for n, (name, st) in enumerate(series.items()):
+        for c, values in enumerate((st.entropy, st.max_weight, st.grad_norm)):
+            fig.add_trace(go.Bar(x=x, y=np.asarray(values, dtype=np.float64), name=name, legendgroup=name,
+                                 showlegend=c == 0, marker_color=colors[n % len(colors)],
+                                 hovertemplate=f"{name}<br>%{{x}}: %{{y:.3f}}<extra></extra>"), row=1, col=c + 1)
+    first = next(iter(series.values()))
+    fig.add_trace(go.Scatter(x=x, y=first.max_entropy, mode="lines", line=dict(dash="dot", color="#555"),
+                             line_shape="hvh", name=uniform_name,
+                             hovertemplate=f"{uniform_name}: %{{y:.3f}}<extra></extra>"), row=1, col=1)
+    fig.update_xaxes(type="category", showticklabels=len(x) <= 30, tickangle=-45, tickfont_size=10)
+    fig.update_yaxes(range=[0, 1.05], row=1, col=2)
+    fig.update_layout(barmode="group", height=320, margin=dict(l=10, r=10, t=40, b=10),
+                      legend=dict(orientation="h", y=-0.25 if len(x) <= 30 else -0.1))
+    return fig
+
+
+def sweep_figure(sweep: Sweep, current_head_dim: int | None = None, *,
+                 titles=("mean entropy", "mean max weight", "mean softmax gradient"),
+                 names=("with 1/√head_dim", "without"), current_name: str = "your head_dim",
+                 x_title: str = "head_dim") -> go.Figure:
+    """Line charts over head_dim (log axis): with scaling the curves stay flat, without they saturate."""
+    fig = make_subplots(rows=1, cols=3, subplot_titles=list(titles), horizontal_spacing=0.07)
+    pairs = ((sweep.entropy_scaled, sweep.entropy_unscaled), (sweep.max_scaled, sweep.max_unscaled),
+             (sweep.grad_scaled, sweep.grad_unscaled))
+    x = list(sweep.head_dims)
+    for c, (scaled, unscaled) in enumerate(pairs):
+        for name, ys, color in ((names[0], scaled, SCALED_COLOR), (names[1], unscaled, UNSCALED_COLOR)):
+            fig.add_trace(go.Scatter(x=x, y=list(ys), mode="lines+markers", name=name, legendgroup=name,
+                                     showlegend=c == 0, line=dict(color=color),
+                                     hovertemplate=f"{name}<br>head_dim %{{x}}: %{{y:.3f}}<extra></extra>"),
+                          row=1, col=c + 1)
+    tops = (max(sweep.uniform_entropy, max(sweep.entropy_scaled + sweep.entropy_unscaled)) * 1.05, 1.05,
+            max(sweep.grad_scaled + sweep.grad_unscaled) * 1.1 or 1.0)
+    fig.add_trace(go.Scatter(x=[x[0], x[-1]], y=[sweep.uniform_entropy] * 2, mode="lines", name="log(T)",
+                             line=dict(dash="dot", color="#555"), showlegend=False,
+                             hovertemplate="uniform: %{y:.3f}<extra></extra>"), row=1, col=1)
+    if current_head_dim:
+        for c, top in enumerate(tops):
+            fig.add_trace(go.Scatter(x=[current_head_dim] * 2, y=[0, top], mode="lines", name=current_name,
+                                     legendgroup="current", showlegend=c == 0,
+                                     line=dict(dash="dash", color="#2f9e44"),
+                                     hovertemplate=f"{current_name}: {current_head_dim}<extra></extra>"),
+                          row=1, col=c + 1)
+    for c, top in enumerate(tops):
+        fig.update_yaxes(range=[0, top], row=1, col=c + 1)
+    lo = min(x + ([current_head_dim] if current_head_dim else []))
+    fig.update_xaxes(type="log", tickvals=sorted(set(x) | ({current_head_dim} if current_head_dim else set())),
+                     title_text=x_title, range=[math.log10(lo) - 0.1, math.log10(max(x)) + 0.1])
+    fig.update_layout(height=340, margin=dict(l=10, r=10, t=40, b=10), legend=dict(orientation="h", y=-0.3))
+    return fig

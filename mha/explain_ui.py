@@ -1,0 +1,117 @@
+"""Streamlit glue for the explanations: the cell breakdown (Playground and Step by step), one course step, caches.
+
+The numbers come from ``mha.explain`` (which reads the module's trace) and the pictures from
+``mha.explain_figures``; this module only lays them out, with every string through ``t()``.
+"""
+from __future__ import annotations
+
+import re
+
+import streamlit as st
+
+from mha import explain
+from mha import explain_figures as xf
+from mha.text import escape_for_plotly
+from mha.ui import t
+from mha.view import View, ViewSpec
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~<>$])")
+
+
+def md_escape(label: str) -> str:
+    """A token as literal Markdown text: no emphasis, links, HTML or $maths$ out of what someone typed."""
+    return _MD_SPECIAL.sub(r"\\\1", label)
+
+
+def clamp_state(key: str, n: int) -> None:
+    """Before drawing a widget over range(n): forget a stored choice that no longer exists (fewer heads/tokens)."""
+    value = st.session_state.get(key)
+    if value is not None and not (isinstance(value, int) and 0 <= value < n):
+        st.session_state[key] = 0
+
+
+def pick_cell(chart_key: str, query_key: str, key_key: str) -> None:
+    """on_select callback of a clickable heatmap: copy the clicked cell into the (query, key) selectors."""
+    points = (st.session_state.get(chart_key) or {}).get("selection", {}).get("points", [])
+    if points and points[0].get("customdata") is not None:
+        i, j = points[0]["customdata"][:2]
+        st.session_state[query_key], st.session_state[key_key] = int(i), int(j)
+
+
+@st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
+def _cached_extras(text: str, d_model: int, num_heads: int, causal: bool, seed: int, positional: bool):
+    return explain.extras(ViewSpec(text=text, d_model=d_model, num_heads=num_heads, causal=causal, seed=seed,
+                                   positional=positional))
+
+
+def extras(spec: ViewSpec) -> explain.Extras:
+    """``explain.extras`` cached on the plain values of the spec (tensors and modules are never hashed)."""
+    return _cached_extras(spec.text, spec.d_model, spec.num_heads, spec.causal, spec.seed, spec.positional)
+
+
+@st.cache_data(max_entries=64, ttl=3600, show_spinner=False)
+def sweep(n_tokens: int, seed: int) -> explain.Sweep:
+    """The head_dim sweep, cached on plain values: it only depends on the sequence length and the seed."""
+    return explain.head_dim_sweep(explain.SWEEP_HEAD_DIMS, n_tokens=n_tokens, n_samples=64, seed=seed)
+
+
+def course_step(number: int, step: str, shape, charts, /, *, note: str | None = None, **fmt) -> None:
+    """One step of the course code: the lines, the tensor's shape, a short explanation and the picture(s).
+
+    ``charts`` is a list of (widget key, tab label, figure); several become tabs. ``fmt`` fills the explanation.
+    """
+    st.subheader(t("ex_step", n=number, title=t(f"ex_step_{step}")))
+    st.code(explain.COURSE_CODE[step], language="python")
+    left, right = st.columns([2, 3], gap="medium")
+    with left:
+        name, letters = explain.STEP_SHAPES[step]
+        st.markdown(t("ex_shape", name=name, shape=explain.shape_text(letters, shape)))
+        st.markdown(t(f"ex_step_{step}_text", **fmt))
+        if note:
+            st.info(note)
+    with right:
+        if len(charts) == 1:
+            st.plotly_chart(charts[0][2], key=charts[0][0])
+        else:
+            for tab, (key, _, fig) in zip(st.tabs([label for _, label, _ in charts]), charts):
+                with tab:
+                    st.plotly_chart(fig, key=key)
+
+
+def cell_breakdown(view: View, head: int, i: int, j: int, *, key: str, summary: str | None = None) -> None:
+    """How scores[head, i, j] and weights[head, i, j] are made, for any head_dim. ``key`` prefixes chart keys."""
+    if summary:
+        st.markdown(summary)
+    b = explain.cell_breakdown(view, head, i, j)
+    q, k = md_escape(view.labels[i]), md_escape(view.labels[j])
+    with st.container(border=True):
+        st.markdown(t("cb_title", head=head, q=q, i=i, k=k, j=j))
+        left, right = st.columns(2, gap="medium")
+        with left:
+            st.markdown(t("cb_vectors", q=q, k=k, head_dim=b.head_dim))
+            st.plotly_chart(xf.cell_vectors(b.q, b.k, b.products, dim_word=t("cb_dim"),
+                                            row_names=(f"q_{i}", f"k_{j}", f"q_{i} × k_{j}")),
+                            key=f"{key}_vectors")
+            c = b.contributions()
+            st.markdown(t("cb_products"))
+            if c.rest_count:
+                st.caption(t("cb_products_cut", head_dim=b.head_dim, top_k=len(c.dims), rest=c.rest_count))
+            st.plotly_chart(xf.contributions_waterfall(c, b.raw, dim_word=t("cb_dim"), sum_text=t("cb_sum"),
+                                                       rest_text=t("cb_rest", n=c.rest_count)),
+                            key=f"{key}_sum")
+            st.markdown(t("cb_raw", raw=b.raw, i=i, j=j))
+        with right:
+            st.markdown(t("cb_scaled", raw=b.raw, head_dim=b.head_dim, scale=b.scale, score=b.score))
+            if b.fully_masked:
+                st.markdown(t("cb_fully_masked", q=q))
+            elif not b.allowed:
+                st.markdown(t("cb_masked", q=q, k=k))
+            else:
+                st.markdown(t("cb_softmax", i=i, score=b.score - b.shift, num=float(b.exp_scores[j]),
+                              den=b.exp_sum, weight=b.weight))
+                if b.shift:
+                    st.caption(t("cb_shifted", shift=b.shift))
+            st.plotly_chart(xf.attention_bar(b.row_weights, b.row_allowed, view.labels, highlight=j,
+                                             masked_word=t("cb_masked_word"), y_title=t("cb_weight"),
+                                             title=t("cb_row_title", i=i, q=escape_for_plotly(view.labels[i]))),
+                            key=f"{key}_row")

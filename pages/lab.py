@@ -1,0 +1,79 @@
+"""Scaling & softmax lab: why the course divides by √head_dim, measured on the learner's sentence and on random q, k."""
+import math
+
+import numpy as np
+import streamlit as st
+
+from mha import explain
+from mha import explain_figures as xf
+from mha.explain_ui import clamp_state, sweep
+from mha.frame import page_setup
+from mha.ui import current_view, settings, t
+
+page_setup()
+
+st.title(t("lab_title"))
+st.caption(t("lab_intro"))
+view = current_view()
+if view is None:
+    st.stop()
+s = settings()
+H, T, hd = view.num_heads, len(view.tokens), view.head_dim
+clamp_state("lab_head", H)
+head = st.segmented_control(t("lab_head"), list(range(H)), default=0, key="lab_head", bind="query-params",
+                            required=True)
+allowed = view.allowed[head]
+stat_titles = (t("lab_entropy"), t("lab_maxw"), t("lab_grad"))
+
+
+def metrics(series: dict) -> None:
+    """Mean entropy, max weight and softmax gradient of each series; the deltas compare with the first one."""
+    means = {name: (st_.entropy.mean(), st_.max_weight.mean(), st_.grad_norm.mean()) for name, st_ in series.items()}
+    base = next(iter(means.values()))
+    for name, values in means.items():
+        cols = st.columns([2, 1, 1, 1])
+        cols[0].markdown(f"**{name}**")
+        for n, (col, label, v) in enumerate(zip(cols[1:], ("lab_mean_entropy", "lab_mean_maxw", "lab_mean_grad"),
+                                                values)):
+            delta = None if values is base else f"{v - base[n]:+.3f}"
+            col.metric(t(label), f"{v:.3f}", delta=delta, delta_color="off", help=t("lab_metric_help"))
+
+
+st.subheader(t("lab_scaling_title"))
+st.caption(t("lab_scaling_text", head=head, head_dim=hd, sqrt=f"{math.sqrt(hd):.4g}"))
+scaled = view.weights[head]  # the module's own weights
+unscaled = explain.lab_weights(view, scale=False)[head]  # the same q, k and mask through attention_steps(scale=False)
+names = (t("lab_scaled"), t("lab_unscaled"))
+st.plotly_chart(xf.weights_pair(scaled, unscaled, view.labels, allowed=allowed, titles=names), key="lab_pair")
+st.markdown(t("lab_stats_text"))
+pair = {names[0]: explain.row_stats(scaled, allowed), names[1]: explain.row_stats(unscaled, allowed)}
+st.plotly_chart(xf.row_stats_figure(view.labels, pair, titles=stat_titles, uniform_name=t("lab_uniform")),
+                key="lab_pair_stats")
+metrics(pair)
+if hd < 32:
+    st.info(t("lab_small_head_dim", head_dim=hd), icon="🔎")
+
+st.subheader(t("lab_sweep_title"))
+n_tokens = int(np.clip(T, 2, 64))
+result = sweep(n_tokens, s.seed)
+st.caption(t("lab_sweep_text", n_samples=result.n_samples, n_tokens=n_tokens, seed=s.seed))
+st.plotly_chart(xf.sweep_figure(result, hd, names=(t("lab_with"), t("lab_without")), current_name=t("lab_current"),
+                                titles=(t("lab_mean_entropy_axis"), t("lab_mean_maxw_axis"), t("lab_mean_grad_axis"))),
+                key="lab_sweep")
+
+st.subheader(t("lab_temp_title"))
+tau = st.slider(t("lab_temperature"), min_value=0.1, max_value=5.0, value=1.0, step=0.05, key="lab_temperature",
+                bind="query-params", help=t("lab_temp_help"))
+st.caption(t("lab_temp_text", head=head, tau=f"{tau:g}", inv_sqrt=f"{1 / math.sqrt(hd):.3g}"))
+warm = explain.lab_weights(view, temperature=tau)[head]  # attention_steps(..., temperature=tau)
+left, right = st.columns([2, 3], gap="medium")
+left.plotly_chart(xf.matrix(warm, view.labels, "weights", allowed=allowed, head=head, x_title=t("ex_axis_key"),
+                            y_title=t("ex_axis_query")), key="lab_temp_weights")
+temps = {t("lab_tau_module"): explain.row_stats(scaled, allowed),
+         t("lab_tau", tau=f"{tau:g}"): explain.row_stats(warm, allowed)}
+right.plotly_chart(xf.row_stats_figure(view.labels, temps, titles=stat_titles, uniform_name=t("lab_uniform"),
+                                       colors=[xf.SCALED_COLOR, "#2f9e44"]), key="lab_temp_stats")
+metrics(temps)
+
+st.subheader(t("lab_why_title"))
+st.markdown(t("lab_why_text"))
