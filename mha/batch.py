@@ -13,8 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
+import numpy as np
 import torch
 
+from mha.attention import attention_steps
 from mha.masks import causal_mask, combine_masks, padding_mask
 from mha.text import TextError, clean_text, safe_label, token_inputs, tokenize
 
@@ -141,4 +143,69 @@ def batch_mask(queries: Batch, kv: Batch, *, causal: bool, padding: bool) -> Opt
     )
 
 
-__all__ = ["PAD", "MAX_SENTENCES", "Batch", "BatchError", "make_batch", "pair_kv", "batch_mask", "split_lines"]
+# --- masks for one sentence of a view (the Masks page) ---------------------------------------------------------------
+
+MASK_KINDS = ("none", "causal", "padding", "causal_padding", "custom")
+CUSTOM_STARTS = ("all", "causal", "row")  # what a custom mask starts from: everything allowed, causal, row 0 blocked
+MAX_CUSTOM = 24  # largest Tq and Tk whose mask the learner edits cell by cell
+
+
+def mask_kinds(is_cross: bool) -> list[str]:
+    """The mask kinds that make sense: causal ones need self-attention (query i and key i the same token)."""
+    return [k for k in MASK_KINDS if not (is_cross and k.startswith("causal"))]
+
+
+def sentence_mask(kind: str, tq: int, tk: int, key_is_pad) -> np.ndarray:
+    """(Tq, Tk) bool, True = may attend, for a preset kind (not "custom": that one is the learner's)."""
+    if kind not in MASK_KINDS or kind == "custom":
+        raise ValueError(f"kind must be one of {list(MASK_KINDS[:-1])}, got {kind!r} (a custom mask is drawn by hand).")
+    allowed = np.ones((tq, tk), dtype=bool)
+    if kind.startswith("causal"):
+        if tq != tk:
+            raise ValueError(f"a causal mask needs self-attention (Tq == Tk), got Tq={tq}, Tk={tk}.")
+        allowed &= np.tri(tq, tk, dtype=bool)  # query i may see keys 0..i
+    if kind.endswith("padding"):
+        allowed &= ~np.asarray(key_is_pad, dtype=bool)[None, :]  # no query may see a PAD key
+    return allowed
+
+
+def custom_start(start: str, tq: int, tk: int) -> np.ndarray:
+    """(Tq, Tk) bool: the custom mask before the learner's edits."""
+    if start not in CUSTOM_STARTS:
+        raise ValueError(f"start must be one of {list(CUSTOM_STARTS)}, got {start!r}.")
+    allowed = np.tri(tq, tk, dtype=bool) if start == "causal" else np.ones((tq, tk), dtype=bool)
+    if start == "row":
+        allowed[0] = False  # query 0 may attend to nothing: a fully masked row
+    return allowed
+
+
+def block_row(allowed: np.ndarray, row: int) -> np.ndarray:
+    """A copy of ``allowed`` with every key of query ``row`` blocked."""
+    out = np.array(allowed, dtype=bool, copy=True)
+    out[row] = False
+    return out
+
+
+@dataclass(frozen=True)
+class Masked:
+    """One sentence's attention under a given (Tq, Tk) mask, every head. float32 numpy, no NaN anywhere."""
+
+    allowed: np.ndarray  # (Tq, Tk) bool, True = may attend
+    scores: np.ndarray  # (H, Tq, Tk) before masking
+    weights: np.ndarray  # (H, Tq, Tk) exactly 0 where blocked, and on fully masked rows
+    head_outputs: np.ndarray  # (H, Tq, head_dim)
+    fully_masked: np.ndarray  # (Tq,) bool: query rows with no key allowed
+
+
+def apply_mask(q: np.ndarray, k: np.ndarray, v: np.ndarray, allowed: np.ndarray) -> Masked:
+    """Attention of a view's q (H, Tq, head_dim), k, v (H, Tk, head_dim) under ``allowed`` (Tq, Tk), by the
+    package's one implementation (``mha.attention.attention_steps``)."""
+    allowed = np.asarray(allowed, dtype=bool)
+    steps = attention_steps(torch.from_numpy(q), torch.from_numpy(k), torch.from_numpy(v), torch.from_numpy(allowed))
+    return Masked(allowed=allowed, scores=steps.scores.numpy().copy(), weights=steps.weights.numpy().copy(),
+                  head_outputs=steps.output.numpy().copy(), fully_masked=steps.fully_masked[0].numpy().copy())
+
+
+__all__ = ["PAD", "MAX_SENTENCES", "Batch", "BatchError", "make_batch", "pair_kv", "batch_mask", "split_lines",
+           "MASK_KINDS", "CUSTOM_STARTS", "MAX_CUSTOM", "mask_kinds", "sentence_mask", "custom_start", "block_row",
+           "Masked", "apply_mask"]

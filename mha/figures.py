@@ -159,3 +159,39 @@ def head_outputs_grid(head_outputs: np.ndarray, q_labels, cols: int = 4) -> go.F
                       height=max(240, min(rows * (min(22, 600 // max(Tq, 1)) * Tq + 80) + 40, 2000)),
                       margin=dict(l=10, r=10, t=50, b=10))
     return fig
+
+
+# --- masks (the Masks page and the bug zoo) ---------------------------------------------------------------------------
+MAY_ATTEND_GREEN = "rgba(198, 239, 206, 1)"
+
+
+def mask_heatmap(allowed: np.ndarray, q_labels, k_labels) -> go.Figure:
+    """A (Tq, Tk) mask: green ✓ = may attend (True / 1), grey ✗ = blocked (False / 0)."""
+    allowed = np.asarray(allowed, dtype=bool)
+    Tq, Tk = allowed.shape
+    x, y = axis_labels(k_labels), axis_labels(q_labels)
+    fig = go.Figure(go.Heatmap(
+        z=allowed.astype(np.int8), x=x, y=y, zmin=0, zmax=1, showscale=False, xgap=1, ygap=1,
+        colorscale=[[0.0, MASKED_GREY], [0.5, MASKED_GREY], [0.5, MAY_ATTEND_GREEN], [1.0, MAY_ATTEND_GREEN]],
+        text=np.where(allowed, "✓", "✗"), texttemplate="%{text}" if max(Tq, Tk) <= 24 else None,
+        hovertemplate="query: %{y}<br>key: %{x}<br>mask: %{z} (1 = may attend, 0 = blocked)<extra></extra>"))
+    _square_axes(fig, Tq, 11 if Tq <= 30 else 8)
+    fig.update_xaxes(showticklabels=Tk <= 64, title=dict(text="key", standoff=4))
+    fig.update_yaxes(showticklabels=Tq <= 64, title=dict(text="query", standoff=4))
+    fig.update_layout(height=max(260, min(620, 60 + 26 * max(Tq, Tk))), margin=dict(l=10, r=10, t=30, b=10))
+    return fig
+
+
+def masked_scores_heatmap(scores: np.ndarray, allowed: np.ndarray, q_labels, k_labels) -> go.Figure:
+    """Scores after masking: allowed cells coloured by score, blocked cells grey and marked −∞ (the chart holds
+    0 there: −∞ has no colour, and a chart never gets NaN or infinities). Hover shows the hidden score."""
+    allowed = np.asarray(allowed, dtype=bool)
+    shown = np.where(allowed, scores, 0.0).astype(np.float32)
+    zmax = _sym_max(scores[allowed]) if allowed.any() else 1.0
+    fig = head_heatmap(shown, q_labels, k_labels, kind="scores", allowed=allowed, clickable=False, zmax=zmax)
+    fig.data[0].text = np.where(allowed, np.char.mod("%.4f", scores), np.char.mod("−∞ (blocked; score was %.4f)", scores))
+    fig.data[0].hovertemplate = "query: %{y}<br>key: %{x}<br>masked score: %{text}<extra></extra>"
+    if not allowed.all():  # the grey overlay: write −∞ on each blocked cell
+        fig.data[1].text = np.where(allowed, "", "−∞")
+        fig.data[1].texttemplate = "%{text}" if max(allowed.shape) <= 24 else None
+    return fig

@@ -11,6 +11,7 @@ PAGES = [
     ("pages/heads.py", "nav_heads", "🧠"),
     ("pages/explain.py", "nav_explain", "🧮"),
     ("pages/lab.py", "nav_lab", "🌡️"),
+    ("pages/masks.py", "nav_masks", "🎭"),
     ("pages/share.py", "nav_share", "🔗"),
 ]
 

@@ -160,11 +160,17 @@ STRINGS = {
     "mk_full_col_ours": {"en": "ours: weight", "ko": "이 모듈: 가중치"},
     "mk_full_col_torch": {"en": "nn.MultiheadAttention: weight", "ko": "nn.MultiheadAttention: 가중치"},
     "mk_full_outputs": {
-        "en": "Output of that token: ours is finite ({ours_finite}), nn.MultiheadAttention's has {torch_nan} NaN "
-              "of {d_model}; F.scaled_dot_product_attention (torch {version}) gives a head output of {sdpa}.",
-        "ko": "그 토큰의 출력: 이 모듈은 유한값({ours_finite}), nn.MultiheadAttention은 {d_model}개 중 "
-              "{torch_nan}개가 NaN; F.scaled_dot_product_attention(torch {version})의 헤드 출력은 {sdpa}.",
+        "en": "Output of that token — ours: output_linear's bias, every number finite: {ours_finite} · "
+              "nn.MultiheadAttention: {torch_nan} of {d_model} numbers NaN · F.scaled_dot_product_attention "
+              "(torch {version}): head output {sdpa}.",
+        "ko": "그 토큰의 출력 — 이 모듈: output_linear의 bias, 모든 값 유한: {ours_finite} · "
+              "nn.MultiheadAttention: {d_model}개 중 {torch_nan}개 NaN · F.scaled_dot_product_attention "
+              "(torch {version}): 헤드 출력 {sdpa}.",
     },
+    "mk_sdpa_zero": {"en": "all 0, like ours", "ko": "모두 0 (이 모듈과 같음)"},
+    "mk_sdpa_nan": {"en": "NaN", "ko": "NaN"},
+    "mk_yes": {"en": "yes", "ko": "예"},
+    "mk_no": {"en": "no", "ko": "아니요"},
     "mk_polarity_title": {"en": "Polarity: the same mask, two conventions", "ko": "극성: 같은 마스크, 두 가지 규칙"},
     "mk_polarity_explain": {
         "en": "The course (`masked_fill(mask == 0, -inf)`) and `F.scaled_dot_product_attention` read **True as "
@@ -189,7 +195,7 @@ STRINGS = {
         "ko": "강의의 마스크를 변환하지 않고 nn.MultiheadAttention에 넘기면 출력이 최대 **{err:.3f}** "
               "어긋납니다{nan}.",
     },
-    "mk_polarity_forgot_nan": {"en": ", and {n} query rows become NaN", "ko": ". 쿼리 행 {n}개는 NaN이 됩니다"},
+    "mk_polarity_forgot_nan": {"en": ", and {n} query row(s) become NaN", "ko": ". 쿼리 행 {n}개는 NaN이 됩니다"},
     "mk_polarity_same": {
         "en": "This mask blocks nothing, so the two conventions cannot be told apart here: pick a mask that blocks "
               "something.",

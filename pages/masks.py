@@ -1,0 +1,150 @@
+"""Masks: the mask, the masked scores and the weights for none / causal / padding / both / your own mask; a query
+with nothing to attend to; the two boolean conventions; a live check against PyTorch.
+
+Thin: masks and masked attention come from ``mha.batch``, the comparison with torch from ``mha.torch_check``.
+"""
+import zlib
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+import torch
+
+from mha import figures
+from mha import torch_check as tc
+from mha.batch import CUSTOM_STARTS, MAX_CUSTOM, PAD, apply_mask, block_row, custom_start, mask_kinds, sentence_mask
+from mha.frame import page_setup
+from mha.masks import to_torch_attn_mask
+from mha.ui import current_view, settings, t
+
+
+@st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
+def _check_batch(spec) -> tc.TorchCheck:
+    return tc.check_spec(spec)
+
+
+@st.cache_data(max_entries=64, ttl=3600, show_spinner=False)
+def _check_sentence(spec, allowed_bits: bytes, shape: tuple, convert: bool, _view) -> tc.TorchCheck:
+    return tc.check_sentence(_view, np.frombuffer(allowed_bits, dtype=bool).reshape(shape), convert=convert)
+
+
+def check(view, allowed, convert=True) -> tc.TorchCheck:
+    return _check_sentence(view.spec, np.ascontiguousarray(allowed).tobytes(), allowed.shape, convert, view)
+
+
+def names(labels) -> list[str]:
+    """Table headers: position and token ("2 the"), unique even for repeated words (plain text, not for Plotly)."""
+    return [f"{i} {lab}" for i, lab in enumerate(labels)]
+
+
+def custom_mask(tq: int, tk: int, q_labels, k_labels) -> np.ndarray | None:
+    """The learner's mask, edited cell by cell (a table of checkboxes), or None (with a message) when too big."""
+    st.markdown(f"**{t('mk_custom_title')}**")
+    if max(tq, tk) > MAX_CUSTOM:
+        st.warning(t("mk_custom_too_big", max=MAX_CUSTOM, tq=tq, tk=tk))
+        return None
+    start = st.segmented_control(t("mk_custom_start"), CUSTOM_STARTS, default="all", key="mk_custom_start",
+                                 required=True, format_func=lambda s: t(f"mk_start_{s}"))
+    cols = names(k_labels)
+    table = pd.DataFrame(custom_start(start, tq, tk), columns=cols, index=names(q_labels))
+    st.caption(t("mk_custom_help"))
+    # Edits belong to this start and this sentence: a new shape or start begins a fresh table.
+    edited = st.data_editor(table, key=f"mk_custom_{start}_{zlib.crc32(' '.join(cols + names(q_labels)).encode())}",
+                            column_config={c: st.column_config.CheckboxColumn(c, width="small") for c in cols})
+    return edited.to_numpy(dtype=bool)
+
+
+page_setup()
+st.title(t("mk_title"))
+view = current_view()
+if view is None:
+    st.stop()
+s = settings()
+H, Tq, Tk = view.weights.shape
+st.markdown(t("mk_intro"))
+
+kinds = mask_kinds(view.is_cross)
+kind = st.segmented_control(t("mk_kind"), kinds, default="causal_padding" if "causal" in kinds else "padding",
+                            key="mk_kind", bind="query-params", required=True, help=t("mk_kind_help", pad=PAD))
+if view.is_cross:
+    st.caption(t("mk_kind_cross"))
+if kind.endswith("padding") and not view.key_is_pad.any():
+    st.info(t("mk_no_padding", pad=PAD))
+if st.session_state.get("mk_head", 0) >= H:
+    st.session_state["mk_head"] = 0
+head = st.segmented_control(t("mk_head"), list(range(H)), default=0, key="mk_head", bind="query-params",
+                            required=True)
+
+allowed = custom_mask(Tq, Tk, view.labels, view.key_labels) if kind == "custom" else None
+if allowed is None:
+    allowed = sentence_mask("none" if kind == "custom" else kind, Tq, Tk, view.key_is_pad)
+masked = apply_mask(view.q, view.k, view.v, allowed)
+
+c1, c2, c3 = st.columns(3)
+with c1:
+    st.subheader(t("mk_mask_title"))
+    st.caption(t("mk_mask_help", n_blocked=int((~allowed).sum()), n_cells=allowed.size))
+    st.plotly_chart(figures.mask_heatmap(allowed, view.labels, view.key_labels), key="mk_mask_chart")
+with c2:
+    st.subheader(t("mk_scores_title"))
+    st.caption(t("mk_scores_help"))
+    st.plotly_chart(figures.masked_scores_heatmap(masked.scores[head], allowed, view.labels, view.key_labels),
+                    key="mk_scores_chart")
+with c3:
+    st.subheader(t("mk_weights_title"))
+    st.caption(t("mk_weights_help"))
+    st.plotly_chart(figures.head_heatmap(masked.weights[head], view.labels, view.key_labels, kind="weights",
+                                         allowed=allowed, head=head, clickable=False), key="mk_weights_chart")
+
+st.subheader(t("mk_full_title"))
+demo = allowed
+if not masked.fully_masked.any():
+    st.markdown(t("mk_full_demo"))
+    row = st.selectbox(t("mk_full_row"), range(Tq), key="mk_full_row", format_func=lambda i: f"{i}: {view.labels[i]}")
+    demo = block_row(allowed, row)
+rows = np.flatnonzero(~demo.any(axis=1))
+st.markdown(t("mk_full_explain", rows=", ".join(f"{i} ({view.labels[i]})" for i in rows)))
+full = check(view, demo)
+r = int(rows[0])
+fmt = lambda w: "NaN" if np.isnan(w) else f"{w:.4f}"  # noqa: E731 NaN is shown as text, never charted
+st.dataframe(pd.DataFrame({t("mk_full_col_key"): view.key_labels,
+                           t("mk_full_col_ours"): [fmt(w) for w in full.ours_weights[0, head, r]],
+                           t("mk_full_col_torch"): [fmt(w) for w in full.torch_weights[0, head, r]]}),
+             hide_index=True, key="mk_full_table")
+sdpa_row = full.sdpa_head_outputs[0, head, r]
+sdpa = "mk_sdpa_nan" if np.isnan(sdpa_row).any() else "mk_sdpa_zero" if not sdpa_row.any() else None
+st.caption(t("mk_full_outputs", ours_finite=t("mk_yes" if np.isfinite(full.ours_output[0, r]).all() else "mk_no"),
+             torch_nan=int(np.isnan(full.torch_output[0, r]).sum()), d_model=s.d_model, version=torch.__version__,
+             sdpa=t(sdpa) if sdpa else f"max |·| = {float(np.abs(sdpa_row).max()):.3g}"))
+
+st.subheader(t("mk_polarity_title"))
+st.markdown(t("mk_polarity_explain"))
+p1, p2 = st.columns(2)
+p1.caption(t("mk_polarity_ours"))
+p1.dataframe(pd.DataFrame(allowed, columns=names(view.key_labels), index=names(view.labels)), key="mk_pol_ours")
+p2.caption(t("mk_polarity_torch"))
+p2.dataframe(pd.DataFrame(to_torch_attn_mask(torch.from_numpy(allowed)).numpy(), columns=names(view.key_labels),
+                          index=names(view.labels)), key="mk_pol_torch")
+if allowed.all():
+    st.caption(t("mk_polarity_same"))
+else:
+    forgot = check(view, allowed, convert=False)
+    nan_rows = int(forgot.torch_nan_rows.sum())
+    st.markdown(t("mk_polarity_forgot", err=forgot.output_error,
+                  nan=t("mk_polarity_forgot_nan", n=nan_rows) if nan_rows else ""))
+st.code("F.scaled_dot_product_attention(q, k, v, attn_mask=mask)           # True = may attend\n"
+        "nn.MultiheadAttention(...)(x, x, x, attn_mask=to_torch_attn_mask(mask))  # converted: True = blocked",
+        language="python")
+
+st.subheader(t("mk_check_title"))
+st.markdown(t("mk_check_intro", tol=tc.TOLERANCE))
+sidebar_mask = "causal_padding" if s.causal and s.padding else "causal" if s.causal else "padding" if s.padding \
+    else "none"
+for label, result in ((t("mk_check_batch", b=view.batch_size, mask=t(f"mk_mask_{sidebar_mask}")) +
+                       (t("mk_cross_suffix") if view.is_cross else ""), _check_batch(s.spec())),
+                      (t("mk_check_page", s=view.sentence, kind=kind), check(view, allowed))):
+    with st.container(border=True):
+        st.markdown(f"**{label}** — {t('mk_check_pass') if result.passed else t('mk_check_fail')}")
+        st.caption(t("mk_check_errors", out=result.output_error, w=result.weights_error, sdpa=result.sdpa_error))
+        if result.torch_nan_rows.any():
+            st.caption(t("mk_check_nan", n=int(result.torch_nan_rows.sum())))
