@@ -17,7 +17,7 @@ import torch
 
 from mha.attention import attention_steps
 from mha.text import embed_tokens, sinusoidal_positions
-from mha.view import View, ViewSpec, build_model, check_spec, prepare_tokens, trace_tokens
+from mha.view import View, ViewSpec, view_inputs
 
 TOP_K = 12  # a breakdown lists every dimension up to this head_dim; above, the largest TOP_K and "the rest"
 SWEEP_HEAD_DIMS = (4, 8, 16, 32, 64, 128, 256, 512)
@@ -105,36 +105,41 @@ def shape_text(letters: str, shape) -> str:
 # ---------------------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Extras:
-    """The step-by-step page's tensors that a View does not keep (batch axis dropped, float32)."""
+    """The step-by-step page's tensors that a View does not keep: the shown sentence, batch axis dropped, float32."""
 
-    embedding: np.ndarray  # (T, d_model) each token's vector (the same word gets the same vector)
-    positions: np.ndarray  # (T, d_model) sinusoidal positions (zeros when positional encoding is off)
-    query: np.ndarray  # (T, d_model) query_linear(x), before split_heads
-    key: np.ndarray  # (T, d_model) key_linear(x)
-    value: np.ndarray  # (T, d_model) value_linear(x)
+    embedding: np.ndarray  # (Tq, d_model) each query token's vector (the same word gets the same vector)
+    positions: np.ndarray  # (Tq, d_model) sinusoidal positions (zeros when positional encoding is off)
+    query: np.ndarray  # (Tq, d_model) query_linear(x), before split_heads
+    key: np.ndarray  # (Tk, d_model) key_linear(x_kv)
+    value: np.ndarray  # (Tk, d_model) value_linear(x_kv)
     qk: np.ndarray  # (H, Tq, Tk) QKᵀ, before / sqrt(head_dim)
+    sentence: int  # which sentence of the batch these are (as in the View)
 
 
 def extras(spec: ViewSpec) -> Extras:
-    """Run the same seeded module as ``run_view`` and keep what happens before ``split_heads`` and before scaling.
+    """Run the same inputs through the same cached module as ``run_view`` and keep what it does not: the token
+    embeddings and positions, the projections before ``split_heads``, and QKᵀ before scaling.
 
     Everything comes from the code the module runs: ``embed_tokens`` and ``sinusoidal_positions`` (what
     ``token_inputs`` adds up), the module's own ``query_linear``/``key_linear``/``value_linear``, and
-    ``attention_steps(scale=False)``. So every number equals the one the module computed. Raises like ``run_view``.
+    ``attention_steps(scale=False)`` on the trace's q, k, v and mask. So every number equals the module's.
+    Raises like ``run_view``.
     """
-    check_spec(spec)
-    tokens, _, _ = prepare_tokens(spec.text)
-    model = build_model(spec.d_model, spec.num_heads, spec.seed)  # shared: read only
-    x, tr = trace_tokens(model, tokens, spec)  # x (1, T, d_model)
-    embedding = embed_tokens(tokens, spec.d_model, spec.seed, dtype=torch.float64)  # (T, d_model)
-    positions = (sinusoidal_positions(len(tokens), spec.d_model) if spec.positional
-                 else torch.zeros_like(embedding))  # (T, d_model)
+    inp = view_inputs(spec)
+    model = inp.model  # shared: read only
     with torch.no_grad():
-        query, key, value = model.query_linear(x), model.key_linear(x), model.value_linear(x)  # (1, T, d_model)
-        qk = attention_steps(tr.q, tr.k, tr.v, tr.mask, scale=False).scores  # (1, H, Tq, Tk)
-    np32 = lambda t: t[0].to(torch.float32).numpy().copy()  # noqa: E731 drop the batch axis
+        tr = model.trace(inp.query, inp.key, inp.key, inp.mask)
+        query = model.query_linear(inp.query)  # (B, Tq, d_model)
+        key, value = model.key_linear(inp.key), model.value_linear(inp.key)  # (B, Tk, d_model)
+        qk = attention_steps(tr.q, tr.k, tr.v, tr.mask, scale=False).scores  # (B, H, Tq, Tk)
+    b = min(max(spec.sentence, 0), inp.queries.size - 1)  # the sentence run_view shows
+    tokens = inp.queries.padded()[b]
+    embedding = embed_tokens(tokens, spec.d_model, spec.seed, dtype=torch.float64)  # (Tq, d_model)
+    positions = (sinusoidal_positions(len(tokens), spec.d_model) if spec.positional
+                 else torch.zeros_like(embedding))  # (Tq, d_model)
+    np32 = lambda t: t[b].to(torch.float32).numpy().copy()  # noqa: E731 keep sentence b: drop the batch axis
     return Extras(embedding=embedding.to(torch.float32).numpy(), positions=positions.to(torch.float32).numpy(),
-                  query=np32(query), key=np32(key), value=np32(value), qk=np32(qk))
+                  query=np32(query), key=np32(key), value=np32(value), qk=np32(qk), sentence=b)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -209,8 +214,8 @@ class CellBreakdown:
 
 def cell_breakdown(view: View, head: int, i: int, j: int) -> CellBreakdown:
     """The breakdown of one cell of one head. Raises IndexError naming the valid range."""
-    H, T = view.num_heads, len(view.tokens)
-    for name, value, n in (("head", head, H), ("query position i", i, T), ("key position j", j, T)):
+    H, Tq, Tk = view.weights.shape
+    for name, value, n in (("head", head, H), ("query position i", i, Tq), ("key position j", j, Tk)):
         if not 0 <= int(value) < n:
             raise IndexError(f"{name} must be in 0..{n - 1}, got {value}.")
     q = view.q[head, i]  # (head_dim,)

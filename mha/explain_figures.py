@@ -33,11 +33,11 @@ def head_color(h: int) -> str:
     return HEAD_COLORS[h % len(HEAD_COLORS)]
 
 
-def matrix(mat: np.ndarray, labels, kind: str = "weights", *, allowed: np.ndarray | None = None,
+def matrix(mat: np.ndarray, q_labels, k_labels, kind: str = "weights", *, allowed: np.ndarray | None = None,
            head: int | None = None, clickable: bool = False, selected=None, zmax: float | None = None,
            x_title: str = "key (attended to)", y_title: str = "query (attending)") -> go.Figure:
-    """``figures.head_heatmap`` with translatable axis titles."""
-    fig = figures.head_heatmap(mat, labels, labels, kind=kind, allowed=allowed, head=head, clickable=clickable,
+    """``figures.head_heatmap`` (Tq, Tk) with translatable axis titles."""
+    fig = figures.head_heatmap(mat, q_labels, k_labels, kind=kind, allowed=allowed, head=head, clickable=clickable,
                                selected=selected, zmax=zmax)
     fig.update_xaxes(title_text=x_title)
     fig.update_yaxes(title_text=y_title)
@@ -171,11 +171,12 @@ def contributions_waterfall(c: Contributions, total: float, *, dim_word: str = "
     return fig
 
 
-def weights_pair(left: np.ndarray, right: np.ndarray, labels, *, allowed: np.ndarray | None = None,
+def weights_pair(left: np.ndarray, right: np.ndarray, q_labels, k_labels, *, allowed: np.ndarray | None = None,
                  titles=("scaled", "unscaled")) -> go.Figure:
     """Two (Tq, Tk) weight maps side by side on the one 0..1 scale (``figures.heads_grid`` with two panels)."""
     both_allowed = None if allowed is None else np.stack([allowed, allowed])
-    fig = figures.heads_grid(np.stack([left, right]), labels, labels, kind="weights", allowed=both_allowed, cols=2)
+    fig = figures.heads_grid(np.stack([left, right]), q_labels, k_labels, kind="weights", allowed=both_allowed,
+                             cols=2)
     for ann, title in zip(fig.layout.annotations, titles):
         ann.text = title
     for trace, title in zip([t for t in fig.data if t.name != "masked"], titles):

@@ -6,6 +6,7 @@ The numbers come from ``mha.explain`` (which reads the module's trace) and the p
 from __future__ import annotations
 
 import re
+from dataclasses import astuple
 
 import streamlit as st
 
@@ -39,14 +40,13 @@ def pick_cell(chart_key: str, query_key: str, key_key: str) -> None:
 
 
 @st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
-def _cached_extras(text: str, d_model: int, num_heads: int, causal: bool, seed: int, positional: bool):
-    return explain.extras(ViewSpec(text=text, d_model=d_model, num_heads=num_heads, causal=causal, seed=seed,
-                                   positional=positional))
+def _cached_extras(*fields) -> explain.Extras:
+    return explain.extras(ViewSpec(*fields))
 
 
 def extras(spec: ViewSpec) -> explain.Extras:
     """``explain.extras`` cached on the plain values of the spec (tensors and modules are never hashed)."""
-    return _cached_extras(spec.text, spec.d_model, spec.num_heads, spec.causal, spec.seed, spec.positional)
+    return _cached_extras(*astuple(spec))
 
 
 @st.cache_data(max_entries=64, ttl=3600, show_spinner=False)
@@ -83,7 +83,7 @@ def cell_breakdown(view: View, head: int, i: int, j: int, *, key: str, summary: 
     if summary:
         st.markdown(summary)
     b = explain.cell_breakdown(view, head, i, j)
-    q, k = md_escape(view.labels[i]), md_escape(view.labels[j])
+    q, k = md_escape(view.labels[i]), md_escape(view.key_labels[j])
     with st.container(border=True):
         st.markdown(t("cb_title", head=head, q=q, i=i, k=k, j=j))
         left, right = st.columns(2, gap="medium")
@@ -111,7 +111,7 @@ def cell_breakdown(view: View, head: int, i: int, j: int, *, key: str, summary: 
                               den=b.exp_sum, weight=b.weight))
                 if b.shift:
                     st.caption(t("cb_shifted", shift=b.shift))
-            st.plotly_chart(xf.attention_bar(b.row_weights, b.row_allowed, view.labels, highlight=j,
+            st.plotly_chart(xf.attention_bar(b.row_weights, b.row_allowed, view.key_labels, highlight=j,
                                              masked_word=t("cb_masked_word"), y_title=t("cb_weight"),
                                              title=t("cb_row_title", i=i, q=escape_for_plotly(view.labels[i]))),
                             key=f"{key}_row")

@@ -18,7 +18,7 @@ view = current_view()
 if view is None:
     st.stop()
 s = settings()
-H, T, hd = view.num_heads, len(view.tokens), view.head_dim
+H, T, hd = view.num_heads, view.weights.shape[2], view.head_dim  # T: keys per query row
 clamp_state("lab_head", H)
 head = st.segmented_control(t("lab_head"), list(range(H)), default=0, key="lab_head", bind="query-params",
                             required=True)
@@ -44,7 +44,8 @@ st.caption(t("lab_scaling_text", head=head, head_dim=hd, sqrt=f"{math.sqrt(hd):.
 scaled = view.weights[head]  # the module's own weights
 unscaled = explain.lab_weights(view, scale=False)[head]  # the same q, k and mask through attention_steps(scale=False)
 names = (t("lab_scaled"), t("lab_unscaled"))
-st.plotly_chart(xf.weights_pair(scaled, unscaled, view.labels, allowed=allowed, titles=names), key="lab_pair")
+st.plotly_chart(xf.weights_pair(scaled, unscaled, view.labels, view.key_labels, allowed=allowed, titles=names),
+                key="lab_pair")
 st.markdown(t("lab_stats_text"))
 pair = {names[0]: explain.row_stats(scaled, allowed), names[1]: explain.row_stats(unscaled, allowed)}
 st.plotly_chart(xf.row_stats_figure(view.labels, pair, titles=stat_titles, uniform_name=t("lab_uniform")),
@@ -67,8 +68,8 @@ tau = st.slider(t("lab_temperature"), min_value=0.1, max_value=5.0, value=1.0, s
 st.caption(t("lab_temp_text", head=head, tau=f"{tau:g}", inv_sqrt=f"{1 / math.sqrt(hd):.3g}"))
 warm = explain.lab_weights(view, temperature=tau)[head]  # attention_steps(..., temperature=tau)
 left, right = st.columns([2, 3], gap="medium")
-left.plotly_chart(xf.matrix(warm, view.labels, "weights", allowed=allowed, head=head, x_title=t("ex_axis_key"),
-                            y_title=t("ex_axis_query")), key="lab_temp_weights")
+left.plotly_chart(xf.matrix(warm, view.labels, view.key_labels, "weights", allowed=allowed, head=head,
+                            x_title=t("ex_axis_key"), y_title=t("ex_axis_query")), key="lab_temp_weights")
 temps = {t("lab_tau_module"): explain.row_stats(scaled, allowed),
          t("lab_tau", tau=f"{tau:g}"): explain.row_stats(warm, allowed)}
 right.plotly_chart(xf.row_stats_figure(view.labels, temps, titles=stat_titles, uniform_name=t("lab_uniform"),

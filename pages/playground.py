@@ -2,7 +2,7 @@
 import pandas as pd
 import streamlit as st
 
-from mha import figures
+from mha import explain_ui, figures
 from mha.frame import page_setup
 from mha.ui import current_view, settings, t
 
@@ -61,9 +61,10 @@ def one_head() -> None:
                                zmax=None if kind == "weights" else float(abs(mats).max()) or 1.0)
     st.plotly_chart(fig, key="one_head_chart", on_select=lambda: _pick_cell("one_head_chart"),
                     selection_mode="points")
-    st.markdown(t("pg_cell_summary", head=head, q=view.labels[qi], i=qi, k=view.key_labels[kj], j=kj,
-                  score=float(view.scores[head, qi, kj]), weight=float(view.weights[head, qi, kj]),
-                  masked=t("pg_cell_masked") if not view.allowed[head, qi, kj] else ""))
+    explain_ui.cell_breakdown(view, head, qi, kj, key="pg_cell", summary=t(
+        "pg_cell_summary", head=head, q=view.labels[qi], i=qi, k=view.key_labels[kj], j=kj,
+        score=float(view.scores[head, qi, kj]), weight=float(view.weights[head, qi, kj]),
+        masked=t("pg_cell_masked") if not view.allowed[head, qi, kj] else ""))
     with st.expander(t("pg_table", head=head)):
         names = [f"{i}: {lab}" for i, lab in enumerate(view.labels)]
         key_names = [f"{j}: {lab}" for j, lab in enumerate(view.key_labels)]

@@ -36,6 +36,12 @@ STRINGS = {
     "ex_tab_x": {"en": "x = embedding + positions", "ko": "x = 임베딩 + 위치"},
     "ex_tab_x_nopos": {"en": "x = embedding", "ko": "x = 임베딩"},
     "ex_tab_embedding": {"en": "token embedding", "ko": "토큰 임베딩"},
+    "ex_tab_x_kv": {"en": "x_kv (keys/values text)", "ko": "x_kv (키/값 텍스트)"},
+    "ex_cross_note": {
+        "en": "Cross-attention: the queries come from your sentence (x), the keys and values from the keys/values "
+              "text (x_kv): `forward(x, x_kv, x_kv)`.",
+        "ko": "교차 어텐션: 쿼리는 내 문장(x)에서, 키와 값은 키/값 텍스트(x_kv)에서 옵니다: `forward(x, x_kv, x_kv)`.",
+    },
     "ex_tab_positions": {"en": "positions", "ko": "위치 인코딩"},
     "ex_positions_on": {
         "en": " plus a sinusoidal position vector, so that the same word at two places differs",
