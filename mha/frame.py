@@ -13,6 +13,7 @@ import threading
 import streamlit as st
 import torch
 
+from mha import share_ui
 from mha.pages import PAGES, url_path
 from mha.ui import sidebar_controls, t
 
@@ -24,6 +25,8 @@ def _config_and_controls() -> None:
     torch.set_num_threads(1)
     st.set_page_config(page_title="Multi-Head Attention Playground", page_icon="🔭", layout="wide")
     sidebar_controls()
+    share_ui.weights_note()  # on every page, above its content, while this visitor's uploaded weights are in use
+    share_ui.link_box()  # the link to this view, with a copy button
 
 
 def _navigation():
@@ -38,7 +41,9 @@ def run_app() -> None:
     _inside_app.active = True
     try:
         _config_and_controls()
-        _navigation().run()
+        page = _navigation()
+        page.run()
+        share_ui.after_page()  # only now is every URL parameter of the page's controls known
     finally:
         _inside_app.active = False
 

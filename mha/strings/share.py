@@ -1,6 +1,10 @@
 """Strings of sharing: the link box, exports, your own weights, and the Share page."""
 STRINGS = {
     "nav_share": {"en": "Share & export", "ko": "공유·내보내기"},
+    "home_share": {
+        "en": "The current view as JSON, .npz or CSV, the weights as .pt — or run on your own trained weights.",
+        "ko": "지금 화면을 JSON, .npz, CSV로, 가중치를 .pt로 내려받거나, 직접 학습한 가중치로 실행해 봅니다.",
+    },
     # --- the link box (sidebar, every page)
     "share_link_title": {"en": "Link to this view", "ko": "이 화면의 링크"},
     "share_link_help": {
@@ -11,8 +15,8 @@ STRINGS = {
     "share_copied": {"en": "Copied", "ko": "복사됨"},
     "share_copy_failed": {"en": "Select the link and copy it", "ko": "링크를 선택해 복사하세요"},
     "share_param_unknown": {
-        "en": "Link parameter {key} is not used by any control here and was removed.",
-        "ko": "링크의 {key} 값은 여기서 쓰는 설정이 아니어서 지웠습니다.",
+        "en": "Link parameters not used by any control here were removed: {key}",
+        "ko": "여기서 쓰지 않는 링크 파라미터를 지웠습니다: {key}",
     },
     "share_more": {"en": "Export, your own weights", "ko": "내보내기, 내 가중치"},
     # --- custom weights note (every page)

@@ -1,0 +1,347 @@
+"""Streamlit glue for sharing: the link box, the custom-weights note, exports and the upload of your own weights.
+
+The frame (``mha.frame``) calls ``weights_note()`` and ``link_box()`` before every page (a note while uploaded
+weights are in use; the link with a copy button) and ``after_page()`` after it. The Share page uses the rest.
+
+The link is built from Streamlit's own URL bindings (every widget made with ``bind="query-params"`` on the shared
+controls and on the page), so a control added by any page is part of the link without touching this module. In the
+browser a small component then shows the live address (which Streamlit keeps in sync even for widgets inside
+fragments) and adds ``lang`` (its default depends on the visitor's browser). Parameters that nothing reads are
+named once and removed from the address bar (``after_page``).
+
+Uploaded weights live in ``st.session_state`` only: one visitor's file never reaches another. The cached
+computation is keyed on the file's sha256, never on the tensors.
+"""
+from __future__ import annotations
+
+from typing import Callable
+from urllib.parse import quote, urlencode
+
+import streamlit as st
+
+from mha import export, i18n
+from mha.ui import settings, t
+from mha.view import D_MODEL_CHOICES, head_choices
+
+WEIGHTS_STATE = "_share_custom_weights"  # session_state: {"sha", "name", "d_model", "state_dict"}
+UPLOAD_KEY = "share_upload"
+EMBED_KEYS = ("embed", "embed_options")  # Streamlit's own; never ours to keep or drop
+
+# ------------------------------------------------------------------------------------------------------ the link
+
+
+def _bindings() -> dict[str, tuple[object, object]]:
+    """URL-bound widgets of the shared frame and of the current page: {param key: (widget metadata, value)}.
+
+    Reads Streamlit's binding registry (pinned streamlit==1.67.0). Called before the page runs, it sees the page's
+    widgets as registered by the previous run of the same page, with this run's values (a widget's new value is in
+    session_state before the script starts). Anything unexpected yields {}: the link falls back to ``lang``."""
+    try:
+        from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+        from streamlit.runtime.state.session_state_proxy import get_session_state
+
+        ctx = get_script_run_ctx()
+        state = get_session_state()._state
+        drawn = ctx.widget_ids_this_run if hasattr(ctx, "widget_ids_this_run") else ctx.shared.widget_ids_this_run
+        # Streamlit drops the bindings of widgets a run did not draw, so the registry holds this run's widgets so far
+        # plus the previous run's: those belong to this view only if the previous run showed this same page.
+        same_page = st.session_state.get("_share_prev_page") == ctx.page_script_hash  # set by link_box()
+        out = {}
+        for key, binding in dict(state.query_params._bindings_by_param).items():
+            if binding.widget_id not in drawn and not same_page:
+                continue  # a control of the page shown before: not part of this view
+            meta = state.get_widget_metadata(binding.widget_id)
+            if meta is not None and key in st.session_state:
+                out[key] = (meta, st.session_state[key])
+        return out
+    except Exception:  # noqa: BLE001 internals moved: degrade to the shared controls, never break the page
+        return {}
+
+
+def _url_value(meta, value) -> str | list[str] | None:
+    """The query-string form Streamlit itself writes for this widget value, or None when it is the default."""
+    from streamlit.runtime.state.query_params import _coerce_value_for_query_url
+
+    if value == meta.deserializer(None):
+        return None
+    return _coerce_value_for_query_url(meta.serializer(value), meta.value_type)
+
+
+def link_params() -> dict[str, str | list[str]]:
+    """Query parameters that reproduce the current view: every bound control that is not at its default, plus
+    ``lang`` always (its default follows the visitor's browser, so a link must say it)."""
+    params: dict[str, str | list[str]] = {}
+    for key, (meta, value) in sorted(_bindings().items()):
+        try:
+            v = _url_value(meta, value)
+        except Exception:  # noqa: BLE001 a value a serializer refuses is left out, not fatal
+            v = None
+        if v is not None and v != []:
+            params[key] = v
+    params["lang"] = settings().lang
+    return params
+
+
+def build_link(base: str | None, url_path: str, params: dict) -> str:
+    """``base`` is st.context.url (scheme, host, page path; no query); without it the link is relative."""
+    query = urlencode(params, doseq=True, quote_via=quote)
+    root = base if base else "/" + url_path
+    return f"{root}?{query}" if query else root
+
+
+def _current_url_path() -> str:
+    """The URL path of the page this run shows ('' for home), for a relative link when the browser URL is unknown."""
+    try:
+        from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+        ctx = get_script_run_ctx()
+        info = ctx.pages_manager.get_pages().get(ctx.page_script_hash) or {}
+        return str(info.get("url_pathname") or "").strip("/")
+    except Exception:  # noqa: BLE001
+        return ""
+
+
+def _context_url() -> str | None:
+    try:
+        return st.context.url
+    except Exception:  # noqa: BLE001 no browser (bare run)
+        return None
+
+
+_LINK_HTML = '<div class="mha-link"><code class="mha-url"></code><button type="button" class="mha-copy"></button></div>'
+_LINK_CSS = """
+.mha-link { display: flex; gap: .4rem; align-items: flex-start; font-size: .78rem; }
+.mha-url { flex: 1; min-width: 0; overflow-wrap: anywhere; word-break: break-all; padding: .35rem .45rem;
+           border-radius: .4rem; background: var(--st-secondary-background-color, #f3f6fa);
+           color: var(--st-text-color, #1f2933); max-height: 6.5rem; overflow-y: auto; user-select: all; }
+.mha-copy { flex: none; cursor: pointer; padding: .3rem .6rem; border-radius: .4rem; font: inherit;
+            border: 1px solid var(--st-border-color, #c9d3df); background: var(--st-background-color, #fff);
+            color: var(--st-text-color, #1f2933); }
+.mha-copy:hover { border-color: var(--st-primary-color, #2b6cb0); color: var(--st-primary-color, #2b6cb0); }
+"""
+# The address bar is the truth (Streamlit updates it for every bound widget, fragments included); the text is
+# only ever set with textContent, so a sentence in the link can never become markup.
+_LINK_JS = """
+export default function(component) {
+  const { data, parentElement } = component;
+  const code = parentElement.querySelector('.mha-url');
+  const button = parentElement.querySelector('.mha-copy');
+  const live = () => {
+    try {
+      const url = new URL(window.location.href);
+      for (const [k, v] of Object.entries(data.ensure || {})) {
+        if (!url.searchParams.has(k)) url.searchParams.set(k, v);
+      }
+      return url.toString();
+    } catch (e) {
+      return data.link;
+    }
+  };
+  const show = () => { const u = live(); if (code.textContent !== u) code.textContent = u; };
+  button.textContent = data.copy;
+  show();
+  const timer = setInterval(show, 600);
+  button.onclick = async () => {
+    const u = live();
+    try {
+      await navigator.clipboard.writeText(u);
+      button.textContent = data.copied;
+    } catch (e) {
+      const range = document.createRange();
+      range.selectNodeContents(code);
+      const sel = window.getSelection();
+      sel.removeAllRanges();
+      sel.addRange(range);
+      button.textContent = data.failed;
+    }
+    setTimeout(() => { button.textContent = data.copy; }, 1600);
+  };
+  return () => clearInterval(timer);
+}
+"""
+_link_component: Callable | None = None
+
+
+def _component() -> Callable:
+    global _link_component
+    if _link_component is None:
+        _link_component = st.components.v2.component("mha_share_link", html=_LINK_HTML, css=_LINK_CSS, js=_LINK_JS)
+    return _link_component
+
+
+def link_box(url_path: str | None = None) -> str:
+    """The sidebar box with the link to this exact view and a copy button. Returns the link (kept for tests).
+
+    Drawn before the page so it is there on every page, whatever the page does; in the browser the component
+    then follows the live address (see the module docstring)."""
+    params = link_params()
+    link = build_link(_context_url(), _current_url_path() if url_path is None else url_path, params)
+    page = _page_hash()
+    if st.session_state.get("_share_prev_page") == page:
+        after_page()  # the page's controls are registered since the previous run (no-op once done)
+    st.session_state["_share_prev_page"] = page
+    sb = st.sidebar
+    sb.markdown(f"**🔗 {t('share_link_title')}**", help=t("share_link_help"))
+    _component()(data={"link": link, "ensure": {"lang": params["lang"]}, "copy": t("share_copy"),
+                       "copied": t("share_copied"), "failed": t("share_copy_failed")},
+                 key="share_link_box", default={})
+    st.session_state["_share_link"] = link
+    return link
+
+
+def _page_hash() -> str | None:
+    try:
+        from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+        return get_script_run_ctx().page_script_hash
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def after_page() -> None:
+    """Once per session, when every control of the page has registered its URL parameter: name the parameters of
+    the opening link that nothing reads, and remove them from the address bar. The frame calls this after the
+    page; ``link_box`` calls it on the next run when the page ran without the frame around it."""
+    if st.session_state.get("_share_unknown_checked"):
+        return
+    st.session_state["_share_unknown_checked"] = True
+    known = set(_bindings()) | {"lang"}
+    raw = st.session_state.get("_url_params_at_start") or {}
+    unknown = [k for k in raw if k not in known and k.lower() not in EMBED_KEYS]
+    for key in unknown:
+        try:
+            del st.query_params[key]
+        except Exception:  # noqa: BLE001 already gone, or bound after all: nothing to remove
+            pass
+    if unknown:
+        shown = ", ".join(k[:40] for k in unknown[:5]) + (" …" if len(unknown) > 5 else "")
+        st.sidebar.caption("🔗 " + t("share_param_unknown", key=shown))
+
+
+# ----------------------------------------------------------------------------------------------- custom weights
+
+
+def custom_weights() -> dict | None:
+    """This session's uploaded weights, if any: {"sha", "name", "d_model", "state_dict"}."""
+    return st.session_state.get(WEIGHTS_STATE)
+
+
+def active_weights(d_model: int) -> tuple[str, dict] | None:
+    """(sha256, state_dict) when uploaded weights fit ``d_model``; None means the seeded module is used."""
+    w = custom_weights()
+    if w and w["d_model"] == d_model:
+        return w["sha"], w["state_dict"]
+    return None
+
+
+def _clear_weights() -> None:
+    st.session_state.pop(WEIGHTS_STATE, None)
+    st.session_state.pop("_share_upload_message", None)
+
+
+def _on_upload() -> None:
+    """Runs once per new file (not on every rerun): read it safely, keep it in this session, match d_model."""
+    f = st.session_state.get(UPLOAD_KEY)
+    if f is None:  # the file was removed with the x
+        _clear_weights()
+        return
+    lang = settings_lang()
+    try:
+        data = f.getvalue()
+        sd = export.load_state_dict_bytes(data)  # d_model from the file; checked against the app's choices below
+        d_model = int(sd["query_linear.weight"].shape[0])
+        if d_model not in D_MODEL_CHOICES:
+            raise export.WeightsError("share_err_d_model_choice", d_model=d_model,
+                                      choices=", ".join(map(str, D_MODEL_CHOICES)))
+    except export.WeightsError as err:
+        st.session_state["_share_upload_message"] = ("error", t("share_upload_failed", reason=err.message(lang)))
+        return
+    name = f"`{export.escape_name(getattr(f, 'name', 'weights.pt'))}`"  # code span: shown, never interpreted
+    st.session_state[WEIGHTS_STATE] = {"sha": export.sha256(data), "name": name, "d_model": d_model,
+                                       "state_dict": sd}
+    msg = t("share_upload_ok", name=name, d_model=d_model)
+    if st.session_state.get("d_model") != d_model:
+        # Set the shared control (a callback runs before the widgets, so this is allowed) and keep num_heads valid.
+        st.session_state["d_model"] = d_model
+        heads = head_choices(d_model)
+        if st.session_state.get("num_heads") not in heads:
+            st.session_state["num_heads"] = max(h for h in heads if h <= 4)
+        msg += " " + t("share_upload_switched", d_model=d_model)
+    st.session_state["_share_upload_message"] = ("success", msg)
+
+
+def settings_lang() -> str:
+    try:
+        return settings().lang
+    except RuntimeError:
+        return i18n.LANGS[0]
+
+
+def weights_note() -> None:
+    """On every page, before its content: say so while uploaded weights are in use (or why they are not)."""
+    w = custom_weights()
+    if not w:
+        return
+    d_model = settings().d_model
+    if w["d_model"] == d_model:
+        st.info(t("share_custom_note", name=w["name"], d_model=w["d_model"]), icon="🧩")
+    else:
+        st.warning(t("share_custom_mismatch", weights_d_model=w["d_model"], d_model=d_model), icon="🧩")
+
+
+# ------------------------------------------------------------------------------------------------------ exports
+
+
+def csv_download(mat, row_labels, col_labels, file_name: str, key: str, corner: str = "", label: str | None = None):
+    """A download button for one matrix as CSV: the shared helper every page can call next to a chart."""
+    return st.download_button(label or t("share_csv_download"), export.matrix_csv(mat, row_labels, col_labels, corner),
+                              file_name=file_name, mime="text/csv", key=key, on_click="ignore", icon="⬇️")
+
+
+# Rows / columns of each intermediate, by its name in View (see mha/attention.py for the vocabulary).
+_AXES = {
+    "scores": ("q", "k"), "weights": ("q", "k"), "allowed": ("q", "k"),
+    "q": ("q", "f"), "k": ("k", "f"), "v": ("k", "f"), "head_outputs": ("q", "f"),
+    "x": ("q", "f"), "x_kv": ("k", "f"), "concat": ("q", "f"), "output": ("q", "f"),
+}
+_AXIS_NAMES = {"q": "share_rows_queries", "k": "share_rows_keys"}
+
+
+def matrix_choices(view) -> dict[str, tuple]:
+    """{name: (array, (row name key, row labels), (column name key, column labels), per_head)} for every matrix of
+    the view whose shape fits its labels: (H, rows, cols) per head, or (rows, cols)."""
+    q_labels = list(view.labels)
+    k_labels = list(getattr(view, "key_labels", None) or view.labels)  # cross-attention: the keys/values text
+    labels = {"q": q_labels, "k": k_labels}
+    out = {}
+    arrays = export.view_arrays(view)
+    for name, (r, c) in _AXES.items():
+        a = arrays.get(name)
+        if a is None or a.ndim not in (2, 3):
+            continue
+        rows, cols = a.shape[-2:]
+        row_labels = labels[r]
+        col_labels = labels[c] if c != "f" else [str(j) for j in range(cols)]
+        if len(row_labels) != rows or len(col_labels) != cols:
+            continue  # a shape this helper does not understand (e.g. a batch axis): leave it out, never mislabel
+        col_name = "share_cols_keys" if c == "k" else "share_cols_features"
+        out[name] = (a, (_AXIS_NAMES[r], row_labels), (col_name, col_labels), a.ndim == 3)
+    return out
+
+
+def weights_bytes_callable(s, active: tuple[str, dict] | None) -> Callable[[], bytes]:
+    """A deferred download of the module behind the current view: the uploaded weights, or the seeded ones."""
+    d_model, num_heads, seed = s.d_model, s.num_heads, s.seed
+    state_dict = active[1] if active else None
+
+    def make() -> bytes:
+        from mha.attention import MultiHeadAttention
+        from mha.view import build_model
+
+        if state_dict is None:
+            return export.state_dict_bytes(build_model(d_model, num_heads, seed))
+        model = MultiHeadAttention(d_model, num_heads)
+        model.load_state_dict(state_dict, strict=True)
+        return export.state_dict_bytes(model)
+
+    return make
