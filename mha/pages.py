@@ -12,6 +12,7 @@ PAGES = [
     ("pages/explain.py", "nav_explain", "🧮"),
     ("pages/lab.py", "nav_lab", "🌡️"),
     ("pages/masks.py", "nav_masks", "🎭"),
+    ("pages/bugs.py", "nav_bugs", "🐛"),
     ("pages/share.py", "nav_share", "🔗"),
 ]
 

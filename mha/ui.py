@@ -164,9 +164,7 @@ def _sentence_control(text: str | None) -> int:
         return 0
     if batch.size < 2:
         return 0
-    current = st.session_state.get("sentence")
-    if isinstance(current, int) and current >= batch.size:  # lines were removed under the chosen sentence
-        st.session_state["sentence"] = batch.size - 1
+    keep_index("sentence", batch.size, fallback=batch.size - 1)  # lines may have been removed under the choice
     choice = st.sidebar.segmented_control(t("ctl_sentence"), options=list(range(batch.size)), default=0,
                                           key="sentence", bind="query-params", required=True,
                                           help=t("ctl_sentence_help", n=batch.size, pad=PAD))
@@ -175,6 +173,22 @@ def _sentence_control(text: str | None) -> int:
     st.sidebar.caption(t("ctl_sentence_shown", preview=batch.previews[choice], n=batch.lengths[choice], n_pad=n_pad,
                          pad=PAD))
     return choice
+
+
+def keep_index(key: str, n: int, fallback: int = 0) -> None:
+    """Keep a widget's chosen index (0 .. n-1) valid before drawing it, when its options may have shrunk. A choice
+    the options no longer hold can come back from the browser as its label (a str such as "3" or "3: cat"): read
+    its number; anything out of range becomes ``fallback``."""
+    value = st.session_state.get(key)
+    if value is None:
+        return
+    try:
+        pos = int(str(value).split(":", 1)[0].strip())
+    except ValueError:
+        pos = -1
+    pos = pos if 0 <= pos < n else min(max(fallback, 0), n - 1)
+    if pos != value:
+        st.session_state[key] = pos
 
 
 def _check_kv_text(text: str | None, kv_text: str | None) -> tuple[str, str] | None:

@@ -15,7 +15,7 @@ from mha import torch_check as tc
 from mha.batch import CUSTOM_STARTS, MAX_CUSTOM, PAD, apply_mask, block_row, custom_start, mask_kinds, sentence_mask
 from mha.frame import page_setup
 from mha.masks import to_torch_attn_mask
-from mha.ui import current_view, settings, t
+from mha.ui import current_view, keep_index, settings, t
 
 
 @st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
@@ -64,14 +64,16 @@ H, Tq, Tk = view.weights.shape
 st.markdown(t("mk_intro"))
 
 kinds = mask_kinds(view.is_cross)
-kind = st.segmented_control(t("mk_kind"), kinds, default="causal_padding" if "causal" in kinds else "padding",
+default_kind = "causal_padding" if "causal" in kinds else "padding"
+if st.session_state.get("mk_kind", default_kind) not in kinds:  # a causal mask chosen before kv_text was typed
+    st.session_state["mk_kind"] = default_kind
+kind = st.segmented_control(t("mk_kind"), kinds, default=default_kind,
                             key="mk_kind", bind="query-params", required=True, help=t("mk_kind_help", pad=PAD))
 if view.is_cross:
     st.caption(t("mk_kind_cross"))
 if kind.endswith("padding") and not view.key_is_pad.any():
     st.info(t("mk_no_padding", pad=PAD))
-if st.session_state.get("mk_head", 0) >= H:
-    st.session_state["mk_head"] = 0
+keep_index("mk_head", H)
 head = st.segmented_control(t("mk_head"), list(range(H)), default=0, key="mk_head", bind="query-params",
                             required=True)
 
@@ -100,6 +102,7 @@ st.subheader(t("mk_full_title"))
 demo = allowed
 if not masked.fully_masked.any():
     st.markdown(t("mk_full_demo"))
+    keep_index("mk_full_row", Tq)
     row = st.selectbox(t("mk_full_row"), range(Tq), key="mk_full_row", format_func=lambda i: f"{i}: {view.labels[i]}")
     demo = block_row(allowed, row)
 rows = np.flatnonzero(~demo.any(axis=1))

@@ -1,0 +1,105 @@
+"""Bug zoo: each bug of mha/bugs.py on the learner's sentence beside the real module, the difference, the max
+error and the test that catches it; and why one head hides the transpose bugs.
+
+Thin: the bugs and their runs come from ``mha.bugs`` (tested in tests/test_bugs.py).
+"""
+import pandas as pd
+import streamlit as st
+import torch
+
+from mha import bugs, figures
+from mha.frame import page_setup
+from mha.ui import current_view, keep_index, settings, t
+from mha.view import build_model
+
+
+@st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
+def _zoo(spec, _view) -> dict:  # _view is fixed by spec: not hashed
+    model, one_head = build_model(spec.d_model, spec.num_heads, spec.seed), build_model(spec.d_model, 1, spec.seed)
+    q, k = torch.from_numpy(_view.x)[None], torch.from_numpy(_view.x_kv)[None]  # (1, Tq | Tk, d_model)
+    allowed = torch.from_numpy(_view.allowed[0].copy())  # (Tq, Tk): the same mask for every head
+    runs = bugs.run_zoo(model, q, k, None if allowed.all() else allowed, spec.seed, one_head)
+    return {r.name: r for r in runs}
+
+
+def fmt(x) -> str:
+    return t("bz_not_comparable") if x is None else f"{x:.4f}"
+
+
+page_setup()
+st.title(t("bz_title"))
+view = current_view()
+if view is None:
+    st.stop()
+s = settings()
+H, Tq, Tk = view.weights.shape
+st.markdown(t("bz_intro"))
+runs = _zoo(s.spec(), view)
+
+st.subheader(t("bz_summary"))
+st.dataframe(pd.DataFrame([{
+    t("bz_col_bug"): b.name, t("bz_col_what"): t(f"bz_{b.name}_title"),
+    t("bz_col_out"): fmt(runs[b.name].max_error_output), t("bz_col_w"): fmt(runs[b.name].max_error_weights),
+    t("bz_col_one_head"): fmt(runs[b.name].max_error_one_head) if b.hidden_by_one_head else "",
+    t("bz_col_test"): b.test} for b in bugs.BUGS]), hide_index=True, key="bz_table")
+
+name = st.selectbox(t("bz_pick"), bugs.BUG_NAMES, key="bz_bug", bind="query-params", help=t("bz_pick_help"))
+bug, run = bugs.get_bug(name), runs[name]
+st.subheader(t(f"bz_{name}_title"))
+st.markdown(t(f"bz_{name}_explain"))
+c1, c2 = st.columns(2)
+c1.caption(t("bz_wrong"))
+c1.code(bug.wrong, language="python")
+c2.caption(t("bz_right"))
+c2.code(bug.right, language="python")
+st.markdown(t("bz_caught_by", test=bug.test_id))
+keep_index("bz_head", H)
+head = st.segmented_control(t("bz_head"), list(range(H)), default=0, key="bz_head", bind="query-params",
+                            required=True)
+correct = figures.head_heatmap(run.weights_ok[head], view.labels, view.key_labels, kind="weights",
+                               allowed=run.allowed, head=head, clickable=False)
+
+if name == bugs.SEED_TWO:
+    if run.error:
+        st.markdown(t("bz_seed_error", h=H, hd=view.head_dim, d=s.d_model))
+        st.code(run.error, language="text")
+    else:
+        st.markdown(t("bz_seed_runs"))
+    keep_index("bz_token", Tq)
+    token = st.selectbox(t("bz_token"), range(Tq), key="bz_token", format_func=lambda i: f"{i}: {view.labels[i]}")
+    st.caption(t("bz_seed_heads", h=H, tok=view.labels[token], head=head))
+    heads = [f"head {h}" for h in range(H)]
+    left, right = st.columns(2)
+    left.plotly_chart(figures.head_heatmap(run.head_weights[token], heads, heads, kind="weights", clickable=False),
+                      key="bz_seed_chart")
+    right.plotly_chart(correct, key="bz_ok_chart")
+else:
+    if run.demo_mask:
+        st.info(t("bz_demo_mask"))
+    if bug.hidden_by_one_head and H == 1:
+        st.info(t("bz_one_head_now"))
+    elif run.max_error_output == 0:
+        st.info(t("bz_no_effect"))
+    st.markdown(t("bz_max_error", out=run.max_error_output, w=run.max_error_weights))
+    show_weights = run.max_error_weights > 0 or H == 1  # combine_heads: same weights, wrong output
+    st.caption(t("bz_weights_of", head=head) if show_weights else t("bz_outputs_of"))
+    if show_weights:
+        mats, kinds = (run.weights_bug[head], run.weights_ok[head], run.difference[head]), ("weights",) * 2
+        draw = lambda m, kind: figures.head_heatmap(m, view.labels, view.key_labels, kind=kind,  # noqa: E731
+                                                    allowed=run.allowed, head=head, clickable=False)
+    else:  # (Tq, d_model) outputs, bug and correct on one colour scale
+        mats, kinds = (run.output_bug, run.output_ok, run.output_bug - run.output_ok), ("output",) * 2
+        zmax = float(max(abs(run.output_bug).max(), abs(run.output_ok).max())) or 1.0
+        draw = lambda m, kind: figures.features_heatmap(  # noqa: E731
+            m, view.labels, kind=kind, zmax=zmax if kind == "output" else None)
+    charts = zip(st.columns(3), ("bz_chart_bug", "bz_chart_ok", "bz_chart_diff"), mats, kinds + ("difference",),
+                 ("bz_bug_chart", "bz_ok_chart", "bz_diff_chart"))
+    for col, title, mat, kind, key in charts:
+        col.markdown(f"**{t(title)}**")
+        col.plotly_chart(draw(mat, kind), key=key)
+
+st.subheader(t("bz_one_head_title"))
+st.markdown(t("bz_one_head_explain"))
+st.dataframe(pd.DataFrame([{t("bz_col_bug"): b.name, t("bz_one_head_col_now", h=H): fmt(runs[b.name].max_error_output),
+                            t("bz_one_head_col_one"): fmt(runs[b.name].max_error_one_head)}
+                           for b in bugs.BUGS if b.hidden_by_one_head]), hide_index=True, key="bz_one_head_table")
