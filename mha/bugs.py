@@ -211,7 +211,7 @@ BUGS: tuple[Bug, ...] = (
               "out, _ = scaled_dot_product_attention(queries, keys, values)  # (N, T, heads, head_dim)",
         right="self.value_linear = nn.Linear(d_model, d_model)\n"
               "value = self.split_heads(self.value_linear(value), batch_size)  # (B, H, T, head_dim)\n"
-              "attention over the last two axes: (T, head_dim) -> weights (B, H, Tq, Tk)"),
+              "# attention over the last two axes, (T, head_dim): weights (B, H, Tq, Tk)"),
     Bug("split_heads_no_transpose", SplitHeadsWithoutTranspose, "test_split_heads_keeps_each_position_apart",
         wrong="x.reshape(batch_size, self.num_heads, seq_length, self.head_dim)",
         right="x.reshape(batch_size, seq_length, self.num_heads, self.head_dim).permute(0, 2, 1, 3)",

@@ -38,10 +38,10 @@ runs = _zoo(s.spec(), view)
 
 st.subheader(t("bz_summary"))
 st.dataframe(pd.DataFrame([{
-    t("bz_col_bug"): b.name, t("bz_col_what"): t(f"bz_{b.name}_title"),
-    t("bz_col_out"): fmt(runs[b.name].max_error_output), t("bz_col_w"): fmt(runs[b.name].max_error_weights),
+    t("bz_col_bug"): b.name, t("bz_col_test"): b.test, t("bz_col_out"): fmt(runs[b.name].max_error_output),
+    t("bz_col_w"): fmt(runs[b.name].max_error_weights),
     t("bz_col_one_head"): fmt(runs[b.name].max_error_one_head) if b.hidden_by_one_head else "",
-    t("bz_col_test"): b.test} for b in bugs.BUGS]), hide_index=True, key="bz_table")
+    t("bz_col_what"): t(f"bz_{b.name}_title")} for b in bugs.BUGS]), hide_index=True, key="bz_table")
 
 name = st.selectbox(t("bz_pick"), bugs.BUG_NAMES, key="bz_bug", bind="query-params", help=t("bz_pick_help"))
 bug, run = bugs.get_bug(name), runs[name]
@@ -49,9 +49,9 @@ st.subheader(t(f"bz_{name}_title"))
 st.markdown(t(f"bz_{name}_explain"))
 c1, c2 = st.columns(2)
 c1.caption(t("bz_wrong"))
-c1.code(bug.wrong, language="python")
+c1.code(bug.wrong, language="python", wrap_lines=True)
 c2.caption(t("bz_right"))
-c2.code(bug.right, language="python")
+c2.code(bug.right, language="python", wrap_lines=True)
 st.markdown(t("bz_caught_by", test=bug.test_id))
 keep_index("bz_head", H)
 head = st.segmented_control(t("bz_head"), list(range(H)), default=0, key="bz_head", bind="query-params",
