@@ -11,6 +11,7 @@ from ``mha.view.build_model`` are shared by every visitor).
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
@@ -24,9 +25,15 @@ from mha.text import token_inputs
 from mha.view import run_view
 
 _EPS = 1e-12
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~<>$])")
 
 # Columns of the statistics table: stable names (the page translates the headers).
 STAT_COLUMNS = ("head", "entropy", "distance", "diagonal", "previous", "max_weight", "sink", "sink_share")
+
+
+def md_literal(label: str) -> str:
+    """A token as literal Markdown text (no emphasis, link, HTML or $maths$ out of what someone typed)."""
+    return _MD_SPECIAL.sub(r"\\\1", label)
 
 
 # ----------------------------------------------------------------------------------------------- statistics

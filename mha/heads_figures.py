@@ -78,7 +78,7 @@ def entropy_heatmap(entropy: np.ndarray, valid: np.ndarray, q_labels, max_bits: 
         fig.add_trace(_blocked_overlay(valid, x, y))
     fig.update_yaxes(autorange="reversed", type="category", automargin=True)
     fig.update_xaxes(type="category", automargin=True, showticklabels=Tq <= 40, tickangle=-45)
-    fig.update_layout(height=max(160, min(520, 60 + 26 * H)), margin=dict(l=10, r=10, t=20, b=10))
+    fig.update_layout(height=max(220, min(560, 90 + 30 * H)), margin=dict(l=10, r=10, t=20, b=10))
     return fig
 
 
@@ -90,9 +90,15 @@ def similarity_heatmap(sim: np.ndarray, metric: str, selected: Optional[tuple[in
     H = sim.shape[0]
     names = head_names(H, head_word)
     z = _finite(sim)
-    # Both metrics run 0..1; dark = alike: JS divergence is 0 for identical rows, cosine is 1.
-    scale = "Blues_r" if metric == "js" else "Blues"
-    fig = go.Figure(go.Heatmap(z=z, x=names, y=names, zmin=0.0, zmax=1.0, colorscale=scale,
+    # Dark = alike (JS divergence is 0 for identical rows, cosine is 1). The scale spans the pairs of different
+    # heads, not 0..1: random heads are all rather alike, and a fixed scale would paint them one colour.
+    off = z[~np.eye(H, dtype=bool)]
+    if metric == "js":
+        scale, lo, hi = "Blues_r", 0.0, float(off.max()) if off.size else 1.0
+    else:
+        scale, lo, hi = "Blues", float(off.min()) if off.size else 0.0, 1.0
+    hi = hi if hi > lo else lo + 1e-6
+    fig = go.Figure(go.Heatmap(z=z, x=names, y=names, zmin=lo, zmax=hi, colorscale=scale,
                                colorbar=dict(title=dict(text=title), thickness=12),
                                hovertemplate="%{y} · %{x}<br>%{z:.3f}<extra></extra>"))
     if H <= 8:
@@ -131,10 +137,11 @@ def pair_figure(wa: np.ndarray, wb: np.ndarray, q_labels, k_labels, titles: Sequ
     m = _sym_max(diff)
     fig.update_layout(
         coloraxis=dict(colorscale=WEIGHTS_SCALE, cmin=0.0, cmax=1.0,
-                       colorbar=dict(title=dict(text="weight"), thickness=10, x=0.63, len=0.9)),
+                       colorbar=dict(title=dict(text="weight"), thickness=10, x=1.02, y=1.0, yanchor="top", len=0.48)),
         coloraxis2=dict(colorscale=DIVERGING_SCALE, cmin=-m, cmax=m,
-                        colorbar=dict(title=dict(text="a − b"), thickness=10, x=1.0, len=0.9)),
-        height=max(260, min(620, 120 + 22 * Tq)), margin=dict(l=10, r=10, t=40, b=10))
+                        colorbar=dict(title=dict(text="a − b"), thickness=10, x=1.02, y=0.0, yanchor="bottom",
+                                      len=0.48)),
+        height=max(340, min(640, 140 + 22 * Tq)), margin=dict(l=10, r=10, t=40, b=10))
     return fig
 
 
@@ -166,7 +173,7 @@ def contributions_heatmap(norms: np.ndarray, q_labels, heads_off: Sequence[int] 
                                hovertemplate="%{y}<br>token: %{x}<br>‖result‖ = %{z:.4f}<extra></extra>"))
     fig.update_yaxes(autorange="reversed", type="category", automargin=True)
     fig.update_xaxes(type="category", automargin=True, showticklabels=Tq <= 40, tickangle=-45)
-    fig.update_layout(height=max(160, min(520, 60 + 26 * H)), margin=dict(l=10, r=10, t=20, b=10))
+    fig.update_layout(height=max(220, min(560, 90 + 30 * H)), margin=dict(l=10, r=10, t=20, b=10))
     return fig
 
 

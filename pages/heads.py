@@ -1,7 +1,7 @@
 """Heads: measure every head, compare two, switch some off, see q and k together, order and seeds.
 
-Thin: the numbers come from ``mha.heads`` (pure, tested), the figures from ``mha.heads_figures``. Only one section
-runs per rerun (``heads_section``, in the URL), and everything extra is cached on plain values.
+Thin: the numbers come from ``mha.heads`` (pure, tested), the figures from ``mha.heads_figures``. Each tab is a
+fragment, and everything beyond the shared view is cached on plain values (the settings' ViewSpec).
 """
 import dataclasses
 
@@ -14,6 +14,8 @@ from mha.batch import PAD
 from mha.frame import page_setup
 from mha.ui import current_view, settings, t
 from mha.view import MAX_SEED, build_model, run_view
+
+page_setup()
 
 SECTIONS = ("measure", "compare", "ablate", "qk", "order", "seeds")
 EXAMPLE_REPEAT = "the cat saw the dog"
@@ -43,7 +45,6 @@ def _seed_patterns(spec, seeds: tuple, head: int):
     return heads.seed_patterns(spec, seeds, head)
 
 
-page_setup()
 st.title(t("hd_title"))
 view = current_view()
 if view is None:
@@ -54,22 +55,21 @@ q_labels = view.labels
 k_labels = getattr(view, "key_labels", None) or view.labels
 square = Tq == Tk and list(k_labels) == list(q_labels)  # self-attention: positions of queries and keys match
 st.caption(t("hd_intro", n=Tq, num_heads=H, head_dim=view.head_dim))
-for key in ("heads_head", "heads_a", "heads_b"):  # num_heads may have been lowered since the value was chosen
-    if st.session_state.get(key, 0) >= H:
+# num_heads or the sentence may have changed since these were chosen: keep them inside the new ranges.
+for key, n in (("heads_a", H), ("heads_b", H), ("heads_qk_head", H), ("heads_order_head", H),
+               ("heads_seed_head", H), ("heads_query", Tq)):
+    if st.session_state.get(key, 0) >= n:
         st.session_state[key] = 0
 if "heads_off" in st.session_state and heads.sanitize_heads(st.session_state["heads_off"], H) != sorted(
         st.session_state["heads_off"]):
     st.session_state["heads_off"] = heads.sanitize_heads(st.session_state["heads_off"], H)
-section = st.segmented_control(t("hd_section"), SECTIONS, default="measure", key="heads_section", bind="query-params",
-                               required=True, format_func=lambda k: t(f"hd_sec_{k}"), label_visibility="collapsed")
-st.caption(t(f"hd_about_{section}"))
 
 
-def head_picker() -> int:
-    return st.segmented_control(t("hd_head"), list(range(H)), default=0, key="heads_head", bind="query-params",
-                                required=True)
+def head_picker(key: str) -> int:
+    return st.segmented_control(t("hd_head"), list(range(H)), default=0, key=key, bind="query-params", required=True)
 
 
+@st.fragment
 def measure() -> None:
     stats = heads.head_stats(view.weights, view.allowed)
     table = heads.stats_table(stats, k_labels)
@@ -98,28 +98,30 @@ def _pick_pair() -> None:
         st.session_state["heads_a"], st.session_state["heads_b"] = pair
 
 
+@st.fragment
 def compare() -> None:
     if H < 2:
         st.info(t("hd_one_head"))
         return
-    metric = st.segmented_control(t("hd_metric"), ["js", "cosine"], default="js", key="heads_metric",
-                                  bind="query-params", required=True, format_func=lambda m: t(f"hd_metric_{m}"))
+    # Shown as their URL values (the same words in both languages); the caption below explains the one chosen.
+    metric = st.segmented_control(t("hd_metric"), ["JS", "cosine"], default="JS", key="heads_metric",
+                                  bind="query-params", required=True, help=t("hd_metric_help")).lower()
     sim = heads.head_similarity(view.weights, metric)
     best = heads.most_alike(sim, metric)
-    c1, c2 = st.columns(2)
+    left, right = st.columns([2, 3])
+    c1, c2 = right.columns(2)
     a = c1.selectbox(t("hd_pair_a"), range(H), index=best[0], key="heads_a", bind="query-params")
     b = c2.selectbox(t("hd_pair_b"), range(H), index=best[1], key="heads_b", bind="query-params")
-    left, right = st.columns([2, 3])
+    right.markdown(t(f"hd_pair_summary_{metric}", a=a, b=b, value=float(sim[a, b]), best_a=best[0], best_b=best[1]))
+    right.caption(t(f"hd_metric_{metric}_help") + " " + t("hd_click_hint"))
     left.plotly_chart(hf.similarity_heatmap(sim, metric, (a, b), t("hd_head"), t(f"hd_metric_{metric}_short")),
                       key="heads_sim_chart", on_select=_pick_pair, selection_mode="points")
-    left.caption(t(f"hd_metric_{metric}_help"))
-    right.markdown(t(f"hd_pair_summary_{metric}", a=a, b=b, value=float(sim[a, b]), best_a=best[0], best_b=best[1]))
-    right.caption(t("hd_click_hint"))
     titles = [f"{t('hd_head')} {a}", f"{t('hd_head')} {b}", t("hd_difference", a=a, b=b)]
     st.plotly_chart(hf.pair_figure(view.weights[a], view.weights[b], q_labels, k_labels, titles,
                                    view.allowed[a] & view.allowed[b]), key="heads_pair_chart")
 
 
+@st.fragment
 def ablate() -> None:
     off = st.multiselect(t("hd_off"), list(range(H)), key="heads_off", bind="query-params", help=t("hd_off_help"),
                          placeholder=t("hd_off_placeholder"))
@@ -129,7 +131,7 @@ def ablate() -> None:
     elif len(off) == H:
         st.warning(t("hd_off_all", err=float(np.abs(ab.ablated - ab.bias).max())))
     else:
-        st.markdown(t("hd_off_summary", n=len(off), mean=float(ab.change.mean()), worst=q_labels[int(ab.change.argmax())],
+        st.markdown(t("hd_off_summary", n=len(off), mean=float(ab.change.mean()), worst=heads.md_literal(q_labels[int(ab.change.argmax())]),
                       pct=float(100 * ab.change.sum() / max(ab.output_norm.sum(), 1e-12))))
     st.plotly_chart(hf.change_chart(ab.change, ab.output_norm, q_labels, t("hd_change_axis")), key="heads_change_chart")
     st.subheader(t("hd_results"))
@@ -139,11 +141,10 @@ def ablate() -> None:
                                              t("hd_off_word")), key="heads_results_chart")
 
 
+@st.fragment
 def queries_keys() -> None:
-    head = head_picker()
+    head = head_picker("heads_qk_head")
     c1, c2 = st.columns([3, 2])
-    if st.session_state.get("heads_query", 0) >= Tq:
-        st.session_state["heads_query"] = 0
     qi = c1.selectbox(t("hd_query"), range(Tq), key="heads_query", bind="query-params",
                       format_func=lambda i: f"{i}: {q_labels[i]}")
     n_keys = int(view.allowed[head, qi].sum())
@@ -155,7 +156,7 @@ def queries_keys() -> None:
     st.plotly_chart(hf.qk_figure(proj.q2, proj.k2, q_labels, k_labels, qi, top, view.weights[head, qi],
                                  (t("hd_pc", n=1, pct=100 * proj.explained[0]), t("hd_pc", n=2, pct=100 * proj.explained[1])),
                                  (t("hd_queries"), t("hd_keys"))), key="heads_qk_chart")
-    names = lambda idx: ", ".join(f"**{k_labels[j]}**" for j in idx)  # noqa: E731
+    names = lambda idx: ", ".join(f"**{heads.md_literal(k_labels[j])}**" for j in idx)  # noqa: E731
     st.markdown(t("hd_qk_compare", top=names(top), near=names(near), same=len(set(top) & set(near)), k=len(top),
                   kept=100 * float(proj.explained.sum())))
     if view.head_dim == 1:
@@ -167,6 +168,7 @@ def _shuffle(step: int) -> None:
     st.session_state["heads_shuffle"] = 0 if step == 0 else st.session_state.get("heads_shuffle", 0) % MAX_SEED + 1
 
 
+@st.fragment
 def order() -> None:
     st.markdown(t("hd_equivariance"))
     other = _view_for(dataclasses.replace(spec, positional=not s.positional))
@@ -177,15 +179,16 @@ def order() -> None:
         rows = [{t("hd_repeat_token"): r.token, t("hd_repeat_positions"): ", ".join(map(str, r.positions)),
                  t("hd_repeat_off"): r.weights_gap, t("hd_repeat_on"): on.weights_gap}
                 for r, on in zip(reps[False], reps[True])]
-        st.dataframe(rows, hide_index=True, column_config={c: st.column_config.NumberColumn(format="%.2e")
+        st.dataframe(rows, hide_index=True, column_config={c: st.column_config.NumberColumn(format="%.4f")
                                                            for c in (t("hd_repeat_off"), t("hd_repeat_on"))})
         st.caption(t("hd_repeat_now_" + ("on" if s.positional else "off")) + (t("hd_repeat_causal") if s.causal else ""))
     else:
         st.info(t("hd_repeat_none"))
-        st.button(t("hd_repeat_try", text=EXAMPLE_REPEAT), key="heads_try_repeat",
-                  on_click=lambda: st.session_state.update(text=EXAMPLE_REPEAT, positional=False))
+        if st.button(t("hd_repeat_try", text=EXAMPLE_REPEAT), key="heads_try_repeat",
+                     on_click=lambda: st.session_state.update(text=EXAMPLE_REPEAT, positional=False)):
+            st.rerun()  # the sentence lives in the sidebar: rerun the whole app, not just this fragment
     st.subheader(t("hd_shuffle"))
-    c1, c2, c3 = st.columns([2, 1, 1], vertical_alignment="bottom")
+    c1, c2, c3, _ = st.columns([3, 2, 2, 3], vertical_alignment="bottom")
     shuffle = c1.number_input(t("hd_shuffle_seed"), 0, MAX_SEED, 0, key="heads_shuffle", bind="query-params",
                               help=t("hd_shuffle_seed_help"))
     c2.button(t("hd_shuffle_button"), key="heads_shuffle_next", on_click=_shuffle, args=(1,), width="stretch")
@@ -199,12 +202,12 @@ def order() -> None:
     checks = _permutation(spec, tuple(view.tokens[i] for i in real), int(shuffle))
     now = checks[s.positional]
     shuffled = [labels[i] for i in now.perm]
-    st.markdown(t("hd_shuffled", text=" ".join(shuffled)))
+    st.markdown(t("hd_shuffled", text=heads.md_literal(" ".join(shuffled))))
     verdict = {p: t("hd_moved" if c.equivariant() else "hd_not_moved", err=c.output_error) for p, c in checks.items()}
     st.markdown(t("hd_shuffle_result", off=verdict[False], on=verdict[True]))
     if s.causal:
         st.caption(t("hd_shuffle_causal"))
-    head = head_picker()
+    head = head_picker("heads_order_head")
     back = np.argsort(now.perm)  # undo the shuffle: shuffled position of each original token
     mats = [now.weights[head], now.shuffled_weights[head], now.shuffled_weights[head][back][:, back]]
     titles = [t("hd_order_original"), t("hd_order_shuffled"), t("hd_order_back")]
@@ -215,15 +218,29 @@ def order() -> None:
         st.caption(t("hd_shuffle_self"))
 
 
+@st.fragment
 def seeds() -> None:
-    head = head_picker()
+    head = head_picker("heads_seed_head")
     seed_values = heads.seed_list(s.seed, 4, MAX_SEED)
     mats = _seed_patterns(spec, tuple(seed_values), head)
     titles = [t("hd_seed_title", seed=v) for v in seed_values]
     st.plotly_chart(hf.matrices_row(list(mats), titles, [q_labels] * len(mats), [k_labels] * len(mats),
                                     [view.allowed[head]] * len(mats), cols=4), key="heads_seeds_chart")
+    rows = []
+    for v, m in zip(seed_values, mats):
+        one = heads.head_stats(m[None], view.allowed[head][None])  # this head alone, as a 1-head map
+        rows.append({t("hd_seed"): v, t("hd_col_entropy"): float(one.entropy_mean[0]),
+                     t("hd_col_max_weight"): float(one.max_weight[0]), t("hd_col_sink"): k_labels[int(one.sink[0])]})
+    st.dataframe(rows, hide_index=True, column_config={
+        c: st.column_config.NumberColumn(format="%.3f") for c in (t("hd_col_entropy"), t("hd_col_max_weight"))})
     st.markdown(t("hd_seeds_text", head=head))
     st.info(t("hd_trained"), icon="🎓")
 
 
-{"measure": measure, "compare": compare, "ablate": ablate, "qk": queries_keys, "order": order, "seeds": seeds}[section]()
+# Tabs with translated titles: every tab is computed (each is a fragment, so a click reruns only its own tab);
+# the open tab is not in the URL (a bound tab would put its translated title there), every control inside is.
+for tab, name, draw in zip(st.tabs([t(f"hd_sec_{k}") for k in SECTIONS]), SECTIONS,
+                           (measure, compare, ablate, queries_keys, order, seeds)):
+    with tab:
+        st.caption(t(f"hd_about_{name}"))
+        draw()

@@ -102,8 +102,11 @@ STRINGS = {
         "ko": "헤드가 하나뿐입니다. 헤드를 비교하려면 사이드바에서 num_heads를 2 이상으로 고르세요.",
     },
     "hd_metric": {"en": "Measure", "ko": "측정 방법"},
-    "hd_metric_js": {"en": "Jensen–Shannon divergence", "ko": "젠슨–섀넌 발산"},
-    "hd_metric_cosine": {"en": "Cosine similarity", "ko": "코사인 유사도"},
+    "hd_metric_help": {
+        "en": "JS: Jensen–Shannon divergence of the rows (0 = same pattern). cosine: cosine similarity of the whole "
+              "maps (1 = same pattern).",
+        "ko": "JS: 행끼리의 젠슨–섀넌 발산(0 = 같은 패턴). cosine: 지도 전체의 코사인 유사도(1 = 같은 패턴).",
+    },
     "hd_metric_js_short": {"en": "JS (bits)", "ko": "JS (비트)"},
     "hd_metric_cosine_short": {"en": "cosine", "ko": "코사인"},
     "hd_metric_js_help": {
@@ -212,7 +215,7 @@ STRINGS = {
               "it also breaks the symmetry.)",
         "ko": "**순서를 알려면 위치가 필요한 이유.** 어텐션은 모든 쿼리와 모든 키를 내적으로 비교하고 값(V)을 "
               "더할 뿐, 그 계산 어디에도 토큰이 *어디에* 있는지는 없습니다. 위치 인코딩이 없으면 입력 토큰을 섞어도 각 "
-              "토큰은 이전과 똑같은 출력을 받고 자리만 바뀝니다. 어텐션은 *순열 등변(permutation-equivariant)*이라서 "
+              "토큰은 이전과 똑같은 출력을 받고 자리만 바뀝니다. 어텐션은 *순열 등변*(permutation-equivariant)이라서 "
               "어떤 재배열 P에 대해서도 Attention(P·X) = P·Attention(X)입니다. 위치 인코딩은 자리마다 다른 벡터를 "
               "더하므로 두 자리의 같은 단어가 서로 다른 입력이 되고, 순서가 의미를 갖게 됩니다. (인과 마스크도 "
               "위치에 따라 달라지므로 이 대칭을 깹니다.)",
@@ -256,7 +259,7 @@ STRINGS = {
         "en": "Press Shuffle to run the same tokens in another order (needs at least two tokens).",
         "ko": "섞기를 누르면 같은 토큰을 다른 순서로 실행합니다(토큰이 두 개 이상 필요).",
     },
-    "hd_shuffled": {"en": "Shuffled sentence: `{text}`", "ko": "섞은 문장: `{text}`"},
+    "hd_shuffled": {"en": "Shuffled sentence: **{text}**", "ko": "섞은 문장: **{text}**"},
     "hd_moved": {
         "en": "✅ outputs moved with their tokens (largest difference {err:.1e})",
         "ko": "✅ 출력이 토큰을 따라 자리만 옮겼습니다(최대 차이 {err:.1e})",
@@ -295,6 +298,7 @@ STRINGS = {
     },
     # seeds
     "hd_seed_title": {"en": "seed {seed}", "ko": "시드 {seed}"},
+    "hd_seed": {"en": "seed", "ko": "시드"},
     "hd_seeds_text": {
         "en": "Head {head} of the same sentence under the current seed and the next three. Only the random weights "
               "and embeddings changed, yet the pattern is different each time: a single seed's picture tells you how "
