@@ -128,11 +128,11 @@ p1.dataframe(pd.DataFrame(allowed, columns=names(view.key_labels), index=names(v
 p2.caption(t("mk_polarity_torch"))
 p2.dataframe(pd.DataFrame(to_torch_attn_mask(torch.from_numpy(allowed)).numpy(), columns=names(view.key_labels),
                           index=names(view.labels)), key="mk_pol_torch")
-if allowed.all():
-    st.caption(t("mk_polarity_same"))
+forgot = check(view, allowed, convert=False)
+nan_rows = int(forgot.torch_nan_rows.sum())
+if forgot.compared_rows == 0:
+    st.markdown(t("mk_polarity_forgot_all", n=nan_rows))
 else:
-    forgot = check(view, allowed, convert=False)
-    nan_rows = int(forgot.torch_nan_rows.sum())
     st.markdown(t("mk_polarity_forgot", err=forgot.output_error,
                   nan=t("mk_polarity_forgot_nan", n=nan_rows) if nan_rows else ""))
 st.code("F.scaled_dot_product_attention(q, k, v, attn_mask=mask)           # True = may attend\n"

@@ -191,16 +191,16 @@ STRINGS = {
     },
     "mk_polarity_forgot": {
         "en": "Hand the course's mask to nn.MultiheadAttention without converting it, and its output is off by "
-              "up to **{err:.3f}**{nan}.",
-        "ko": "강의의 마스크를 변환하지 않고 nn.MultiheadAttention에 넘기면 출력이 최대 **{err:.3f}** "
-              "어긋납니다{nan}.",
+              "up to **{err:.3f}** on the rows it still computes{nan}.",
+        "ko": "강의의 마스크를 변환하지 않고 nn.MultiheadAttention에 넘기면, 계산되는 행에서 출력이 최대 "
+              "**{err:.3f}** 어긋납니다{nan}.",
     },
-    "mk_polarity_forgot_nan": {"en": ", and {n} query row(s) become NaN", "ko": ". 쿼리 행 {n}개는 NaN이 됩니다"},
-    "mk_polarity_same": {
-        "en": "This mask blocks nothing, so the two conventions cannot be told apart here: pick a mask that blocks "
-              "something.",
-        "ko": "이 마스크는 아무것도 차단하지 않아 두 규칙의 차이가 보이지 않습니다. 무언가를 차단하는 마스크를 "
-              "고르세요.",
+    "mk_polarity_forgot_nan": {"en": ", and {n} query row(s) become NaN", "ko": ". 또 쿼리 행 {n}개는 NaN이 됩니다"},
+    "mk_polarity_forgot_all": {
+        "en": "Hand this mask to nn.MultiheadAttention without converting it and it reads every allowed cell as "
+              "blocked: all {n} query rows become NaN.",
+        "ko": "이 마스크를 변환하지 않고 nn.MultiheadAttention에 넘기면 허용된 칸을 모두 차단으로 읽어, 쿼리 행 "
+              "{n}개가 모두 NaN이 됩니다.",
     },
     "mk_check_title": {"en": "Check against PyTorch", "ko": "PyTorch와 비교"},
     "mk_check_intro": {
