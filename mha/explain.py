@@ -255,14 +255,22 @@ def row_entropy(weights: np.ndarray) -> np.ndarray:
 
 
 def softmax_gradient_norm(weights: np.ndarray) -> np.ndarray:
-    """||d softmax / d scores||_F per row, from the weights alone.
+    """||d softmax / d scores||_F per row, from the weights alone (rows that sum to 1, or all-zero rows).
 
-    The Jacobian is J = diag(w) - w wᵀ, so ||J||² = Σw² - 2Σw³ + (Σw²)² (no (Tk, Tk) matrix per row is built).
-    When one weight is ~1 the rest are ~0 and every entry of J is ~0: the scores stop receiving gradient.
+    The Jacobian is J = diag(w) - w wᵀ, so ||J||² = Σ_i w_i² ((1 - w_i)² + Σ_{j≠i} w_j²), built without a (Tk, Tk)
+    matrix per row. When one weight is ~1 the rest are ~0 and every entry of J is ~0: the scores stop receiving
+    gradient. For that largest weight, 1 - w and Σ_{j≠i} w_j² are summed from the other weights, not subtracted
+    from 1, so a saturated row's tiny norm keeps its digits.
     """
     w = np.asarray(weights, dtype=np.float64)
-    s2, s3 = (w ** 2).sum(axis=-1), (w ** 3).sum(axis=-1)
-    return np.sqrt(np.maximum(s2 - 2.0 * s3 + s2 ** 2, 0.0))
+    w2 = w ** 2
+    is_top = np.arange(w.shape[-1]) == w.argmax(axis=-1)[..., None]  # (..., Tk) the row's largest weight
+    rest = np.where(is_top, 0.0, w).sum(axis=-1, keepdims=True)  # Σ of the other weights = 1 - w_top
+    rest_sq = np.where(is_top, 0.0, w2).sum(axis=-1, keepdims=True)  # Σ of the other weights' squares
+    top_sq = np.where(is_top, w2, 0.0).sum(axis=-1, keepdims=True)
+    one_minus = np.where(is_top, rest, 1.0 - w)
+    others_sq = np.where(is_top, rest_sq, rest_sq + top_sq - w2)  # Σ_{j≠i} w_j²
+    return np.sqrt((w2 * (one_minus ** 2 + others_sq)).sum(axis=-1))
 
 
 def row_stats(weights: np.ndarray, allowed: np.ndarray | None = None) -> RowStats:

@@ -24,13 +24,6 @@ def md_escape(label: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", label)
 
 
-def clamp_state(key: str, n: int) -> None:
-    """Before drawing a widget over range(n): forget a stored choice that no longer exists (fewer heads/tokens)."""
-    value = st.session_state.get(key)
-    if value is not None and not (isinstance(value, int) and 0 <= value < n):
-        st.session_state[key] = 0
-
-
 def pick_cell(chart_key: str, query_key: str, key_key: str) -> None:
     """on_select callback of a clickable heatmap: copy the clicked cell into the (query, key) selectors."""
     points = (st.session_state.get(chart_key) or {}).get("selection", {}).get("points", [])

@@ -5,10 +5,10 @@ import streamlit as st
 
 from mha import explain_figures as xf
 from mha import figures
-from mha.explain_ui import cell_breakdown, clamp_state, course_step, extras, pick_cell
+from mha.explain_ui import cell_breakdown, course_step, extras, pick_cell
 from mha.frame import page_setup
 from mha.text import escape_for_plotly
-from mha.ui import current_view, settings, t
+from mha.ui import current_view, keep_index, settings, t
 
 page_setup()
 
@@ -21,7 +21,7 @@ H, (Tq, Tk), hd, D = view.num_heads, view.weights.shape[1:], view.head_dim, s.d_
 ex = extras(s.spec())  # what the View does not keep, computed by the same module on the same inputs
 st.caption(t("ex_intro", n=Tq, d_model=D, num_heads=H, head_dim=hd,
              causal=t("ex_causal_suffix") if s.causal and not view.is_cross else ""))
-clamp_state("ex_head", H)
+keep_index("ex_head", H)
 head = st.segmented_control(t("ex_head"), list(range(H)), default=0, key="ex_head", bind="query-params",
                             required=True)
 fmt = dict(n=Tq, d_model=D, num_heads=H, head_dim=hd, head=head, sqrt=f"{math.sqrt(hd):.4g}",
@@ -64,7 +64,7 @@ course_step(7, "softmax", B(view.weights), [("ex_weights", "", hm(view.weights[h
 
 st.markdown(f"**{t('ex_bar_title')}**")
 st.caption(t("ex_bar_text", head=head))
-clamp_state("ex_query", Tq)
+keep_index("ex_query", Tq)
 bar_left, bar_right = st.columns([1, 3], gap="medium")
 qi = bar_left.selectbox(t("ex_bar_query"), range(Tq), key="ex_query", bind="query-params",
                         format_func=lambda i: f"{i}: {view.labels[i]}")
@@ -88,8 +88,8 @@ def click_into_a_cell() -> None:
     # options shown as their URL values (a bound widget puts the displayed option in the URL), explained in help
     kind = st.segmented_control(t("ex_matrix"), ["weights", "scores"], default="weights", key="ex_matrix",
                                 bind="query-params", required=True, help=t("ex_matrix_help"))
-    clamp_state("ex_cell_query", Tq)
-    clamp_state("ex_cell_key", Tk)
+    keep_index("ex_cell_query", Tq)
+    keep_index("ex_cell_key", Tk)
     c1, c2 = st.columns(2)
     i = c1.selectbox(t("ex_cell_query"), range(Tq), key="ex_cell_query", bind="query-params",
                      format_func=lambda n: f"{n}: {view.labels[n]}")

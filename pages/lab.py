@@ -6,9 +6,9 @@ import streamlit as st
 
 from mha import explain
 from mha import explain_figures as xf
-from mha.explain_ui import clamp_state, sweep
+from mha.explain_ui import sweep
 from mha.frame import page_setup
-from mha.ui import current_view, settings, t
+from mha.ui import current_view, keep_index, settings, t
 
 page_setup()
 
@@ -19,7 +19,7 @@ if view is None:
     st.stop()
 s = settings()
 H, T, hd = view.num_heads, view.weights.shape[2], view.head_dim  # T: keys per query row
-clamp_state("lab_head", H)
+keep_index("lab_head", H)
 head = st.segmented_control(t("lab_head"), list(range(H)), default=0, key="lab_head", bind="query-params",
                             required=True)
 allowed = view.allowed[head]

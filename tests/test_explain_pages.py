@@ -1,0 +1,194 @@
+"""The Step-by-step page, the Scaling & softmax lab and the Playground's cell breakdown, through AppTest.
+
+Chart data is read from each chart's Plotly spec and compared with the module's own numbers (``run_view`` and the
+module's weight matrices), never with numbers copied from an earlier run.
+"""
+import json
+import math
+
+import numpy as np
+import pytest
+
+from apptest_utils import all_numbers_finite, decode, open_page
+from mha import explain
+from mha.view import ViewSpec, build_model, run_view
+
+EXPLAIN, LAB, PLAYGROUND = "pages/explain.py", "pages/lab.py", "pages/playground.py"
+CAUSAL = dict(text="the cat sat on the mat", d_model=24, num_heads=3, causal=True, seed=7)
+CAUSAL_SPEC = ViewSpec(text="the cat sat on the mat", d_model=24, num_heads=3, causal=True, seed=7)
+
+
+def charts(at) -> dict:
+    """{chart key: parsed Plotly spec}."""
+    return {el.key: json.loads(el.proto.spec) for el in at.get("plotly_chart")}
+
+
+def z(spec, n=0) -> np.ndarray:
+    """The n-th heatmap's z (mask overlays left out)."""
+    maps = [tr for tr in spec["data"] if tr.get("type") == "heatmap" and tr.get("name") != "masked"]
+    return decode(maps[n]["z"]).astype(np.float64)
+
+
+def bars(spec) -> np.ndarray:
+    return decode(spec["data"][0]["y"]).astype(np.float64)
+
+
+def markdown(at) -> str:
+    return "\n".join(m.value for m in at.markdown)
+
+
+def open_with(page: str, **values):
+    """Open ``page``, then set controls through session state and rerun.
+
+    Not through URL parameters: on the first run after ``AppTest.switch_page`` the page runs in Streamlit's
+    legacy multipage mode and the sidebar starts from its defaults (num_heads then gets adjusted to d_model 16),
+    and parameters of another page's widgets are dropped on the home page. Session state sets both reliably.
+    """
+    at = open_page(page)
+    if "d_model" in values:  # first: the num_heads selector offers only the divisors of d_model
+        at.selectbox(key="d_model").set_value(values.pop("d_model")).run()
+    for key, value in values.items():
+        at.session_state[key] = value
+    at.run()
+    assert not at.exception
+    return at
+
+
+def test_step_by_step_shows_the_modules_numbers_at_every_step():
+    at = open_with(EXPLAIN, **CAUSAL, ex_head=2)
+    view = run_view(CAUSAL_SPEC)
+    model = build_model(24, 3, 7)
+    head, hd = 2, 8
+    c = charts(at)
+    assert all(all_numbers_finite(spec) for spec in c.values())
+    np.testing.assert_array_equal(z(c["ex_x"]), view.x)
+    # Q, K, V before split_heads: x W_qᵀ computed here in float64 from the module's weights
+    x64 = view.x.astype(np.float64)
+    for key, lin in (("ex_chart_query", model.query_linear), ("ex_chart_key", model.key_linear),
+                     ("ex_chart_value", model.value_linear)):
+        np.testing.assert_allclose(z(c[key]), x64 @ lin.weight.double().numpy().T, atol=1e-5)
+    # split_heads: the top picture is the projection, panel h is head h's q (= its block of columns)
+    np.testing.assert_allclose(z(c["ex_split"], 0), x64 @ model.query_linear.weight.double().numpy().T, atol=1e-5)
+    for h in range(3):
+        np.testing.assert_array_equal(z(c["ex_split"], 1 + h), view.q[h])
+    q64, k64 = view.q[head].astype(np.float64), view.k[head].astype(np.float64)
+    np.testing.assert_allclose(z(c["ex_qk"]), q64 @ k64.T, atol=1e-5)
+    np.testing.assert_allclose(z(c["ex_scores"]), q64 @ k64.T / math.sqrt(hd), atol=1e-5)
+    overlay = [tr for tr in c["ex_masked"]["data"] if tr.get("name") == "masked"]
+    assert len(overlay) == 1 and np.array_equal(decode(overlay[0]["z"]), np.triu(np.ones((6, 6)), k=1))
+    w = z(c["ex_weights"])
+    np.testing.assert_array_equal(w, view.weights[head])
+    np.testing.assert_allclose(w.sum(axis=1), 1.0, atol=1e-5)
+    assert (np.triu(w, k=1) == 0).all()
+    np.testing.assert_array_equal(z(c["ex_head_output"]), view.head_outputs[head])
+    np.testing.assert_array_equal(z(c["ex_concat"]), view.concat)
+    np.testing.assert_array_equal(z(c["ex_output"]), view.output)
+    # the course's bar chart: query 0's row of head 2
+    np.testing.assert_allclose(bars(c["ex_bar"]), view.weights[head, 0], atol=1e-7)
+    # course code, shapes and explanations are on the page
+    code = "\n".join(el.value for el in at.code)
+    for step in explain.STEPS:
+        assert explain.COURSE_CODE[step] in code
+    text = markdown(at)
+    assert "(B, H, T, head_dim) = (1, 3, 6, 8)" in text and "(B, H, Tq, Tk) = (1, 3, 6, 6)" in text
+    assert "Q–K similarity" in text and "each row sums to 1" in text
+
+
+def test_picking_a_cell_shows_its_breakdown_with_the_heatmaps_numbers():
+    at = open_with(EXPLAIN, **CAUSAL, ex_head=1)
+    at.selectbox(key="ex_cell_query").set_value(4)
+    at.selectbox(key="ex_cell_key").set_value(2)
+    at.run()
+    assert not at.exception
+    view = run_view(CAUSAL_SPEC)
+    c = charts(at)
+    b = explain.cell_breakdown(view, 1, 4, 2)
+    row = c["ex_cell_row"]
+    np.testing.assert_allclose(bars(row), view.weights[1, 4], atol=1e-7)
+    assert row["data"][0]["marker"]["color"][2] == "#ff7f0e"  # the picked key is highlighted
+    vec = c["ex_cell_vectors"]
+    np.testing.assert_array_equal(z(vec, 0), np.stack([view.q[1, 4], view.k[1, 2]]))
+    text = markdown(at)
+    assert f"**{view.scores[1, 4, 2]:.4f}**" in text and f"**{view.weights[1, 4, 2]:.4f}**" in text
+    assert f"{b.raw:.4f} / √8" in text
+    # the clickable heatmap frames the chosen cell and carries one marker per cell with its (i, j)
+    sel = c["ex_cell_chart"]
+    cells = next(tr for tr in sel["data"] if tr.get("type") == "scatter")
+    assert len(decode(cells["customdata"]).reshape(-1, 2)) == 36
+    assert sel["layout"]["shapes"][0]["x0"] == 1.5 and sel["layout"]["shapes"][0]["y0"] == 3.5
+    # a blocked cell: query 1 may not look at key 3
+    at.selectbox(key="ex_cell_query").set_value(1)
+    at.selectbox(key="ex_cell_key").set_value(3)
+    at.run()
+    assert not at.exception
+    assert "blocks" in markdown(at) and bars(charts(at)["ex_cell_row"])[3] == 0.0
+
+
+def test_large_d_model_breakdown_stays_readable():
+    at = open_with(EXPLAIN, d_model=512, num_heads=1)
+    view = run_view(ViewSpec(d_model=512, num_heads=1))
+    b = explain.cell_breakdown(view, 0, 0, 0)
+    wf = charts(at)["ex_cell_sum"]["data"][0]
+    assert len(wf["x"]) == explain.TOP_K + 2  # the largest terms, "rest", "sum"
+    y = bars(charts(at)["ex_cell_sum"])
+    assert y[-1] == pytest.approx(b.raw, abs=1e-9) and y[:-1].sum() == pytest.approx(b.raw, abs=1e-6)
+    assert any("500 are summed" in c.value for c in at.caption)
+
+
+def test_cross_attention_and_korean():
+    at = open_with(EXPLAIN, text="where is the cat", kv_text="the cat sleeps on a warm mat", lang="ko", num_heads=2)
+    view = run_view(ViewSpec(text="where is the cat", kv_text="the cat sleeps on a warm mat", num_heads=2))
+    c = charts(at)
+    assert z(c["ex_weights"]).shape == (4, 7)
+    assert len(at.selectbox(key="ex_cell_key").options) == 7
+    np.testing.assert_array_equal(z(c["ex_x_kv"]), view.x_kv)
+    assert at.title[0].value == "단계별 설명"
+    assert "어텐션 점수: Q-K 유사도" in markdown(at) and "Q–K similarity" not in markdown(at)
+
+
+def test_lab_compares_scaling_and_temperature_on_the_sentence():
+    at = open_with(LAB, d_model=512, num_heads=2, lab_head=1)
+    view = run_view(ViewSpec(d_model=512, num_heads=2))
+    c = charts(at)
+    assert all(all_numbers_finite(spec) for spec in c.values())
+    q, k = view.q[1].astype(np.float64), view.k[1].astype(np.float64)
+    logits = q @ k.T
+    unscaled = np.exp(logits - logits.max(1, keepdims=True))
+    unscaled /= unscaled.sum(1, keepdims=True)
+    np.testing.assert_array_equal(z(c["lab_pair"], 0), view.weights[1])
+    np.testing.assert_allclose(z(c["lab_pair"], 1), unscaled, atol=1e-5)
+    stats = c["lab_pair_stats"]["data"]
+    ent_scaled, ent_unscaled = bars({"data": [stats[0]]}), bars({"data": [stats[3]]})
+    assert ent_unscaled.mean() < 0.5 * ent_scaled.mean()  # head_dim 256: unscaled softmax is near one-hot
+    # the sweep: unscaled entropy falls with head_dim, scaled stays flat; the learner's head_dim is marked
+    sweep = {(tr["name"], tr.get("xaxis", "x")): tr for tr in c["lab_sweep"]["data"]}
+    e_with, e_without = bars({"data": [sweep[("with 1/√head_dim", "x")]]}), bars({"data": [sweep[("without", "x")]]})
+    assert (np.diff(e_without) < 0).all() and np.ptp(e_with) < 0.1 * e_with.mean()
+    assert decode(sweep[("your head_dim", "x")]["x"]).tolist() == [256, 256]
+    # temperature 2: softmax(scores / 2), from the module's scores
+    at.slider(key="lab_temperature").set_value(2.0)
+    at.run()
+    assert not at.exception
+    s = view.scores[1].astype(np.float64) / 2.0
+    warm = np.exp(s - s.max(1, keepdims=True))
+    np.testing.assert_allclose(z(charts(at)["lab_temp_weights"]), warm / warm.sum(1, keepdims=True), atol=1e-5)
+    temp_stats = charts(at)["lab_temp_stats"]["data"]
+    assert bars({"data": [temp_stats[3]]}).mean() > bars({"data": [temp_stats[0]]}).mean()  # warmer: more spread
+    why = markdown(at)
+    assert "sensible range" in why and "극적으로 작거나" in why and "δ_ij" in why  # seed 2, quoted; the derivative
+
+
+def test_playground_shows_the_breakdown_of_the_selected_cell():
+    at = open_with(PLAYGROUND, **CAUSAL, head=2, matrix="scores")
+    at.selectbox(key="cell_query").set_value(5)
+    at.selectbox(key="cell_key").set_value(3)
+    at.run()
+    assert not at.exception
+    view = run_view(CAUSAL_SPEC)
+    c = charts(at)
+    np.testing.assert_allclose(bars(c["pg_cell_row"]), view.weights[2, 5], atol=1e-7)
+    assert c["pg_cell_row"]["data"][0]["marker"]["color"][3] == "#ff7f0e"
+    np.testing.assert_array_equal(z(c["pg_cell_vectors"], 0), np.stack([view.q[2, 5], view.k[2, 3]]))
+    text = markdown(at)
+    assert f"**{view.scores[2, 5, 3]:.4f}**" in text  # the summary and the breakdown show the heatmap's score
+    assert text.count(f"**{view.weights[2, 5, 3]:.4f}**") >= 2  # in the summary and in the softmax line
