@@ -1,0 +1,210 @@
+"""The Heads page through AppTest: every tab and control, URL parameters, edge cases. Expected numbers are computed
+here from the view or the module directly, not read back from the page's own code path."""
+import json
+import math
+
+import numpy as np
+import pytest
+
+from streamlit.testing.v1 import AppTest
+
+from apptest_utils import APP, TIMEOUT, all_numbers_finite, decode, heatmaps
+from mha.view import ViewSpec, build_model, run_view
+
+PAGE = "pages/heads.py"
+TEXT = "Orange is my favorite fruit"
+
+
+def open_page(page: str = PAGE, **params) -> AppTest:
+    """A fresh session opening a link to the page: switched to it before its first run, as a browser does."""
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.context = {"url": "http://localhost:8501/heads", "locale": "en-US"}
+    for k, v in params.items():
+        at.query_params[k] = v
+    at.switch_page(page)
+    at.run()
+    return at
+
+
+def chart(at, key):
+    """The parsed spec of the chart drawn with ``key``."""
+    found = [el for el in at.get("plotly_chart") if el.proto.id.endswith(key)]
+    assert len(found) == 1, f"chart {key!r}: found {len(found)}"
+    return json.loads(found[0].proto.spec)
+
+
+def has_chart(at, key):
+    return any(el.proto.id.endswith(key) for el in at.get("plotly_chart"))
+
+
+def texts(at):
+    return " ".join(str(e.value) for kind in ("markdown", "caption", "info", "warning", "error")
+                    for e in getattr(at, kind))
+
+
+def test_every_tab_runs_with_defaults_and_no_chart_has_nan():
+    at = open_page()
+    assert not at.exception
+    assert at.title[0].value == "Heads explorer"
+    assert [tab.label for tab in at.tabs] == ["📊 Measure", "🔍 Compare", "✂️ Switch off", "🎯 Queries & keys",
+                                              "🔀 Word order", "🎲 Seeds"]
+    keys = ["heads_stats_chart", "heads_entropy_chart", "heads_sim_chart", "heads_pair_chart", "heads_change_chart",
+            "heads_results_chart", "heads_qk_chart", "heads_seeds_chart"]
+    for key in keys:
+        assert all_numbers_finite(chart(at, key)), key
+    assert not has_chart(at, "heads_shuffle_chart")  # nothing shuffled yet
+
+
+def test_stats_table_agrees_with_a_direct_computation():
+    at = open_page(text="the cat saw the dog", num_heads="2", d_model="8")
+    w = run_view(ViewSpec(text="the cat saw the dog", d_model=8, num_heads=2)).weights.astype(float)
+    table = at.dataframe[0].value
+    assert len(table) == 2
+    entropy = [np.mean([-sum(p * math.log2(p) for p in row if p > 0) for row in head]) for head in w]
+    np.testing.assert_allclose(table["entropy (bits)"], entropy, rtol=1e-5)
+    diag = [np.mean([head[i, i] for i in range(5)]) for head in w]
+    np.testing.assert_allclose(table["self share"], diag, rtol=1e-5)
+    sink = [int(np.argmax(head.mean(axis=0))) for head in w]
+    assert table["sink key"].tolist() == [f"{j}: {'the cat saw the dog'.split()[j]}" for j in sink]
+    bars = [decode(tr["y"]).astype(float) for tr in chart(at, "heads_stats_chart")["data"]]
+    np.testing.assert_allclose(bars[0], entropy, rtol=1e-5)
+    [csv] = [b for b in at.get("download_button") if b.proto.id.endswith("heads_stats_csv")]
+
+
+def test_switching_every_head_off_leaves_the_bias():
+    at = open_page()
+    at.multiselect(key="heads_off").set_value([0, 1, 2, 3]).run()
+    assert not at.exception
+    assert "Every head is off" in texts(at)
+    view = run_view(ViewSpec())
+    bias = build_model(16, 4, 0).output_linear.bias.numpy()
+    change = decode(chart(at, "heads_change_chart")["data"][0]["y"]).astype(float)
+    np.testing.assert_allclose(change, np.linalg.norm(view.output - bias, axis=-1), rtol=1e-4)
+    results = chart(at, "heads_results_chart")
+    assert results["data"][0]["y"] == [f"head {h} · off" for h in range(4)]
+
+
+def test_heads_off_comes_from_the_url_and_drops_heads_that_no_longer_exist():
+    at = open_page(heads_off=["1", "3"])
+    assert at.multiselect(key="heads_off").value == [1, 3]
+    assert "With 2 head(s) off" in texts(at)
+    at.selectbox(key="num_heads").set_value(2).run()
+    assert not at.exception
+    assert at.multiselect(key="heads_off").value == [1]
+
+
+def test_metric_and_pair_selectors():
+    at = open_page()
+    at.segmented_control(key="heads_metric").set_value("cosine").run()
+    sim = heatmaps(chart(at, "heads_sim_chart"))[0]
+    np.testing.assert_allclose(np.diag(sim), 1.0, rtol=1e-5)
+    at.selectbox(key="heads_a").set_value(2).run()
+    at.selectbox(key="heads_b").set_value(3).run()
+    assert not at.exception
+    w = run_view(ViewSpec()).weights
+    a, b, diff = heatmaps(chart(at, "heads_pair_chart"))
+    np.testing.assert_allclose(a, w[2], atol=1e-6)
+    np.testing.assert_allclose(b, w[3], atol=1e-6)
+    np.testing.assert_allclose(diff, w[2] - w[3], atol=1e-6)
+    assert "Head 2 vs head 3: cosine" in texts(at)
+
+
+def test_queries_and_keys_controls():
+    at = open_page(heads_qk_head="1", heads_query="2: my")  # a selectbox keeps its shown label in the URL
+    at.slider(key="heads_topk").set_value(2).run()
+    assert not at.exception
+    spec = chart(at, "heads_qk_chart")
+    assert len([tr for tr in spec["data"] if tr.get("name") == "top"]) == 2
+    w = run_view(ViewSpec()).weights[1, 2]
+    top = np.argsort(-w)[:2]
+    words = TEXT.split()
+    assert f"Largest weights (true): **{words[top[0]]}**, **{words[top[1]]}**" in texts(at)
+
+
+def test_shuffle_moves_outputs_only_without_positions():
+    at = open_page(text="the cat saw the dog", positional="false")
+    at.button(key="heads_shuffle_next").click().run()
+    assert at.number_input(key="heads_shuffle").value == 1
+    shown = texts(at)
+    assert "Positional encoding **off**: ✅" in shown and "Positional encoding **on**: ❌" in shown
+    original, shuffled, back = heatmaps(chart(at, "heads_shuffle_chart"))
+    np.testing.assert_allclose(back, original, atol=1e-6)  # put back in order: the same map
+    assert not np.allclose(shuffled, original)
+    at.toggle(key="positional").set_value(True).run()
+    original, _, back = heatmaps(chart(at, "heads_shuffle_chart"))
+    assert np.abs(back - original).max() > 1e-3  # positions travel with the shuffle
+    at.button(key="heads_shuffle_reset").click().run()
+    assert at.number_input(key="heads_shuffle").value == 0 and not has_chart(at, "heads_shuffle_chart")
+
+
+def test_a_shuffle_from_the_link_is_the_same_shuffle():
+    a = open_page(text="one two three four five six", heads_shuffle="42")
+    b = open_page(text="one two three four five six", heads_shuffle="42")
+    ya = chart(a, "heads_shuffle_chart")["data"][1]["y"]
+    assert ya == chart(b, "heads_shuffle_chart")["data"][1]["y"]
+    assert sorted(ya) == sorted(chart(a, "heads_shuffle_chart")["data"][0]["y"]) and ya != chart(
+        a, "heads_shuffle_chart")["data"][0]["y"]
+
+
+def test_repeated_word_button_sets_the_example_without_positions():
+    at = open_page()
+    assert "No word appears twice" in texts(at)
+    at.button(key="heads_try_repeat").click().run()
+    assert not at.exception
+    assert at.text_area(key="text").value == "the cat saw the dog" and at.toggle(key="positional").value is False
+    [table] = [d.value for d in at.dataframe if "positions" in d.value.columns]
+    assert table["token"].tolist() == ["the"] and table["positions"].tolist() == ["0, 3"]
+    assert table["row difference, positions off"][0] < 1e-6 < table["row difference, positions on"][0]
+
+
+def test_seeds_tab_shows_the_chosen_head_for_four_seeds():
+    at = open_page(seed="7", heads_seed_head="3")
+    spec = chart(at, "heads_seeds_chart")
+    assert [a["text"] for a in spec["layout"]["annotations"]] == ["seed 7", "seed 8", "seed 9", "seed 10"]
+    for m, s in zip(heatmaps(spec), (7, 8, 9, 10)):
+        np.testing.assert_allclose(m, run_view(ViewSpec(seed=s)).weights[3], atol=1e-6)
+    assert "Trained models grow heads" in texts(at)
+
+
+def test_korean():
+    at = open_page(lang="ko")
+    assert not at.exception
+    assert at.title[0].value == "헤드 탐색기"
+    assert at.tabs[0].label == "📊 측정"
+    assert "학습된 모델" in texts(at)
+
+
+def test_one_head_has_nothing_to_compare():
+    at = open_page(num_heads="1")
+    assert not at.exception
+    assert "There is only one head" in texts(at)
+    assert not has_chart(at, "heads_sim_chart")
+
+
+def test_cross_attention_leaves_out_the_positional_measures():
+    at = open_page(kv_text="a red round fruit grows on trees")
+    assert not at.exception
+    table = at.dataframe[0].value
+    assert "mean distance" not in table.columns and "self share" not in table.columns
+    assert "come from different texts" in texts(at)
+    assert all(all_numbers_finite(json.loads(el.proto.spec)) for el in at.get("plotly_chart"))
+
+
+def test_a_padded_batch_shuffles_only_the_real_tokens():
+    at = open_page(text="a b\nc d e f", heads_shuffle="1", positional="false")
+    assert not at.exception
+    labels = chart(at, "heads_shuffle_chart")["data"][0]["y"]
+    assert [lab.replace("\u200b", "") for lab in labels] == ["a", "b"]
+
+
+@pytest.mark.parametrize("params", [
+    {"text": ""},
+    {"heads_off": ["9", "x"], "heads_a": "7", "heads_b": "-1", "heads_qk_head": "12", "heads_query": "99",
+     "heads_topk": "99", "heads_shuffle": "-5", "heads_metric": "kl", "heads_seed_head": "x"},
+    {"text": "<b>x</b> [a](javascript:alert(1)) **y** `z`", "heads_shuffle": "2"},
+])
+def test_odd_input_never_breaks_the_page(params):
+    at = open_page(**params)
+    assert not at.exception
+    for el in at.get("plotly_chart"):
+        assert all_numbers_finite(json.loads(el.proto.spec))
