@@ -4,7 +4,7 @@ import streamlit as st
 
 from mha import explain_ui, figures
 from mha.frame import page_setup
-from mha.ui import current_view, settings, t
+from mha.ui import current_view, keep_index, settings, t
 
 page_setup()
 
@@ -35,7 +35,10 @@ st.plotly_chart(figures.heads_grid(mats, view.labels, view.key_labels, kind=kind
 def _pick_cell(event_key: str) -> None:
     points = (st.session_state.get(event_key) or {}).get("selection", {}).get("points", [])
     if points and points[0].get("customdata") is not None:
-        i, j = points[0]["customdata"][:2]
+        data = points[0]["customdata"]
+        if isinstance(data, dict):  # a row of a typed (int32) array comes back from the browser as {"0": i, "1": j}
+            data = [data[k] for k in sorted(data, key=int)]
+        i, j = data[:2]
         st.session_state["cell_query"], st.session_state["cell_key"] = int(i), int(j)
 
 
@@ -43,13 +46,11 @@ def _pick_cell(event_key: str) -> None:
 def one_head() -> None:
     """Picking a head or a cell reruns only this part: the model's numbers come from the cache."""
     st.subheader(t("pg_one_head"))
-    if st.session_state.get("head", 0) >= H:
-        st.session_state["head"] = 0
+    keep_index("head", H)
     head = st.segmented_control(t("pg_head"), list(range(H)), default=0, key="head", bind="query-params",
                                 required=True)
     for k, n in (("cell_query", T), ("cell_key", Tk)):
-        if st.session_state.get(k, 0) >= n:
-            st.session_state[k] = 0
+        keep_index(k, n)
     st.caption(t("pg_click_hint"))
     c1, c2 = st.columns(2)
     qi = c1.selectbox(t("pg_cell_query"), range(T), key="cell_query", bind="query-params",
