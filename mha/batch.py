@@ -201,7 +201,8 @@ def apply_mask(q: np.ndarray, k: np.ndarray, v: np.ndarray, allowed: np.ndarray)
     """Attention of a view's q (H, Tq, head_dim), k, v (H, Tk, head_dim) under ``allowed`` (Tq, Tk), by the
     package's one implementation (``mha.attention.attention_steps``)."""
     allowed = np.asarray(allowed, dtype=bool)
-    steps = attention_steps(torch.from_numpy(q), torch.from_numpy(k), torch.from_numpy(v), torch.from_numpy(allowed))
+    q, k, v, mask = (torch.tensor(a) for a in (q, k, v, allowed))  # copies: cached arrays may be read-only
+    steps = attention_steps(q, k, v, mask)
     return Masked(allowed=allowed, scores=steps.scores.numpy().copy(), weights=steps.weights.numpy().copy(),
                   head_outputs=steps.output.numpy().copy(), fully_masked=steps.fully_masked[0].numpy().copy())
 

@@ -126,7 +126,7 @@ def check_spec(spec: ViewSpec, *, convert: bool = True) -> TorchCheck:
 def check_sentence(view: View, allowed, *, convert: bool = True) -> TorchCheck:
     """The check for the sentence a View shows, under ``allowed`` (Tq, Tk) bool, True = may attend."""
     model = build_model(view.spec.d_model, view.spec.num_heads, view.spec.seed)
-    query, key = torch.from_numpy(view.x)[None], torch.from_numpy(view.x_kv)[None]  # (1, Tq | Tk, d_model)
+    query, key = torch.tensor(view.x)[None], torch.tensor(view.x_kv)[None]  # (1, Tq | Tk, d_model), copies
     return check(model, query, key, key, torch.from_numpy(np.array(allowed, dtype=bool)), convert=convert)
 
 

@@ -16,8 +16,8 @@ from mha.view import build_model
 @st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
 def _zoo(spec, _view) -> dict:  # _view is fixed by spec: not hashed
     model, one_head = build_model(spec.d_model, spec.num_heads, spec.seed), build_model(spec.d_model, 1, spec.seed)
-    q, k = torch.from_numpy(_view.x)[None], torch.from_numpy(_view.x_kv)[None]  # (1, Tq | Tk, d_model)
-    allowed = torch.from_numpy(_view.allowed[0].copy())  # (Tq, Tk): the same mask for every head
+    q, k = torch.tensor(_view.x)[None], torch.tensor(_view.x_kv)[None]  # (1, Tq | Tk, d_model), copies
+    allowed = torch.tensor(_view.allowed[0])  # (Tq, Tk): the same mask for every head
     runs = bugs.run_zoo(model, q, k, None if allowed.all() else allowed, spec.seed, one_head)
     return {r.name: r for r in runs}
 

@@ -126,7 +126,7 @@ p1, p2 = st.columns(2)
 p1.caption(t("mk_polarity_ours"))
 p1.dataframe(pd.DataFrame(allowed, columns=names(view.key_labels), index=names(view.labels)), key="mk_pol_ours")
 p2.caption(t("mk_polarity_torch"))
-p2.dataframe(pd.DataFrame(to_torch_attn_mask(torch.from_numpy(allowed)).numpy(), columns=names(view.key_labels),
+p2.dataframe(pd.DataFrame(to_torch_attn_mask(torch.tensor(allowed)).numpy(), columns=names(view.key_labels),
                           index=names(view.labels)), key="mk_pol_torch")
 forgot = check(view, allowed, convert=False)
 nan_rows = int(forgot.torch_nan_rows.sum())

@@ -1,0 +1,282 @@
+"""AppTest for issue 5: the batch / padding / cross-attention controls in the sidebar, the Masks page and the Bug
+zoo page — every control, the numbers in their charts, no NaN in any chart for any mask — and every page of the
+app with a batch and with cross-attention (Tq != Tk)."""
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from apptest_utils import APP, TIMEOUT, all_numbers_finite, chart_specs, decode, heatmaps
+from mha import bugs
+from mha.batch import PAD, sentence_mask
+from mha.figures import axis_labels
+from mha.pages import PAGES
+from mha.view import ViewSpec, run_view
+
+MASKS, BUGS = "pages/masks.py", "pages/bugs.py"
+BATCH = "a b c d\ne f"  # sentence 1 is "e f [PAD] [PAD]"
+
+
+def direct_link(page: str, **params) -> AppTest:
+    """Open ``page`` the way a shared link does: the first run is already on that page, with these parameters."""
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.switch_page(page)
+    for k, v in params.items():
+        at.query_params[k] = v
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def charts(at) -> dict:
+    """{chart key: parsed spec}."""
+    specs = chart_specs(at)
+    return {el.key: specs[n] for n, el in enumerate(at.get("plotly_chart"))}
+
+
+TABLES = {MASKS: ["mk_full_table", "mk_pol_ours", "mk_pol_torch"], BUGS: ["bz_table", "bz_one_head_table"]}
+
+
+def frame(at, key: str):
+    """A read-only table by its key, as pandas (AppTest does not expose the key of a table without selections:
+    found by its place on the page, see TABLES)."""
+    tables = [d for d in at.dataframe if d.editing_mode == "read_only"]
+    page = next(p for p, keys in TABLES.items() if key in keys)
+    assert len(tables) == len(TABLES[page])
+    return tables[TABLES[page].index(key)].value
+
+
+def texts(at) -> str:
+    return "\n".join(e.value for kind in ("markdown", "caption", "info", "warning", "error")
+                     for e in getattr(at, kind))
+
+
+def sidebar_texts(at) -> str:
+    return "\n".join(e.value for kind in ("caption", "error", "warning") for e in getattr(at.sidebar, kind))
+
+
+# --- shared controls: sentence, padding, kv_text ---------------------------------------------------------------------
+
+
+def test_sentence_control_appears_for_a_batch_and_picks_the_sentence():
+    at = direct_link("pages/playground.py")
+    assert "sentence" not in [w.key for w in at.segmented_control]  # one sentence: no control
+    at.text_area(key="text").set_value("the cat sat\nhello").run()
+    sentence = at.segmented_control(key="sentence")
+    assert list(sentence.options) == ["0", "1"] and sentence.value == 0
+    sentence.set_value(1).run()
+    assert not at.exception and at.session_state["_settings"].sentence == 1
+    grid = charts(at)["grid"]["data"][0]
+    assert grid["y"] == grid["x"] == axis_labels(["hello", PAD, PAD])
+    assert "hello" in sidebar_texts(at) and "2 × [PAD]" in sidebar_texts(at)
+
+
+def test_sentence_is_kept_valid_when_lines_are_removed():
+    at = direct_link("pages/playground.py", text="a\nb c\nd e f", sentence="2")
+    assert at.session_state["_settings"].sentence == 2
+    at.text_area(key="text").set_value("a\nb c").run()
+    assert not at.exception and at.session_state["_settings"].sentence == 1
+    at.text_area(key="text").set_value("a").run()
+    assert not at.exception and at.session_state["_settings"].sentence == 0
+
+
+def test_padding_toggle_blocks_and_unblocks_the_pads():
+    at = direct_link("pages/playground.py", text=BATCH, sentence="1")
+    weights = np.stack(heatmaps(charts(at)["grid"]))  # (H, Tq, Tk)
+    assert weights.shape == (4, 4, 4) and (weights[:, :, 2:] == 0).all()
+    at.toggle(key="padding").set_value(False).run()
+    assert not at.exception and not at.session_state["_settings"].padding
+    weights = np.stack(heatmaps(charts(at)["grid"]))
+    assert (weights[:, :, 2:].sum(-1) > 0.05).all()  # the pads soak up attention
+    np.testing.assert_allclose(weights.sum(-1), 1.0, atol=1e-5)
+
+
+def test_kv_text_switches_to_cross_attention_and_disables_causal():
+    at = direct_link("pages/playground.py", text="the cat sat", kv_text="a dog ran far away", causal="true")
+    assert at.toggle(key="causal").proto.disabled
+    assert "Causal mask is off in cross-attention" in sidebar_texts(at)
+    assert not at.session_state["_settings"].causal
+    grid = charts(at)["grid"]
+    assert grid["data"][0]["x"] == axis_labels(["a", "dog", "ran", "far", "away"])
+    assert grid["data"][0]["y"] == axis_labels(["the", "cat", "sat"])
+    assert all(m.shape == (3, 5) for m in heatmaps(grid))
+    at.selectbox(key="cell_key").set_value(4).run()  # a key position beyond Tq
+    assert not at.exception and "away" in texts(at)
+    at.text_area(key="kv_text").set_value("").run()
+    assert not at.toggle(key="causal").proto.disabled and at.session_state["_settings"].causal
+
+
+@pytest.mark.parametrize("kv_text,message", [
+    ("x\ny", "The keys/values text has 2 lines but the sentence box has 3"),
+    ("\u200e\u202e", "The keys/values text has nothing visible"),
+])
+def test_bad_kv_text_gets_a_message_next_to_the_box(kv_text, message):
+    at = direct_link(MASKS, text="a\nb\nc", kv_text=kv_text)
+    assert any(message in e.value for e in at.sidebar.error)
+    assert "Fix the keys/values text" in texts(at) and not at.get("plotly_chart")
+
+
+def test_new_controls_in_korean():
+    at = direct_link(MASKS, text=BATCH, lang="ko")
+    assert at.toggle(key="padding").label == "패딩 마스크"
+    assert at.segmented_control(key="sentence").label == "배치에서 볼 문장"
+    assert at.title[0].value == "마스크: 누가 누구를 볼 수 있나"
+    at = direct_link(BUGS, lang="ko")
+    assert at.title[0].value.startswith("버그 동물원")
+
+
+# --- Masks page --------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["none", "causal", "padding", "causal_padding"])
+def test_masks_page_charts_for_each_kind(kind):
+    at = direct_link(MASKS, text=BATCH, sentence="1", mk_kind=kind, mk_head="2")
+    view = run_view(ViewSpec(text=BATCH, sentence=1))
+    allowed = sentence_mask(kind, 4, 4, view.key_is_pad)
+    c = charts(at)
+    assert set(c) == {"mk_mask_chart", "mk_scores_chart", "mk_weights_chart"}
+    assert all(all_numbers_finite(spec) for spec in c.values())  # no NaN or ±inf, whatever the mask
+    np.testing.assert_array_equal(decode(c["mk_mask_chart"]["data"][0]["z"]).reshape(4, 4), allowed.astype(np.int8))
+    scores = heatmaps(c["mk_scores_chart"])[0]
+    np.testing.assert_allclose(scores[allowed], view.scores[2][allowed], atol=1e-5)  # head 2, as chosen
+    assert (scores[~allowed] == 0).all()  # blocked: a neutral 0 under the grey, never a huge negative colour
+    if not allowed.all():
+        overlay = [tr for tr in c["mk_scores_chart"]["data"] if tr.get("name") == "masked"][0]
+        assert (np.array(overlay["text"]) == np.where(allowed, "", "−∞")).all()
+    weights = heatmaps(c["mk_weights_chart"])[0]
+    np.testing.assert_allclose(weights.sum(-1), 1.0, atol=1e-5)
+    assert (weights[~allowed] == 0).all()
+    assert texts(at).count("✅ Pass") == 2 and "❌" not in texts(at)
+
+
+def test_masks_page_padding_without_pads_says_so():
+    at = direct_link(MASKS, text="a b c", mk_kind="padding")
+    assert "has no [PAD]" in texts(at)
+
+
+def test_custom_mask_edited_cell_by_cell_with_a_fully_masked_row():
+    at = direct_link(MASKS, text="a b c", mk_kind="custom")
+    editor = at.data_editor[0]
+    assert editor.value.to_numpy().all() and list(editor.value.columns) == ["0 a", "1 b", "2 c"]
+    at.session_state[editor.key] = {"edited_rows": {0: {"0 a": False, "1 b": False, "2 c": False},
+                                                    2: {"1 b": False}}, "added_rows": [], "deleted_rows": []}
+    at.run()
+    assert not at.exception
+    c = charts(at)
+    expected = np.array([[0, 0, 0], [1, 1, 1], [1, 0, 1]], dtype=np.int8)
+    np.testing.assert_array_equal(decode(c["mk_mask_chart"]["data"][0]["z"]).reshape(3, 3), expected)
+    weights = heatmaps(c["mk_weights_chart"])[0]
+    assert (weights[0] == 0).all() and (weights[2, 1] == 0)
+    np.testing.assert_allclose(weights[1:].sum(-1), 1.0, atol=1e-5)
+    assert all(all_numbers_finite(spec) for spec in c.values())
+    body = texts(at)
+    assert "Every key of query 0 (a) is blocked" in body and "No row of this mask is fully blocked" not in body
+    table = frame(at, "mk_full_table")
+    assert (table.iloc[:, 1] == "0.0000").all() and (table.iloc[:, 2] == "NaN").all()  # ours 0, torch NaN
+    assert "1 fully blocked query row(s) left out" in body and body.count("✅ Pass") == 2
+
+
+def test_custom_mask_start_row_blocks_query_zero():
+    at = direct_link(MASKS, text="a b c d", mk_kind="custom")
+    at.segmented_control(key="mk_custom_start").set_value("row").run()
+    assert not at.exception
+    mask = decode(charts(at)["mk_mask_chart"]["data"][0]["z"]).reshape(4, 4)
+    assert not mask[0].any() and mask[1:].all()
+
+
+def test_custom_mask_too_big_to_edit_gets_a_message():
+    at = direct_link(MASKS, text=" ".join(f"w{i}" for i in range(30)), mk_kind="custom")
+    assert "can be edited up to 24" in texts(at) and not at.data_editor
+    assert all(all_numbers_finite(spec) for spec in charts(at).values())
+
+
+def test_fully_masked_demo_row_and_polarity_tables():
+    at = direct_link(MASKS, text="a b c", mk_kind="causal")
+    assert "No row of this mask is fully blocked" in texts(at)
+    at.selectbox(key="mk_full_row").set_value(2).run()
+    assert "Every key of query 2 (c) is blocked" in texts(at)
+    ours, theirs = frame(at, "mk_pol_ours"), frame(at, "mk_pol_torch")
+    np.testing.assert_array_equal(ours.to_numpy(), np.tri(3, dtype=bool))  # True = may attend
+    np.testing.assert_array_equal(theirs.to_numpy(), ~np.tri(3, dtype=bool))  # nn.MultiheadAttention: True = blocked
+    assert "without converting it, and its output is off by" in texts(at)
+
+
+def test_masks_page_in_cross_attention_offers_no_causal_mask():
+    at = direct_link(MASKS, text="the cat\nhi", kv_text="a dog ran", mk_kind="causal")
+    kinds = at.segmented_control(key="mk_kind")
+    assert list(kinds.options) == ["none", "padding", "custom"] and kinds.value == "padding"
+    assert "causal masks need self-attention" in texts(at)
+    c = charts(at)
+    assert heatmaps(c["mk_weights_chart"])[0].shape == (2, 3) and texts(at).count("✅ Pass") == 2
+
+
+def test_masks_page_head_is_kept_valid_when_heads_shrink():
+    at = direct_link(MASKS, mk_head="3")
+    at.selectbox(key="num_heads").set_value(2).run()
+    assert not at.exception and at.segmented_control(key="mk_head").value == 0
+
+
+# --- Bug zoo page -----------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bug", bugs.BUGS, ids=bugs.BUG_NAMES)
+def test_bug_zoo_shows_each_bug_with_its_test(bug):
+    at = direct_link(BUGS, text="the cat sat on the mat", bz_bug=bug.name, num_heads="4")
+    body = texts(at)
+    assert bug.test_id in body and at.code[0].value == bug.wrong and at.code[1].value == bug.right
+    c = charts(at)
+    assert all(all_numbers_finite(spec) for spec in c.values())
+    if bug.name == bugs.SEED_TWO:
+        assert set(c) == {"bz_seed_chart", "bz_ok_chart"}
+        assert "mat1 and mat2 shapes cannot be multiplied" in at.code[2].value
+        assert heatmaps(c["bz_seed_chart"])[0].shape == (4, 4)  # heads x heads, not tokens x tokens
+        return
+    assert set(c) == {"bz_bug_chart", "bz_ok_chart", "bz_diff_chart"}
+    bad, ok, diff = (heatmaps(c[k])[0] for k in ("bz_bug_chart", "bz_ok_chart", "bz_diff_chart"))
+    np.testing.assert_allclose(diff, bad - ok, atol=1e-5)
+    assert np.abs(diff).max() > 1e-3  # the bug shows on this sentence
+    if bug.needs_mask:
+        assert "Shown here with a lower-triangular mask" in body
+
+
+def test_bug_zoo_summary_and_one_head():
+    at = direct_link(BUGS, num_heads="4")
+    table = frame(at, "bz_table")
+    assert list(table.iloc[:, 0]) == list(bugs.BUG_NAMES) and list(table.iloc[:, 1]) == [b.test for b in bugs.BUGS]
+    one = frame(at, "bz_one_head_table")
+    assert list(one.iloc[:, 0]) == ["split_heads_no_transpose", "combine_heads_no_permute"]
+    assert (one.iloc[:, 2] == "0.0000").all() and (one.iloc[:, 1].astype(float) > 1e-3).all()
+    at.selectbox(key="num_heads").set_value(1).run()
+    at.selectbox(key="bz_bug").set_value("split_heads_no_transpose").run()
+    assert not at.exception and "this bug is invisible here" in texts(at)
+    diff = heatmaps(charts(at)["bz_diff_chart"])[0]
+    assert (diff == 0).all()  # one head: exactly the real numbers
+
+
+def test_bug_zoo_seed_two_token_and_one_head():
+    at = direct_link(BUGS, bz_bug=bugs.SEED_TWO, num_heads="2")
+    at.selectbox(key="bz_token").set_value(3).run()
+    assert not at.exception and "token “favorite”" in texts(at)
+    at.selectbox(key="num_heads").set_value(1).run()
+    assert "With num_heads = 1 it runs" in texts(at)
+    np.testing.assert_array_equal(heatmaps(charts(at)["bz_seed_chart"])[0], [[1.0]])  # always itself
+
+
+def test_bug_zoo_with_a_batch_and_cross_attention():
+    at = direct_link(BUGS, text="the cat sat\nhi", kv_text="a dog ran far", sentence="1",
+                     bz_bug="softmax_over_queries")
+    c = charts(at)
+    assert heatmaps(c["bz_bug_chart"])[0].shape == (3, 4) and all(all_numbers_finite(s) for s in c.values())
+
+
+# --- every page with a batch, padding and cross-attention ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("page", [p for p, _, _ in PAGES])
+@pytest.mark.parametrize("params", [
+    dict(text="the cat sat on the mat\nhello", sentence="1", causal="true"),
+    dict(text="the cat sat\nhi there", kv_text="a dog ran far away", sentence="1"),
+], ids=["batch+causal+padding", "cross"])
+def test_every_page_runs_with_batches_and_cross_attention(page, params):
+    at = direct_link(page, **params)
+    assert not at.exception
+    assert all(all_numbers_finite(spec) for spec in chart_specs(at).values())
