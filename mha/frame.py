@@ -24,6 +24,7 @@ def _config_and_controls() -> None:
     # Many visitors share a few cores: one thread per computation keeps every session responsive.
     torch.set_num_threads(1)
     st.set_page_config(page_title="Multi-Head Attention Playground", page_icon="🔭", layout="wide")
+    share_ui.clean_link()  # before any widget reads the link
     sidebar_controls()
     share_ui.weights_note()  # on every page, above its content, while this visitor's uploaded weights are in use
     share_ui.link_box()  # the link to this view, with a copy button

@@ -14,14 +14,61 @@ computation is keyed on the file's sha256, never on the tensors.
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Callable
-from urllib.parse import quote, urlencode
+from urllib.parse import quote, urlencode, urlsplit
 
 import streamlit as st
 
 from mha import export, i18n
+from mha.pages import PAGES, url_path
 from mha.ui import settings, t
 from mha.view import D_MODEL_CHOICES, head_choices
+
+def _guard_number_urls() -> None:
+    """Streamlit 1.67 crashes a page whose link has ``?seed=1e309`` (or ``inf``): seeding a bound integer
+    number_input does ``int(float("inf"))``, and the OverflowError escapes the handler that resets other invalid
+    values. Treat it like every other invalid value: the default (the link note then names it)."""
+    from streamlit.elements.widgets import number_input
+
+    original = number_input.NumberInputSerde.deserialize
+    if getattr(original, "_mha_guarded", False):
+        return
+
+    def deserialize(self, ui_value):
+        try:
+            return original(self, ui_value)
+        except OverflowError:
+            return self.value
+
+    deserialize._mha_guarded = True
+    number_input.NumberInputSerde.deserialize = deserialize
+
+
+_guard_number_urls()
+
+TEXT_PARAMS = ("text", "kv_text")  # where an empty value means what it says: no text
+
+
+def clean_link() -> None:
+    """On a session's first run, before any widget: an empty parameter (``?head=``) would clear a control that
+    must always have a value, so it is dropped and the control keeps its default (the link note names it).
+    Works on the values Streamlit seeds widgets from (pinned streamlit==1.67.0); never raises."""
+    if st.session_state.get("_share_link_cleaned"):
+        return
+    st.session_state["_share_link_cleaned"] = True
+    try:
+        from streamlit.runtime.state.session_state_proxy import get_session_state
+
+        initial = get_session_state()._state.query_params._initial_query_params
+        for key in [k for k in initial if k not in TEXT_PARAMS]:
+            kept = [v for v in initial[key] if v.strip()]
+            if kept:
+                initial[key] = kept
+            else:
+                del initial[key]
+    except Exception:  # noqa: BLE001 internals moved: then Streamlit's own handling applies
+        pass
 
 WEIGHTS_STATE = "_share_custom_weights"  # session_state: {"sha", "name", "d_model", "state_dict"}
 UPLOAD_KEY = "share_upload"
@@ -82,11 +129,24 @@ def link_params() -> dict[str, str | list[str]]:
     return params
 
 
-def build_link(base: str | None, url_path: str, params: dict) -> str:
-    """``base`` is st.context.url (scheme, host, page path; no query); without it the link is relative."""
+def build_link(base: str | None, page_path: str, params: dict) -> str:
+    """``base`` is the app's root URL (scheme, host and any base path; see ``_app_root``); without it the link is
+    relative. ``page_path`` is the page's URL path ('' for home)."""
     query = urlencode(params, doseq=True, quote_via=quote)
-    root = base if base else "/" + url_path
+    root = (base or "").rstrip("/") + "/" + page_path
     return f"{root}?{query}" if query else root
+
+
+def _app_root(url: str | None) -> str | None:
+    """st.context.url without the page part Streamlit appends (which may name home by its file, e.g. /home)."""
+    if not url:
+        return None
+    parts = urlsplit(url)
+    path = parts.path.rstrip("/")
+    last = path.rsplit("/", 1)[-1]
+    if last and last in {Path(p).stem for p, _, _ in PAGES}:
+        path = path[: -len(last)]
+    return f"{parts.scheme}://{parts.netloc}{path.rstrip('/')}"
 
 
 def _current_url_path() -> str:
@@ -96,6 +156,10 @@ def _current_url_path() -> str:
 
         ctx = get_script_run_ctx()
         info = ctx.pages_manager.get_pages().get(ctx.page_script_hash) or {}
+        script = str(info.get("script_path") or "").replace("\\", "/")
+        for path, _, _ in PAGES:  # the app's own rule (home is "/"), whichever mode Streamlit ran the page in
+            if script.endswith("/" + path):
+                return url_path(path)
         return str(info.get("url_pathname") or "").strip("/")
     except Exception:  # noqa: BLE001
         return ""
@@ -175,16 +239,17 @@ def link_box(url_path: str | None = None) -> str:
     Drawn before the page so it is there on every page, whatever the page does; in the browser the component
     then follows the live address (see the module docstring)."""
     params = link_params()
-    link = build_link(_context_url(), _current_url_path() if url_path is None else url_path, params)
+    link = build_link(_app_root(_context_url()), _current_url_path() if url_path is None else url_path, params)
     page = _page_hash()
     if st.session_state.get("_share_prev_page") == page:
         after_page()  # the page's controls are registered since the previous run (no-op once done)
     st.session_state["_share_prev_page"] = page
     sb = st.sidebar
     sb.markdown(f"**🔗 {t('share_link_title')}**", help=t("share_link_help"))
-    _component()(data={"link": link, "ensure": {"lang": params["lang"]}, "copy": t("share_copy"),
-                       "copied": t("share_copied"), "failed": t("share_copy_failed")},
-                 key="share_link_box", default={})
+    with sb:
+        _component()(data={"link": link, "ensure": {"lang": params["lang"]}, "copy": t("share_copy"),
+                           "copied": t("share_copied"), "failed": t("share_copy_failed")},
+                     key="share_link_box", default={})
     st.session_state["_share_link"] = link
     return link
 

@@ -1,0 +1,249 @@
+"""Links: the whole view of every page comes back from its link, and any garbage in a link gives defaults and a
+short note, never an exception and never a NaN in a chart.
+
+A session opening a link is a fresh AppTest switched to the page before its first run (the same route a browser
+takes with a direct link). Pages are discovered from mha.pages.PAGES, and their controls from what they draw, so a
+new page or a new control is covered without touching this file.
+"""
+from __future__ import annotations
+
+import warnings
+from urllib.parse import parse_qs, urlsplit
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from apptest_utils import APP, TIMEOUT, all_numbers_finite, chart_specs
+from mha.pages import PAGES, url_path
+from mha.share_ui import build_link
+from mha.view import DEFAULT_D_MODEL, DEFAULT_NUM_HEADS, DEFAULT_SEED, DEFAULT_TEXT
+
+PAGE_FILES = [path for path, _, _ in PAGES]
+HOST = "http://localhost:8501/"
+# Every shared control away from its default (two sentences, so the sentence picker is there too).
+SHARED = {"lang": "ko", "text": "the cat saw the dog\n고양이가 개를 봤다", "d_model": "32", "num_heads": "8",
+          "causal": "true", "seed": "7", "positional": "false", "padding": "false", "sentence": "1"}
+# Controls known not to be URL-bound yet, with the page that owns them: reported as warnings, not failures, until
+# their page binds them (then delete the entry). Every other control must come back from the link.
+NOT_YET_IN_LINK = {
+    "mk_full_row": "pages/masks.py: the fully-masked-row picker",
+    "bz_token": "pages/bugs.py: the token picker",
+}
+SKIP_TYPES = {"button", "download_button", "file_uploader", "plotly_chart", "bidi_component", "text_area",
+              "text_input", "chat_input", "dataframe"}
+
+
+def open_link(page: str, params: dict) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.context = {"url": HOST + url_path(page), "locale": "en-US"}
+    for k, v in params.items():
+        at.query_params[k] = v
+    if page != PAGE_FILES[0]:  # "/" runs app.py itself; any other path opens that page
+        at.switch_page(page)
+    at.run()
+    return at
+
+
+def widgets(node, out=None) -> list:
+    """Every keyed widget drawn (sidebar and page), in order."""
+    out = [] if out is None else out
+    for child in getattr(node, "children", {}).values():
+        if getattr(child, "key", None) and getattr(child, "type", None) not in SKIP_TYPES \
+                and hasattr(child, "set_value"):
+            out.append(child)
+        widgets(child, out)
+    return out
+
+
+def state(at: AppTest) -> dict:
+    return {w.key: w.value for w in widgets(at._tree)}
+
+
+def _python_value(w, formatted: str):
+    """The option value whose displayed text is ``formatted`` (options are only known by their text)."""
+    fmt = w.format_func
+    for cand in (formatted, int(formatted) if formatted.lstrip("-").isdigit() else None):
+        if cand is not None and str(fmt(cand)) == formatted:
+            return cand
+    return None
+
+
+def change(w) -> bool:
+    """Move a page control away from where it is; False if this kind of control cannot be moved here."""
+    kind = w.type
+    if kind in ("checkbox", "toggle"):
+        w.set_value(not w.value)
+    elif kind == "selectbox":
+        if len(w.options) < 2:
+            return False
+        w.select_index(len(w.options) - 1 if w.index != len(w.options) - 1 else 0)
+    elif kind in ("button_group", "radio", "multiselect"):
+        if kind == "radio":
+            current = {w.options[w.index]} if w.index is not None else set()
+        else:
+            current = set(w.values if kind == "multiselect" else w.formatted_values)
+        others = [o for o in w.options if o not in current]
+        value = next((v for v in (_python_value(w, o) for o in reversed(others)) if v is not None), None)
+        if value is None:
+            return False
+        w.set_value([value] if kind == "multiselect" else value)
+    elif kind == "slider":
+        lo, hi = w.min, w.max
+        if isinstance(w.value, (tuple, list)) or lo == hi:
+            return False
+        w.set_value(hi if w.value != hi else lo)
+    elif kind == "number_input":
+        step = w.step or 1
+        target = w.value + step if w.max is None or w.value + step <= w.max else w.value - step
+        w.set_value(type(w.value)(target))
+    else:
+        return False
+    return True
+
+
+def link_of(at: AppTest) -> tuple[str, dict]:
+    parts = urlsplit(at.session_state["_share_link"])
+    return parts.path, {k: v if len(v) > 1 else v[0] for k, v in parse_qs(parts.query, keep_blank_values=True).items()}
+
+
+# ------------------------------------------------------------------------------------------------ the round trip
+
+
+@pytest.mark.parametrize("page", PAGE_FILES)
+def test_the_link_brings_back_the_whole_view(page):
+    at = open_link(page, SHARED)
+    assert not at.exception, at.exception
+    sidebar_keys = {w.key for w in widgets(at.sidebar)}
+    unchanged = state(at)
+    changed = [w.key for w in widgets(at.main) if change(w)]
+    at.run()
+    assert not at.exception, at.exception
+    before = state(at)
+
+    path, params = link_of(at)
+    assert path == "/" + url_path(page)
+    for key, value in SHARED.items():
+        assert params.get(key) == value, f"{key} missing from the link {params}"
+    for key in changed:
+        if before.get(key) != unchanged.get(key) and key not in params:  # (a control may fall back when another moves)
+            if key in NOT_YET_IN_LINK:
+                warnings.warn(f"{key} ({NOT_YET_IN_LINK[key]}) is not in the link yet", stacklevel=1)
+                before.pop(key, None)
+                continue
+            pytest.fail(f"page control {key!r} is not in the link: bind it with bind='query-params'")
+
+    again = open_link(page, params)
+    assert not again.exception, again.exception
+    assert {k: v for k, v in state(again).items() if k in before} == before
+    assert {w.key for w in widgets(again.sidebar)} == sidebar_keys
+    # and what is drawn is the same: every chart's data, every title and caption
+    assert [s["data"] for s in chart_specs(again).values()] == [s["data"] for s in chart_specs(at).values()]
+    assert [m.value for m in again.main.get("caption")] == [m.value for m in at.main.get("caption")]
+
+
+def test_language_is_always_in_the_link_because_its_default_follows_the_browser():
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.context = {"locale": "ko-KR", "url": HOST}
+    at.run()
+    assert at.session_state["lang"] == "ko"  # the browser's language, not in the URL ...
+    assert link_of(at)[1] == {"lang": "ko"}  # ... but in the link, so an English browser opens it in Korean too
+    opened = open_link(PAGE_FILES[0], link_of(at)[1])
+    assert opened.session_state["lang"] == "ko"
+
+
+def test_defaults_are_left_out_of_the_link():
+    at = open_link("pages/playground.py", {"lang": "en"})
+    assert link_of(at) == ("/playground", {"lang": "en"})
+
+
+def test_build_link_keeps_any_text_intact():
+    text = "a&b=c #태그 <b>x</b> 100% + 😀\nline two"
+    link = build_link("https://demo.example", "playground", {"text": text, "head": "2", "lang": "ko"})
+    parts = urlsplit(link)
+    assert parts.path == "/playground" and "#" not in link.split("?", 1)[1].replace("%23", "")
+    assert parse_qs(parts.query) == {"text": [text], "head": ["2"], "lang": ["ko"]}
+    assert build_link(None, "heads", {"lang": "en"}) == "/heads?lang=en"
+    assert build_link("https://demo.example/base/", "", {}) == "https://demo.example/base/"
+
+
+def test_app_root_drops_the_page_part_streamlit_appends():
+    from mha.share_ui import _app_root
+
+    assert _app_root("http://localhost:8501/home") == "http://localhost:8501"
+    assert _app_root("https://x.streamlit.app/heads") == "https://x.streamlit.app"
+    assert _app_root("https://host/mha/playground") == "https://host/mha"  # served under a base path
+    assert _app_root("https://host/mha") == "https://host/mha"
+    assert _app_root(None) is None
+
+
+# ------------------------------------------------------------------------------------------- garbage in a link
+
+GARBAGE = [
+    "abc", "-5", "99999999999999999999999", "1e309", "NaN", "", "<script>alert(1)</script>", "x" * 5000,
+    ["1", "2"], "0x10", "∞", "true",
+]
+
+
+def _garbage_params(keys: list[str], n: int) -> dict:
+    """One link with garbage in every parameter: each key gets a different kind of garbage, rotating with n."""
+    out = {k: GARBAGE[(i + n) % len(GARBAGE)] for i, k in enumerate(keys)}
+    out["unknown_param"] = GARBAGE[n % len(GARBAGE)]
+    return out
+
+
+@pytest.fixture(scope="module")
+def page_keys() -> dict[str, list[str]]:
+    """The URL parameters of each page: its controls' keys, found by drawing it once."""
+    out = {}
+    for page in PAGE_FILES:
+        at = open_link(page, {})
+        out[page] = [w.key for w in widgets(at._tree)]
+    return out
+
+
+def _finite_charts(at: AppTest) -> bool:
+    for spec in chart_specs(at).values():
+        if not all_numbers_finite(spec):
+            return False
+        for trace in spec["data"]:  # any other numeric field of a trace too
+            if any(isinstance(v, float) and not np.isfinite(v) for v in trace.values()):
+                return False
+    return True
+
+
+@pytest.mark.parametrize("page", PAGE_FILES)
+def test_garbage_in_any_parameter_gives_defaults_and_never_breaks(page, page_keys):
+    for n in (0, len(GARBAGE) // 2):  # 2 links per page, each with garbage in every parameter, 12 kinds rotating
+        params = _garbage_params(page_keys[page], n)
+        at = open_link(page, params)
+        assert not at.exception, (params, at.exception)
+        assert _finite_charts(at), params
+        assert at.session_state["d_model"] == DEFAULT_D_MODEL  # no garbage is a d_model
+        assert at.session_state["lang"] in ("en", "ko")
+        # a note next to the controls names what could not be used
+        notes = " ".join(w.value for w in at.sidebar.warning)
+        assert "d_model=" in notes, notes
+        at.run()  # the app keeps working afterwards ...
+        assert not at.exception
+        assert "unknown_param" not in at.query_params  # ... and what nothing reads is gone from the address bar
+
+
+def test_garbage_in_the_shared_controls_falls_back_to_the_defaults_with_a_note():
+    at = open_link("pages/playground.py", {"d_model": "abc", "num_heads": ["2", "3"], "seed": "-5",
+                                           "causal": "maybe", "text": "", "positional": "1e309"})
+    assert not at.exception
+    s = at.session_state
+    assert (s["d_model"], s["num_heads"], s["seed"], s["causal"], s["positional"]) == (
+        DEFAULT_D_MODEL, DEFAULT_NUM_HEADS, DEFAULT_SEED, False, True)
+    notes = " ".join(w.value for w in at.sidebar.warning)
+    for key in ("d_model", "seed", "causal", "positional", "num_heads"):
+        assert f"{key}=" in notes, notes
+    assert s["text"] in ("", DEFAULT_TEXT)
+
+
+def test_a_huge_number_is_clamped_not_an_error():
+    at = open_link("pages/playground.py", {"seed": "99999999999999999999", "head": "999", "cell_query": "-1"})
+    assert not at.exception
+    assert 0 <= at.session_state["seed"] <= 9999
+    assert 0 <= at.session_state["head"] < at.session_state["num_heads"]
