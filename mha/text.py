@@ -18,6 +18,7 @@ import torch
 # Bidi embeddings/overrides/isolates and marks could reorder what a learner sees; C0/C1 controls print nothing.
 _BIDI = "\u200e\u200f\u061c\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 _JOINERS = "\u200d\ufe0e\ufe0f"  # ZWJ and variation selectors: part of emoji, kept
+_TAGS = range(0xE0020, 0xE0080)  # tag characters: part of subdivision flags (England, Scotland, Wales), kept
 MAX_LABEL_CHARS = 16
 
 _WORD = re.compile(r"\w+(?:['’]\w+)*")
@@ -43,7 +44,9 @@ def clean_text(text: str) -> tuple[str, int]:
     kept, removed = [], 0
     for ch in text:
         cat = unicodedata.category(ch)
-        invisible = ch in _BIDI or (cat == "Cc" and ch not in "\t\n\r") or (cat == "Cf" and ch not in _JOINERS)
+        invisible = ch in _BIDI or (cat == "Cc" and ch not in "\t\n\r") or (
+            cat == "Cf" and ch not in _JOINERS and ord(ch) not in _TAGS
+        )
         if invisible:
             removed += 1
         else:
@@ -60,11 +63,11 @@ def _clusters(text: str) -> list[str]:
             unicodedata.category(ch).startswith("M")
             or ch in _JOINERS
             or 0x1F3FB <= cp <= 0x1F3FF  # skin-tone modifiers
-            or 0xE0020 <= cp <= 0xE007F  # tag characters (subdivision flags)
+            or cp in _TAGS  # tag characters (subdivision flags)
             or out[-1].endswith("\u200d")  # the character after a ZWJ joins the emoji before it
             or (0x1F1E6 <= cp <= 0x1F1FF and len(out[-1]) == 1 and 0x1F1E6 <= ord(out[-1]) <= 0x1F1FF)  # flag pair
         )
-        if attach and not out[-1].isspace():
+        if attach and not out[-1].isspace() and not ch.isspace():  # whitespace never joins (even after a ZWJ)
             out[-1] += ch
         else:
             out.append(ch)
@@ -79,18 +82,25 @@ def tokenize(text: str, mode: str = "word") -> Tokens:
     clean, removed = clean_text(text if isinstance(text, str) else str(text))
     tokens: list[str] = []
     if mode == "char":
-        tokens = [c for c in _clusters(clean) if not c.isspace()]
+        tokens = _clusters(clean)
     else:
         pos = 0
         for m in _WORD.finditer(clean):
-            tokens += [c for c in _clusters(clean[pos:m.start()]) if not c.isspace()]
+            tokens += _clusters(clean[pos:m.start()])
             tokens.append(m.group())
             pos = m.end()
-        tokens += [c for c in _clusters(clean[pos:]) if not c.isspace()]
-        tokens = _merge_word_marks(tokens)
+        tokens += _clusters(clean[pos:])
+        tokens = _merge_word_marks(tokens)  # before dropping spaces: a mark after a space joins no word
+    # Joiners, variation selectors or tags with nothing to join show nothing: removed (and counted) like controls.
+    removed += sum(len(t) for t in tokens if not t.isspace() and not _visible(t))
+    tokens = [t for t in tokens if _visible(t)]
     if not tokens:
         raise TextError("The text is empty or only whitespace: type a sentence, e.g. 'Orange is my favorite fruit'.")
     return Tokens(tokens=tuple(tokens), removed=removed)
+
+
+def _visible(cluster: str) -> bool:
+    return any(not ch.isspace() and ch not in _JOINERS and ord(ch) not in _TAGS for ch in cluster)
 
 
 def _merge_word_marks(tokens: list[str]) -> list[str]:
