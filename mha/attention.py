@@ -44,9 +44,11 @@ def attention_steps(query, key, value, mask=None, *, scale: bool = True, tempera
     both exist for the scaling lab; the module always uses the defaults.
     """
     head_dim = query.size(-1)
-    scores = torch.matmul(query, key.transpose(-2, -1))  # (..., Tq, Tk)
     if scale:
-        scores = scores / math.sqrt(head_dim)  # same number as the course's / (head_dim ** 0.5)
+        # Scale q (Tq x head_dim) rather than the scores (Tq x Tk): the course's QK^T / sqrt(head_dim) up to rounding
+        # (exactly, when head_dim is a power of 4), without a pass over the largest tensor.
+        query = query / math.sqrt(head_dim)
+    scores = torch.matmul(query, key.transpose(-2, -1))  # (..., Tq, Tk)
     logits = scores / temperature if temperature != 1.0 else scores
     allowed = as_allowed(mask, scores.shape)
     if allowed is None:
@@ -176,7 +178,8 @@ class MultiHeadAttention(nn.Module):
                     f"{name} has {x.size(-1)} features in its last dimension but d_model is {self.d_model}: "
                     f"project it to {self.d_model} or build MultiHeadAttention(d_model={x.size(-1)}, ...)."
                 )
-            if not torch.isfinite(x).all():
+            # The sum is finite only if every value is: one cheap reduction, the full scan only to confirm.
+            if not math.isfinite(x.sum().item()) and not torch.isfinite(x).all():
                 raise ValueError(f"{name} contains NaN or infinite values; attention needs finite inputs.")
         if key.shape[:2] != value.shape[:2]:
             raise ValueError(
