@@ -445,6 +445,18 @@ def test_non_finite_inputs(gen, bad, where):
         m(**args)
 
 
+def test_huge_but_finite_inputs_are_accepted(gen):
+    """The values' sum overflows, yet every value is finite: no error (the finiteness check must not guess)."""
+    m = make_module(8, 2)
+    with torch.no_grad():
+        m.value_linear.weight.mul_(1e-10)  # keep the projected values representable
+    x = randn(gen, 1, 4, 8)
+    value = torch.zeros(1, 4, 8, dtype=torch.float64)
+    value[0, :2, 0] = 1e308  # sum: inf
+    assert torch.isinf(value.sum())
+    assert torch.isfinite(m(x, x, value)).all()
+
+
 def test_key_value_length_mismatch(gen):
     m = make_module(8, 2)
     q, k, v = randn(gen, 1, 4, 8), randn(gen, 1, 6, 8), randn(gen, 1, 5, 8)

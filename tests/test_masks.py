@@ -1,4 +1,6 @@
 """mha.masks: one convention (True / 1 = may attend), checked entry by entry and against torch's conventions."""
+import re
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -74,14 +76,19 @@ def test_to_torch_attn_mask_flips_convention(gen, dtype):
 
 
 def test_torch_convention_really_is_opposite(gen):
-    """The reason to_torch_attn_mask exists: F.scaled_dot_product_attention takes our mask as is, while
-    nn.MultiheadAttention needs it flipped (test_attention checks the full module against both)."""
+    """Why to_torch_attn_mask exists: F.scaled_dot_product_attention takes our mask as is, nn.MultiheadAttention
+    takes the flipped one (test_attention checks the full module against it)."""
     q, k, v = (torch.randn(1, 1, 4, 3, generator=gen, dtype=torch.float64) for _ in range(3))
     allowed = mha.causal_mask(4)
     ours, weights = mha.scaled_dot_product_attention(q, k, v, allowed)
     torch.testing.assert_close(F.scaled_dot_product_attention(q, k, v, attn_mask=allowed), ours)
-    assert (weights[..., ~allowed] == 0).all()
-    assert (weights[..., mha.to_torch_attn_mask(allowed)] == 0).all()
+    flipped = F.scaled_dot_product_attention(q, k, v, attn_mask=mha.to_torch_attn_mask(allowed))
+    assert not torch.allclose(flipped, ours)
+    attn = torch.nn.MultiheadAttention(3, 1, batch_first=True, dtype=torch.float64)
+    x = q[0]
+    _, torch_weights = attn(x, x, x, attn_mask=mha.to_torch_attn_mask(allowed))
+    assert torch.equal(torch_weights[0] == 0, ~allowed)  # blocked exactly where ours is blocked
+    assert torch.equal(weights[0, 0] == 0, ~allowed)
 
 
 @pytest.mark.parametrize("shape", [(4, 5), (5,), (2, 1, 1, 5), (2, 1, 4, 5), (2, 3, 4, 5), (1, 1, 1, 1)])
@@ -100,7 +107,7 @@ def test_as_allowed_accepts_lists_and_zero_one():
 
 @pytest.mark.parametrize("shape", [(4, 4), (3, 1, 1, 5), (2, 3, 4, 5, 1), (6,)])
 def test_as_allowed_error_names_shapes_and_fixes(shape):
-    with pytest.raises(ValueError, match=rf"mask of shape {tuple(shape)!r}".replace("(", r"\(").replace(")", r"\)")) as err:
+    with pytest.raises(ValueError, match=re.escape(f"mask of shape {tuple(shape)}")) as err:
         as_allowed(torch.ones(shape, dtype=torch.bool), torch.Size([2, 3, 4, 5]))
     message = str(err.value)
     assert "(2, 3, 4, 5)" in message and "(B, 1, 1, Tk)" in message
