@@ -53,9 +53,11 @@ c1.code(bug.wrong, language="python", wrap_lines=True)
 c2.caption(t("bz_right"))
 c2.code(bug.right, language="python", wrap_lines=True)
 st.markdown(t("bz_caught_by", test=bug.test_id))
+# combine_heads leaves the weights exactly right and only the output wrong: show the output, no head to pick
+show_weights = name == bugs.SEED_TWO or run.max_error_weights > 0 or H == 1
 keep_index("bz_head", H)
 head = st.segmented_control(t("bz_head"), list(range(H)), default=0, key="bz_head", bind="query-params",
-                            required=True)
+                            required=True) if show_weights else 0
 correct = figures.head_heatmap(run.weights_ok[head], view.labels, view.key_labels, kind="weights",
                                allowed=run.allowed, head=head, clickable=False)
 
@@ -81,7 +83,6 @@ else:
     elif run.max_error_output == 0:
         st.info(t("bz_no_effect"))
     st.markdown(t("bz_max_error", out=run.max_error_output, w=run.max_error_weights))
-    show_weights = run.max_error_weights > 0 or H == 1  # combine_heads: same weights, wrong output
     st.caption(t("bz_weights_of", head=head) if show_weights else t("bz_outputs_of"))
     if show_weights:
         mats, kinds = (run.weights_bug[head], run.weights_ok[head], run.difference[head]), ("weights",) * 2

@@ -274,7 +274,7 @@ def test_bug_zoo_with_a_batch_and_cross_attention():
 @pytest.mark.parametrize("page", [p for p, _, _ in PAGES])
 @pytest.mark.parametrize("params", [
     dict(text="the cat sat on the mat\nhello", sentence="1", causal="true"),
-    dict(text="the cat sat\nhi there", kv_text="a dog ran far away", sentence="1"),
+    dict(text="the cat sat on the mat\nhi", kv_text="a dog ran", sentence="0"),  # Tk < Tq (the page tests: Tk > Tq)
 ], ids=["batch+causal+padding", "cross"])
 def test_every_page_runs_with_batches_and_cross_attention(page, params):
     at = direct_link(page, **params)
