@@ -200,10 +200,14 @@ def most_alike(sim: np.ndarray, metric: str) -> tuple[int, int]:
 
 def pair_from_event(event, num_heads: int) -> Optional[tuple[int, int]]:
     """The (head a, head b) a click on the similarity heatmap selected, or None. The event is Streamlit's dict:
-    ``{"selection": {"points": [{"customdata": [a, b], ...}]}}``."""
+    ``{"selection": {"points": [{"customdata": [a, b], ...}]}}``; a typed-array customdata arrives as
+    ``{"0": a, "1": b}`` instead, which is read too."""
     try:
         points = (event or {}).get("selection", {}).get("points", [])
-        a, b = (int(v) for v in points[0]["customdata"][:2])
+        data = points[0]["customdata"]
+        if isinstance(data, dict):
+            data = [data[k] for k in sorted(data, key=int)]
+        a, b = (int(v) for v in data[:2])
     except (AttributeError, IndexError, KeyError, TypeError, ValueError):
         return None
     return (a, b) if 0 <= a < num_heads and 0 <= b < num_heads else None

@@ -106,7 +106,8 @@ def similarity_heatmap(sim: np.ndarray, metric: str, selected: Optional[tuple[in
     aa, bb = np.meshgrid(np.arange(H), np.arange(H), indexing="ij")
     fig.add_trace(go.Scatter(
         x=[names[b] for b in bb.ravel()], y=[names[a] for a in aa.ravel()], mode="markers",
-        customdata=np.stack([aa.ravel(), bb.ravel()], axis=1).astype(np.int32),
+        # plain lists: a typed array would reach the selection event as {"0": a, "1": b}
+        customdata=np.stack([aa.ravel(), bb.ravel()], axis=1).tolist(),
         marker=dict(symbol="square", size=max(8, min(48, 420 // max(H, 1))), opacity=0),
         text=[f"{v:.3f}" for v in z.ravel()], hovertemplate="%{y} · %{x}<br>%{text}<extra></extra>",
         name="pairs", showlegend=False))

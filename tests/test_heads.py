@@ -169,6 +169,8 @@ def test_pair_from_click_event():
     event = {"selection": {"points": [{"customdata": [2, 0], "x": "head 0", "y": "head 2"}]}}
     assert heads.pair_from_event(event, 4) == (2, 0)
     assert heads.pair_from_event(event, 2) is None  # head 2 does not exist any more
+    typed = {"selection": {"points": [{"customdata": {"0": 2, "1": 3}}]}}  # what a browser sends for a typed array
+    assert heads.pair_from_event(typed, 4) == (2, 3)
     for junk in (None, {}, {"selection": {"points": []}}, {"selection": {"points": [{"x": 1}]}}, "x"):
         assert heads.pair_from_event(junk, 4) is None
 
