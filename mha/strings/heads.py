@@ -86,8 +86,10 @@ STRINGS = {
               "두 글의 위치는 비교할 수 없기 때문입니다.",
     },
     "hd_causal_sink": {
-        "en": "With the causal mask the first token is the only key every query may see, so it often becomes the sink.",
-        "ko": "인과 마스크에서는 첫 토큰이 모든 쿼리가 볼 수 있는 유일한 키라서 자주 싱크가 됩니다.",
+        "en": "With the causal mask the first token is the only key every query may see, so it often becomes the "
+              "sink; and the first query sees nothing else, so its single weight makes the max weight 1.",
+        "ko": "인과 마스크에서는 첫 토큰이 모든 쿼리가 볼 수 있는 유일한 키라서 자주 싱크가 됩니다. 또 첫 쿼리는 그 키 "
+              "하나만 보므로 그 가중치가 1이 되어 최대 가중치도 1입니다.",
     },
     "hd_entropy_rows": {"en": "Entropy of every query row", "ko": "쿼리 행마다의 엔트로피"},
     "hd_entropy_rows_help": {
