@@ -12,6 +12,8 @@ from mha.frame import page_setup
 from mha.ui import current_view, keep_index, settings, t
 from mha.view import build_model
 
+page_setup()
+
 
 @st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
 def _zoo(spec, _view) -> dict:  # _view is fixed by spec: not hashed
@@ -26,7 +28,6 @@ def fmt(x) -> str:
     return t("bz_not_comparable") if x is None else f"{x:.4f}"
 
 
-page_setup()
 st.title(t("bz_title"))
 view = current_view()
 if view is None:
@@ -68,7 +69,8 @@ if name == bugs.SEED_TWO:
     else:
         st.markdown(t("bz_seed_runs"))
     keep_index("bz_token", Tq)
-    token = st.selectbox(t("bz_token"), range(Tq), key="bz_token", format_func=lambda i: f"{i}: {view.labels[i]}")
+    token = st.selectbox(t("bz_token"), range(Tq), key="bz_token", bind="query-params",
+                         format_func=lambda i: f"{i}: {view.labels[i]}")
     st.caption(t("bz_seed_heads", h=H, tok=view.labels[token], head=head))
     heads = [f"head {h}" for h in range(H)]
     left, right = st.columns(2)

@@ -17,6 +17,8 @@ from mha.frame import page_setup
 from mha.masks import to_torch_attn_mask
 from mha.ui import current_view, keep_index, settings, t
 
+page_setup()
+
 
 @st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
 def _check_batch(spec) -> tc.TorchCheck:
@@ -54,7 +56,6 @@ def custom_mask(tq: int, tk: int, q_labels, k_labels) -> np.ndarray | None:
     return edited.to_numpy(dtype=bool)
 
 
-page_setup()
 st.title(t("mk_title"))
 view = current_view()
 if view is None:
@@ -103,7 +104,8 @@ demo = allowed
 if not masked.fully_masked.any():
     st.markdown(t("mk_full_demo"))
     keep_index("mk_full_row", Tq)
-    row = st.selectbox(t("mk_full_row"), range(Tq), key="mk_full_row", format_func=lambda i: f"{i}: {view.labels[i]}")
+    row = st.selectbox(t("mk_full_row"), range(Tq), key="mk_full_row", bind="query-params",
+                       format_func=lambda i: f"{i}: {view.labels[i]}")
     demo = block_row(allowed, row)
 rows = np.flatnonzero(~demo.any(axis=1))
 st.markdown(t("mk_full_explain", rows=", ".join(f"{i} ({view.labels[i]})" for i in rows)))
