@@ -363,6 +363,12 @@ class PermutationCheck:
     def equivariant(self, tol: float = 1e-4) -> bool:
         return self.output_error <= tol * max(1.0, float(np.abs(self.output).max(initial=0.0)))
 
+    def put_back(self) -> np.ndarray:
+        """(H, T, T) the shuffled run's weights with rows and columns moved back to the original order: equal to
+        ``weights`` exactly when the module is permutation-equivariant on this input."""
+        back = np.argsort(self.perm)  # where each original token went
+        return self.shuffled_weights[:, back][:, :, back]
+
 
 def permutation_check(model: MultiHeadAttention, tokens: Sequence[str], seed: int, perm, positional: bool,
                       causal: bool = False) -> PermutationCheck:
@@ -422,6 +428,17 @@ def repeated_rows(tokens: Sequence[str], weights: np.ndarray, output: np.ndarray
     return found
 
 
+def repeated_table(without_positions: list[RepeatedToken], with_positions: list[RepeatedToken]) -> pd.DataFrame:
+    """One row per repeated token: its positions and the largest weight-row difference without / with positions.
+    Both lists come from the same tokens (the positional setting does not change the tokens)."""
+    return pd.DataFrame({
+        "token": [r.token for r in without_positions],
+        "positions": [", ".join(map(str, r.positions)) for r in without_positions],
+        "gap_off": [r.weights_gap for r in without_positions],
+        "gap_on": [r.weights_gap for r in with_positions],
+    })
+
+
 # ----------------------------------------------------------------------------------------------- seeds
 def seed_list(seed: int, n: int = 4, max_seed: int = 9999) -> list[int]:
     """The learner's seed and the next ``n - 1`` (wrapping past ``max_seed``)."""
@@ -431,3 +448,11 @@ def seed_list(seed: int, n: int = 4, max_seed: int = 9999) -> list[int]:
 def seed_patterns(spec, seeds: Sequence[int], head: int) -> np.ndarray:
     """(S, Tq, Tk) head ``head``'s weights for each seed, everything else as in ``spec`` (a ViewSpec)."""
     return np.stack([run_view(dataclasses.replace(spec, seed=int(s))).weights[head] for s in seeds])
+
+
+def seed_table(mats: np.ndarray, seeds: Sequence[int], allowed: Optional[np.ndarray],
+               key_labels: Sequence[str]) -> pd.DataFrame:
+    """One row per seed for one head's maps (S, Tq, Tk): mean entropy, largest weight and sink key."""
+    stats = head_stats(np.asarray(mats), None if allowed is None else np.broadcast_to(allowed, np.shape(mats)))
+    return pd.DataFrame({"seed": list(seeds), "entropy": stats.entropy_mean, "max_weight": stats.max_weight,
+                         "sink": [key_labels[int(j)] for j in stats.sink]})

@@ -12,7 +12,7 @@ from mha import heads
 from mha import heads_figures as hf
 from mha.batch import PAD
 from mha.frame import page_setup
-from mha.ui import current_view, settings, t
+from mha.ui import current_view, keep_index, settings, t
 from mha.view import MAX_SEED, build_model, run_view
 
 page_setup()
@@ -55,14 +55,11 @@ q_labels = view.labels
 k_labels = getattr(view, "key_labels", None) or view.labels
 square = Tq == Tk and list(k_labels) == list(q_labels)  # self-attention: positions of queries and keys match
 st.caption(t("hd_intro", n=Tq, num_heads=H, head_dim=view.head_dim))
-# num_heads or the sentence may have changed since these were chosen: keep them inside the new ranges.
 for key, n in (("heads_a", H), ("heads_b", H), ("heads_qk_head", H), ("heads_order_head", H),
                ("heads_seed_head", H), ("heads_query", Tq)):
-    if st.session_state.get(key, 0) >= n:
-        st.session_state[key] = 0
-if "heads_off" in st.session_state and heads.sanitize_heads(st.session_state["heads_off"], H) != sorted(
-        st.session_state["heads_off"]):
-    st.session_state["heads_off"] = heads.sanitize_heads(st.session_state["heads_off"], H)
+    keep_index(key, n)  # num_heads or the sentence may have changed since the choice was made
+if heads.sanitize_heads(st.session_state.get("heads_off"), H) != list(st.session_state.get("heads_off") or []):
+    st.session_state["heads_off"] = heads.sanitize_heads(st.session_state.get("heads_off"), H)
 
 
 def head_picker(key: str) -> int:
@@ -131,9 +128,11 @@ def ablate() -> None:
     elif len(off) == H:
         st.warning(t("hd_off_all", err=float(np.abs(ab.ablated - ab.bias).max())))
     else:
-        st.markdown(t("hd_off_summary", n=len(off), mean=float(ab.change.mean()), worst=heads.md_literal(q_labels[int(ab.change.argmax())]),
+        worst = heads.md_literal(q_labels[int(ab.change.argmax())])
+        st.markdown(t("hd_off_summary", n=len(off), mean=float(ab.change.mean()), worst=worst,
                       pct=float(100 * ab.change.sum() / max(ab.output_norm.sum(), 1e-12))))
-    st.plotly_chart(hf.change_chart(ab.change, ab.output_norm, q_labels, t("hd_change_axis")), key="heads_change_chart")
+    st.plotly_chart(hf.change_chart(ab.change, ab.output_norm, q_labels, t("hd_change_axis")),
+                    key="heads_change_chart")
     st.subheader(t("hd_results"))
     gap = float(np.abs(ab.bias + ab.results.sum(axis=0) - ab.output).max())
     st.caption(t("hd_results_help", gap=gap))
@@ -147,14 +146,15 @@ def queries_keys() -> None:
     c1, c2 = st.columns([3, 2])
     qi = c1.selectbox(t("hd_query"), range(Tq), key="heads_query", bind="query-params",
                       format_func=lambda i: f"{i}: {q_labels[i]}")
-    n_keys = int(view.allowed[head, qi].sum())
-    k = c2.slider(t("hd_topk"), 1, min(5, n_keys), min(3, n_keys), key="heads_topk", bind="query-params") \
-        if n_keys > 1 else max(n_keys, 1)
+    most = min(5, int(view.allowed[head, qi].sum()))  # keys this query may attend to (the mask may block some)
+    if st.session_state.get("heads_topk", 1) > most:
+        st.session_state["heads_topk"] = most
+    k = c2.slider(t("hd_topk"), 1, most, min(3, most), key="heads_topk", bind="query-params") if most > 1 else 1
     proj = heads.qk_pca(view.q[head], view.k[head])
     top = heads.top_keys(view.weights[head, qi], view.allowed[head, qi], k)
     near = heads.nearest_keys(proj, qi, k, view.allowed[head, qi])
-    st.plotly_chart(hf.qk_figure(proj.q2, proj.k2, q_labels, k_labels, qi, top, view.weights[head, qi],
-                                 (t("hd_pc", n=1, pct=100 * proj.explained[0]), t("hd_pc", n=2, pct=100 * proj.explained[1])),
+    axes = [t("hd_pc", n=n + 1, pct=100 * float(proj.explained[n])) for n in range(2)]
+    st.plotly_chart(hf.qk_figure(proj.q2, proj.k2, q_labels, k_labels, qi, top, view.weights[head, qi], axes,
                                  (t("hd_queries"), t("hd_keys"))), key="heads_qk_chart")
     names = lambda idx: ", ".join(f"**{heads.md_literal(k_labels[j])}**" for j in idx)  # noqa: E731
     st.markdown(t("hd_qk_compare", top=names(top), near=names(near), same=len(set(top) & set(near)), k=len(top),
@@ -176,12 +176,11 @@ def order() -> None:
             not s.positional: heads.repeated_rows(other.tokens, other.weights, other.output, ignore=(PAD,))}
     st.subheader(t("hd_repeat"))
     if reps[False]:
-        rows = [{t("hd_repeat_token"): r.token, t("hd_repeat_positions"): ", ".join(map(str, r.positions)),
-                 t("hd_repeat_off"): r.weights_gap, t("hd_repeat_on"): on.weights_gap}
-                for r, on in zip(reps[False], reps[True])]
-        st.dataframe(rows, hide_index=True, column_config={c: st.column_config.NumberColumn(format="%.4f")
-                                                           for c in (t("hd_repeat_off"), t("hd_repeat_on"))})
-        st.caption(t("hd_repeat_now_" + ("on" if s.positional else "off")) + (t("hd_repeat_causal") if s.causal else ""))
+        table = heads.repeated_table(reps[False], reps[True]).rename(columns=lambda c: t(f"hd_repeat_{c}"))
+        st.dataframe(table, hide_index=True, column_config={
+            t(f"hd_repeat_{c}"): st.column_config.NumberColumn(format="%.4f") for c in ("gap_off", "gap_on")})
+        now = t("hd_repeat_now_" + ("on" if s.positional else "off"))
+        st.caption(now + (t("hd_repeat_causal") if s.causal else ""))
     else:
         st.info(t("hd_repeat_none"))
         if st.button(t("hd_repeat_try", text=EXAMPLE_REPEAT), key="heads_try_repeat",
@@ -208,8 +207,7 @@ def order() -> None:
     if s.causal:
         st.caption(t("hd_shuffle_causal"))
     head = head_picker("heads_order_head")
-    back = np.argsort(now.perm)  # undo the shuffle: shuffled position of each original token
-    mats = [now.weights[head], now.shuffled_weights[head], now.shuffled_weights[head][back][:, back]]
+    mats = [now.weights[head], now.shuffled_weights[head], now.put_back()[head]]
     titles = [t("hd_order_original"), t("hd_order_shuffled"), t("hd_order_back")]
     st.plotly_chart(hf.matrices_row(mats, titles, [labels, shuffled, labels], [labels, shuffled, labels], cols=3),
                     key="heads_shuffle_chart")
@@ -226,13 +224,9 @@ def seeds() -> None:
     titles = [t("hd_seed_title", seed=v) for v in seed_values]
     st.plotly_chart(hf.matrices_row(list(mats), titles, [q_labels] * len(mats), [k_labels] * len(mats),
                                     [view.allowed[head]] * len(mats), cols=4), key="heads_seeds_chart")
-    rows = []
-    for v, m in zip(seed_values, mats):
-        one = heads.head_stats(m[None], view.allowed[head][None])  # this head alone, as a 1-head map
-        rows.append({t("hd_seed"): v, t("hd_col_entropy"): float(one.entropy_mean[0]),
-                     t("hd_col_max_weight"): float(one.max_weight[0]), t("hd_col_sink"): k_labels[int(one.sink[0])]})
-    st.dataframe(rows, hide_index=True, column_config={
-        c: st.column_config.NumberColumn(format="%.3f") for c in (t("hd_col_entropy"), t("hd_col_max_weight"))})
+    table = heads.seed_table(mats, seed_values, view.allowed[head], k_labels)
+    st.dataframe(table.rename(columns=lambda c: t(f"hd_col_{c}")), hide_index=True, column_config={
+        t(f"hd_col_{c}"): st.column_config.NumberColumn(format="%.3f") for c in ("entropy", "max_weight")})
     st.markdown(t("hd_seeds_text", head=head))
     st.info(t("hd_trained"), icon="🎓")
 

@@ -315,6 +315,15 @@ def test_without_positions_outputs_move_with_their_tokens():
     np.testing.assert_allclose(chk.shuffled_output, chk.output[perm], atol=1e-5)
 
 
+def test_put_back_undoes_the_shuffle():
+    w = np.arange(2 * 16, dtype=float).reshape(2, 4, 4)
+    perm = np.array([2, 0, 3, 1])
+    shuffled = w[:, perm][:, :, perm]  # what an equivariant module gives for the shuffled input
+    chk = heads.PermutationCheck(perm=perm, weights=w, shuffled_weights=shuffled, output=np.zeros((4, 1)),
+                                 shuffled_output=np.zeros((4, 1)), output_error=0.0, weights_error=0.0)
+    np.testing.assert_array_equal(chk.put_back(), w)
+
+
 def test_positions_or_a_causal_mask_break_the_symmetry():
     model = build_model(16, 4, 0)
     perm = heads.permutation(len(TOKENS), 3)
@@ -348,6 +357,13 @@ def test_a_repeated_word_has_identical_rows_only_without_positions():
     assert rep_on.weights_gap > 1e-4 and rep_on.output_gap > 1e-4
 
 
+def test_repeated_table_pairs_both_settings():
+    off = [heads.RepeatedToken("the", (0, 3), 0.0, 0.0)]
+    on = [heads.RepeatedToken("the", (0, 3), 0.2, 0.5)]
+    table = heads.repeated_table(off, on)
+    assert table.to_dict("records") == [{"token": "the", "positions": "0, 3", "gap_off": 0.0, "gap_on": 0.2}]
+
+
 def test_padding_is_not_a_repeated_word():
     tokens = ("a", "b", "a", PAD, PAD)
     w = np.full((1, 5, 5), 0.2)
@@ -364,6 +380,15 @@ def test_seed_patterns_are_the_views_of_each_seed():
     for m, s in zip(mats, seeds):
         np.testing.assert_array_equal(m, run_view(dataclasses.replace(spec, seed=s)).weights[2])
     assert np.abs(mats[0] - mats[1]).max() > 1e-3  # another seed, another pattern
+
+
+def test_seed_table_measures_each_seed_on_its_own():
+    mats = np.stack([uniform(), np.eye(T), one_hot_column(4)])
+    table = heads.seed_table(mats, [5, 6, 7], None, list("abcde"))
+    assert table["seed"].tolist() == [5, 6, 7]
+    np.testing.assert_allclose(table["entropy"], [math.log2(T), 0.0, 0.0], atol=1e-12)
+    np.testing.assert_allclose(table["max_weight"], [1 / T, 1.0, 1.0])
+    assert table["sink"].tolist() == ["a", "a", "e"]
 
 
 # --------------------------------------------------------------------------------------------------- figures

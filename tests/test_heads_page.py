@@ -155,6 +155,16 @@ def test_repeated_word_button_sets_the_example_without_positions():
     [table] = [d.value for d in at.dataframe if "positions" in d.value.columns]
     assert table["token"].tolist() == ["the"] and table["positions"].tolist() == ["0, 3"]
     assert table["row difference, positions off"][0] < 1e-6 < table["row difference, positions on"][0]
+    assert "Positional encoding is off now" in texts(at)
+
+
+def test_top_keys_slider_follows_the_keys_a_query_may_see():
+    at = open_page(causal="true", heads_query="4: fruit")
+    at.slider(key="heads_topk").set_value(5).run()
+    at.selectbox(key="heads_query").set_value(1).run()  # with the causal mask, query 1 sees two keys
+    assert not at.exception
+    assert at.slider(key="heads_topk").value == 2
+    assert len([tr for tr in chart(at, "heads_qk_chart")["data"] if tr.get("name") == "top"]) == 2
 
 
 def test_seeds_tab_shows_the_chosen_head_for_four_seeds():
@@ -164,6 +174,8 @@ def test_seeds_tab_shows_the_chosen_head_for_four_seeds():
     for m, s in zip(heatmaps(spec), (7, 8, 9, 10)):
         np.testing.assert_allclose(m, run_view(ViewSpec(seed=s)).weights[3], atol=1e-6)
     assert "Trained models grow heads" in texts(at)
+    table = [d.value for d in at.dataframe if "seed" in d.value.columns][0]
+    assert table["seed"].tolist() == [7, 8, 9, 10]
 
 
 def test_korean():

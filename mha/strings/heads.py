@@ -225,8 +225,8 @@ STRINGS = {
     "hd_repeat": {"en": "A repeated word", "ko": "반복되는 단어"},
     "hd_repeat_token": {"en": "token", "ko": "토큰"},
     "hd_repeat_positions": {"en": "positions", "ko": "위치"},
-    "hd_repeat_off": {"en": "row difference, positions off", "ko": "행 차이, 위치 끔"},
-    "hd_repeat_on": {"en": "row difference, positions on", "ko": "행 차이, 위치 켬"},
+    "hd_repeat_gap_off": {"en": "row difference, positions off", "ko": "행 차이, 위치 끔"},
+    "hd_repeat_gap_on": {"en": "row difference, positions on", "ko": "행 차이, 위치 켬"},
     "hd_repeat_now_off": {
         "en": "Positional encoding is off now: the repeated word is the same vector at each place, so its weight rows "
               "are identical in every head (difference 0) and so are its outputs.",
@@ -300,7 +300,7 @@ STRINGS = {
     },
     # seeds
     "hd_seed_title": {"en": "seed {seed}", "ko": "시드 {seed}"},
-    "hd_seed": {"en": "seed", "ko": "시드"},
+    "hd_col_seed": {"en": "seed", "ko": "시드"},
     "hd_seeds_text": {
         "en": "Head {head} of the same sentence under the current seed and the next three. Only the random weights "
               "and embeddings changed, yet the pattern is different each time: a single seed's picture tells you how "
