@@ -22,7 +22,7 @@ import streamlit as st
 
 from mha import export, i18n
 from mha.pages import PAGES, url_path
-from mha.ui import settings, t
+from mha.ui import CUSTOM_WEIGHTS_KEY, custom_weights as _fitting_weights, settings, t
 from mha.view import D_MODEL_CHOICES, head_choices
 
 def _guard_number_urls() -> None:
@@ -70,7 +70,7 @@ def clean_link() -> None:
     except Exception:  # noqa: BLE001 internals moved: then Streamlit's own handling applies
         pass
 
-WEIGHTS_STATE = "_share_custom_weights"  # session_state: {"sha", "name", "d_model", "state_dict"}
+WEIGHTS_STATE = CUSTOM_WEIGHTS_KEY  # session_state: {"sha", "name", "d_model", "state_dict"}; this session only
 UPLOAD_KEY = "share_upload"
 EMBED_KEYS = ("embed", "embed_options")  # Streamlit's own; never ours to keep or drop
 
@@ -293,10 +293,7 @@ def custom_weights() -> dict | None:
 
 def active_weights(d_model: int) -> tuple[str, dict] | None:
     """(sha256, state_dict) when uploaded weights fit ``d_model``; None means the seeded module is used."""
-    w = custom_weights()
-    if w and w["d_model"] == d_model:
-        return w["sha"], w["state_dict"]
-    return None
+    return _fitting_weights(d_model)
 
 
 def _clear_weights() -> None:

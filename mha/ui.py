@@ -6,6 +6,7 @@ URL: each widget key is also its query-parameter name (``bind="query-params"``).
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 import streamlit as st
@@ -213,19 +214,37 @@ def settings() -> Settings:
     return found
 
 
+# Many visitors, few cores: at most two model computations run at once; the others wait their turn (a cache hit
+# never waits). torch itself uses one thread per computation (mha.frame).
+HEAVY_WORK = threading.BoundedSemaphore(2)
+# This session's uploaded weights (mha.share_ui puts them here): {"sha", "name", "d_model", "state_dict"}.
+CUSTOM_WEIGHTS_KEY = "_share_custom_weights"
+
+
+def custom_weights(d_model: int) -> tuple[str, dict] | None:
+    """(sha256 of the uploaded file, state_dict) when this session uploaded weights that fit ``d_model``."""
+    w = st.session_state.get(CUSTOM_WEIGHTS_KEY)
+    return (w["sha"], w["state_dict"]) if w and w.get("d_model") == d_model else None
+
+
 @st.cache_data(max_entries=64, ttl=3600, show_spinner=False)
 def _cached_view(text: str, d_model: int, num_heads: int, causal: bool, seed: int, positional: bool,
-                 padding: bool = True, kv_text: str = "", sentence: int = 0) -> View:
-    return run_view(ViewSpec(text=text, d_model=d_model, num_heads=num_heads, causal=causal, seed=seed,
-                             positional=positional, padding=padding, kv_text=kv_text, sentence=sentence))
+                 padding: bool = True, kv_text: str = "", sentence: int = 0, weights_sha: str = "",
+                 _state_dict: dict | None = None) -> View:
+    # Keyed on plain values only: uploaded weights by the sha256 of their file (the tensors are not hashed).
+    with HEAVY_WORK:
+        return run_view(ViewSpec(text=text, d_model=d_model, num_heads=num_heads, causal=causal, seed=seed,
+                                 positional=positional, padding=padding, kv_text=kv_text, sentence=sentence),
+                        state_dict=_state_dict)
 
 
 def current_view() -> View | None:
     """The numbers for the current settings, or None (with a message on the page) when there is nothing to show."""
     s = settings()
+    sha, state_dict = custom_weights(s.d_model) or ("", None)
     try:
         return _cached_view(s.text, s.d_model, s.num_heads, s.causal, s.seed, s.positional, s.padding, s.kv_text,
-                            s.sentence)
+                            s.sentence, weights_sha=sha, _state_dict=state_dict)
     except TextError:
         st.info(t("page_needs_text"), icon="✍️")
         return None

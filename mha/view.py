@@ -117,6 +117,17 @@ def build_model(d_model: int, num_heads: int, seed: int) -> MultiHeadAttention:
     return model
 
 
+def custom_model(d_model: int, num_heads: int, state_dict: dict) -> MultiHeadAttention:
+    """A module on a visitor's uploaded weights (checked by ``mha.export.load_state_dict_bytes``). Built per call,
+    never cached here: it belongs to one session, unlike the shared seeded modules of ``build_model``."""
+    model = MultiHeadAttention(d_model, num_heads)
+    model.load_state_dict(state_dict, strict=True)
+    model.eval()
+    for p in model.parameters():
+        p.requires_grad_(False)
+    return model
+
+
 def prepare_tokens(text: str) -> tuple[tuple[str, ...], tuple[str, ...], dict]:
     """Tokens within the limits, plus note keys and their arguments. Raises TextError for empty text."""
     notes, args = [], {}
@@ -176,8 +187,9 @@ class ViewInputs:
     note_args: dict
 
 
-def view_inputs(spec: ViewSpec) -> ViewInputs:
-    """Batch, embed and mask the settings. Raises TextError, BatchError or ValueError with a learner message."""
+def view_inputs(spec: ViewSpec, state_dict: dict | None = None) -> ViewInputs:
+    """Batch, embed and mask the settings. Raises TextError, BatchError or ValueError with a learner message.
+    ``state_dict``: uploaded weights to run instead of the seeded ones (the seed still makes the embeddings)."""
     check_spec(spec)
     queries = text_batch(spec.text)
     kv = kv_batch(spec.kv_text)
@@ -185,7 +197,8 @@ def view_inputs(spec: ViewSpec) -> ViewInputs:
     is_cross = kv is not None
     causal = spec.causal and not is_cross  # a causal mask pairs query i with key i: self-attention only
     notes = queries.notes + (("note_causal_cross",) if spec.causal and is_cross else ())
-    model = build_model(spec.d_model, spec.num_heads, spec.seed)
+    model = (build_model(spec.d_model, spec.num_heads, spec.seed) if state_dict is None
+             else custom_model(spec.d_model, spec.num_heads, state_dict))
     query = queries.inputs(spec.d_model, spec.seed, spec.positional)  # (B, Tq, d_model)
     key = keys.inputs(spec.d_model, spec.seed, spec.positional) if is_cross else query  # (B, Tk, d_model)
     mask = batch_mask(queries, keys, causal=causal, padding=spec.padding)
@@ -193,10 +206,10 @@ def view_inputs(spec: ViewSpec) -> ViewInputs:
                       causal=causal, notes=notes, note_args=dict(queries.note_args))
 
 
-def run_view(spec: ViewSpec) -> View:
+def run_view(spec: ViewSpec, state_dict: dict | None = None) -> View:
     """Run the settings end to end and keep one sentence. Raises TextError (empty text), BatchError (texts that
-    do not pair up) or ValueError (impossible settings)."""
-    inp = view_inputs(spec)
+    do not pair up) or ValueError (impossible settings). ``state_dict``: see ``view_inputs``."""
+    inp = view_inputs(spec, state_dict)
     with torch.no_grad():
         tr = inp.model.trace(inp.query, inp.key, inp.key, inp.mask)
     notes, args = inp.notes, dict(inp.note_args)
@@ -222,4 +235,5 @@ def run_view(spec: ViewSpec) -> View:
 
 
 __all__ = ["View", "ViewSpec", "ViewInputs", "TextError", "BatchError", "run_view", "view_inputs", "build_model",
+           "custom_model",
            "head_choices", "check_spec", "text_batch", "kv_batch"]
