@@ -77,9 +77,24 @@ class Server:
                 self.proc.wait(timeout=10)
 
 
-def start_server(name: str = "server", timeout: float = 60) -> Server:
-    """``streamlit run app.py`` on a free loopback port, headless, no usage stats, no file watcher; returns once
-    /_stcore/health answers ok. Its output goes to test-artifacts/<name>.log."""
+    def wait_healthy(self, timeout: float = 60) -> "Server":
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"streamlit exited with code {self.proc.returncode}; see {self.log}")
+            try:
+                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as r:
+                    if r.read().strip() == b"ok":
+                        return self
+            except OSError:
+                time.sleep(0.2)
+        self.stop()
+        raise RuntimeError(f"streamlit was not healthy after {timeout:.0f} s; see {self.log}")
+
+
+def launch_server(name: str = "server") -> Server:
+    """Start ``streamlit run app.py`` on a free loopback port, headless, no usage stats, no file watcher, without
+    waiting for it. Its output goes to test-artifacts/<name>.log."""
     ARTIFACTS.mkdir(exist_ok=True)
     port = _free_port()
     log = ARTIFACTS / f"{name}.log"
@@ -88,19 +103,12 @@ def start_server(name: str = "server", timeout: float = 60) -> Server:
            "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
     with open(log, "w") as out:
         proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, text=True)
-    server = Server(url=f"http://127.0.0.1:{port}", proc=proc, log=log)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"streamlit exited with code {proc.returncode}; see {log}")
-        try:
-            with urllib.request.urlopen(f"{server.url}/_stcore/health", timeout=2) as r:
-                if r.read().strip() == b"ok":
-                    return server
-        except OSError:
-            time.sleep(0.2)
-    server.stop()
-    raise RuntimeError(f"streamlit was not healthy after {timeout:.0f} s; see {log}")
+    return Server(url=f"http://127.0.0.1:{port}", proc=proc, log=log)
+
+
+def start_server(name: str = "server", timeout: float = 60) -> Server:
+    """A server that answers ok on /_stcore/health (see ``launch_server``)."""
+    return launch_server(name).wait_healthy(timeout)
 
 
 @pytest.fixture(scope="session")
@@ -112,13 +120,17 @@ def server():
 
 @pytest.fixture
 def fresh_server(request):
-    """A factory: ``fresh_server()`` starts a server that no browser has talked to yet (stopped after the test)."""
+    """A factory for servers that no browser has talked to yet (all stopped after the test): ``fresh_server()``
+    gives one, ``fresh_server(n)`` a list of n started side by side."""
     started: list[Server] = []
 
-    def make() -> Server:
-        s = start_server(f"fresh-{_safe_name(request.node.name)}-{len(started)}")
-        started.append(s)
-        return s
+    def make(count: int | None = None):
+        batch = [launch_server(f"fresh-{_safe_name(request.node.name)}-{len(started) + k}")
+                 for k in range(count or 1)]
+        started.extend(batch)
+        for s in batch:
+            s.wait_healthy()
+        return batch if count is not None else batch[0]
 
     yield make
     for s in started:
@@ -188,7 +200,7 @@ def _safe_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_")[:120] or "test"
 
 
-def save_screenshot(page, name: str, max_height: int = 6000) -> Path:
+def save_screenshot(page, name: str, max_height: int = 5000) -> Path:
     """A screenshot of the whole app into test-artifacts/<name>.png. Streamlit scrolls inside its own container,
     so the viewport is grown to the content's height first (capped), then put back."""
     ARTIFACTS.mkdir(exist_ok=True)

@@ -106,29 +106,31 @@ def _page_checks(page, url_path: str, title_key: str) -> None:
     assert page.locator("[data-testid='stException']").count() == 0, f"/{url_path} shows an exception"
 
 
-@pytest.mark.parametrize("path,title_key", [(p[2], p[1]) for p in PAGES], ids=[p[2] or "home" for p in PAGES])
-def test_direct_link_on_a_fresh_server(fresh_server, open_page, path, title_key):
+def test_every_page_opens_by_direct_link_on_a_fresh_server(fresh_server, open_page):
     """The very first visitor of a just-started server arrives by a direct link: the page must simply open.
-    (With a pages/ folder, Streamlit routes that first run differently from every later one: see mha/frame.py.)"""
-    server = fresh_server()
-    page = open_page(server.url, "fresh")
-    goto(page, server.url, path)
-    _page_checks(page, path, title_key)
-
-
-def test_direct_links_once_the_server_has_run(page, server):
-    """After the first run, every page in app.py's PAGES opens by direct link, under its own title."""
-    goto(page, server.url)  # the first run of this server (it may be the first test)
-    for _, title_key, path in PAGES:
-        goto(page, server.url, path)
-        _page_checks(page, path, title_key)
-    goto(page, server.url, PLAYGROUND)
-    assert page.locator("h1").first.inner_text().strip() == en("pg_title")
+    (With a pages/ folder, Streamlit routes that first run differently from every later one: see mha/frame.py.)
+    One fresh server per page, all started and visited side by side to keep the suite short."""
+    servers = fresh_server(len(PAGES))
+    pages = []
+    for server, (_, _, path) in zip(servers, PAGES):
+        page = open_page(server.url, f"fresh-{path or 'home'}")
+        page.goto(f"{server.url}/{path}")  # each server's first script run starts now; they run side by side
+        pages.append(page)
+    failures = []
+    for page, (_, title_key, path) in zip(pages, PAGES):
+        try:
+            wait_app_idle(page)
+            _page_checks(page, path, title_key)
+        except Exception as exc:  # report every page, not only the first that fails
+            failures.append(f"/{path}: {exc}")
+    assert not failures, "\n".join(failures)
 
 
 def test_controls_repaint_and_the_link_reproduces_the_view(page, server, open_page):
     """Change the sentence, num_heads and the causal mask; each repaints the heatmaps; the URL carries the view."""
     goto(page, server.url, PLAYGROUND)
+    _page_checks(page, PLAYGROUND, "nav_playground")
+    assert page.locator("h1").first.inner_text().strip() == en("pg_title")
     assert subplot_count(page, "grid") == DEFAULT_NUM_HEADS
     n = len(tokenize(DEFAULT_TEXT).tokens)
     x, y, _ = cell_box(page, "one_head_chart", n, n, 0, n - 1)
