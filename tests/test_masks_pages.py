@@ -245,6 +245,10 @@ def test_bug_zoo_summary_and_one_head():
     one = frame(at, "bz_one_head_table")
     assert list(one.iloc[:, 0]) == ["split_heads_no_transpose", "combine_heads_no_permute"]
     assert (one.iloc[:, 2] == "0.0000").all() and (one.iloc[:, 1].astype(float) > 1e-3).all()
+    at.selectbox(key="bz_bug").set_value("softmax_over_queries").run()
+    at.segmented_control(key="bz_head").set_value(2).run()
+    correct = heatmaps(charts(at)["bz_ok_chart"])[0]
+    np.testing.assert_allclose(correct, run_view(ViewSpec()).weights[2], atol=1e-6)  # head 2, as picked
     at.selectbox(key="num_heads").set_value(1).run()
     at.selectbox(key="bz_bug").set_value("split_heads_no_transpose").run()
     assert not at.exception and "this bug is invisible here" in texts(at)
