@@ -137,6 +137,13 @@ def test_shuffle_moves_outputs_only_without_positions():
     assert at.number_input(key="heads_shuffle").value == 0 and not has_chart(at, "heads_shuffle_chart")
 
 
+def test_the_shuffle_shows_the_chosen_head():
+    at = open_page(heads_shuffle="1")
+    at.segmented_control(key="heads_order_head").set_value(2).run()
+    original = heatmaps(chart(at, "heads_shuffle_chart"))[0]
+    np.testing.assert_allclose(original, run_view(ViewSpec()).weights[2], atol=1e-6)
+
+
 def test_a_shuffle_from_the_link_is_the_same_shuffle():
     a = open_page(text="one two three four five six", heads_shuffle="42")
     b = open_page(text="one two three four five six", heads_shuffle="42")
