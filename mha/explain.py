@@ -142,6 +142,24 @@ def extras(spec: ViewSpec) -> Extras:
                   query=np32(query), key=np32(key), value=np32(value), qk=np32(qk), sentence=b)
 
 
+def cell_from_selection(event) -> tuple[int, int] | None:
+    """(query i, key j) of the first clicked cell in a ``st.plotly_chart`` selection event, or None.
+
+    The clickable heatmaps (``figures.head_heatmap``) carry [i, j] as each marker's customdata. The browser sends
+    a row of a typed (int32) array back as ``{"0": i, "1": j}``, a plain list as ``[i, j]``: both are read;
+    anything else (no point, a point without customdata, garbage) gives None.
+    """
+    try:
+        points = (event or {}).get("selection", {}).get("points", [])
+        data = points[0].get("customdata") if points else None
+        if isinstance(data, dict):
+            data = [data[k] for k in sorted(data, key=int)]
+        i, j = (int(v) for v in data[:2])
+    except (AttributeError, IndexError, KeyError, TypeError, ValueError):
+        return None
+    return i, j
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # One cell, by hand.
 # ---------------------------------------------------------------------------------------------------------------

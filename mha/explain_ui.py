@@ -26,10 +26,9 @@ def md_escape(label: str) -> str:
 
 def pick_cell(chart_key: str, query_key: str, key_key: str) -> None:
     """on_select callback of a clickable heatmap: copy the clicked cell into the (query, key) selectors."""
-    points = (st.session_state.get(chart_key) or {}).get("selection", {}).get("points", [])
-    if points and points[0].get("customdata") is not None:
-        i, j = points[0]["customdata"][:2]
-        st.session_state[query_key], st.session_state[key_key] = int(i), int(j)
+    cell = explain.cell_from_selection(st.session_state.get(chart_key))
+    if cell is not None:  # the selectors are kept in range by keep_index before they are drawn
+        st.session_state[query_key], st.session_state[key_key] = cell
 
 
 @st.cache_data(max_entries=32, ttl=3600, show_spinner=False)

@@ -145,6 +145,20 @@ def test_exp_shift_keeps_huge_scores_finite():
     assert b.exp_scores[1] / b.exp_sum == pytest.approx(math.exp(-1) / (1 + math.exp(-1)), rel=1e-9)
 
 
+@pytest.mark.parametrize("event, cell", [
+    ({"selection": {"points": [{"customdata": {"0": 3, "1": 1}}]}}, (3, 1)),  # a typed-array row, as browsers send
+    ({"selection": {"points": [{"customdata": {"1": 4, "0": 2}}]}}, (2, 4)),
+    ({"selection": {"points": [{"customdata": [0, 5]}, {"customdata": [1, 1]}]}}, (0, 5)),
+    ({"selection": {"points": []}}, None),
+    ({"selection": {"points": [{"x": "cat"}]}}, None),  # a point without customdata (e.g. a mask overlay)
+    ({"selection": {"points": [{"customdata": ["a", "b"]}]}}, None),
+    ({"selection": {"points": [{"customdata": 7}]}}, None),
+    (None, None), ({}, None), ("garbage", None),
+])
+def test_cell_from_selection_reads_both_customdata_shapes_and_ignores_garbage(event, cell):
+    assert explain.cell_from_selection(event) == cell
+
+
 # --- the step-by-step extras ---------------------------------------------------------------------------------
 @pytest.mark.parametrize("name", ["default", "one_head_no_positions", "cross", "batch_sentence_1", "large_d_model"])
 def test_extras_are_the_modules_own_intermediates(name):
