@@ -201,7 +201,8 @@ export default function(component) {
       return data.link;
     }
   };
-  const show = () => { const u = live(); if (code.textContent !== u) code.textContent = u; };
+  const readable = (u) => { try { return decodeURI(u); } catch (e) { return u; } };  // Hangul shown as Hangul
+  const show = () => { const u = readable(live()); if (code.textContent !== u) code.textContent = u; };
   button.textContent = data.copy;
   show();
   const timer = setInterval(show, 600);

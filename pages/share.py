@@ -15,7 +15,7 @@ s = settings()
 st.subheader(t("share_upload_title"))
 st.markdown(t("share_upload_help", max_mb=export.MAX_WEIGHTS_BYTES / 2**20))
 st.file_uploader(t("share_upload"), type=["pt", "pth", "bin"], key=share_ui.UPLOAD_KEY,
-                 on_change=share_ui._on_upload, max_upload_size=10)
+                 on_change=share_ui._on_upload, max_upload_size=9)
 kind, message = st.session_state.get("_share_upload_message", (None, None))
 if kind:
     (st.error if kind == "error" else st.success)(message)

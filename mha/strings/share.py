@@ -22,9 +22,11 @@ STRINGS = {
     # --- custom weights note (every page)
     "share_custom_note": {
         "en": "Running on **your uploaded weights** ({name}, d_model={d_model}) instead of the seeded random ones. "
-              "Embeddings still come from the seed.",
+              "Embeddings still come from the seed, and side experiments that rebuild the module from a seed "
+              "(other seeds, the bug zoo, the step-by-step course code) still use seeded weights.",
         "ko": "무작위(시드) 가중치 대신 **업로드한 가중치**({name}, d_model={d_model})로 실행 중입니다. "
-              "임베딩은 여전히 시드에서 만듭니다.",
+              "임베딩은 여전히 시드에서 만들고, 시드로 모듈을 다시 만드는 부가 실험(다른 시드 비교, 버그 동물원, "
+              "단계별 강의 코드)은 여전히 시드 가중치를 씁니다.",
     },
     "share_custom_mismatch": {
         "en": "Your uploaded weights are for d_model={weights_d_model}, but d_model is {d_model}: the seeded weights "
@@ -74,11 +76,11 @@ STRINGS = {
     "share_upload_title": {"en": "Your own weights", "ko": "내 가중치 쓰기"},
     "share_upload_help": {
         "en": "Trained the course's MultiHeadAttention? Save it with `torch.save(model.state_dict(), \"mha.pt\")` "
-              "and upload the file: every page that shows the module then runs on your weights, for you alone "
+              "and upload the file: the main view of every page then runs on your weights, for you alone "
               "(nobody else sees them; they are gone when you close the tab). Only tensors are read "
               "(`weights_only=True`), at most {max_mb:.0f} MB.",
         "ko": "강의의 MultiHeadAttention을 학습시켰나요? `torch.save(model.state_dict(), \"mha.pt\")`로 저장해 "
-              "올리면, 모듈을 보여 주는 모든 페이지가 내 가중치로 실행됩니다. 나에게만 적용되며(다른 사람은 볼 수 "
+              "올리면, 모든 페이지의 주 화면이 내 가중치로 실행됩니다. 나에게만 적용되며(다른 사람은 볼 수 "
               "없고, 탭을 닫으면 사라집니다) 텐서만 읽습니다(`weights_only=True`). 최대 {max_mb:.0f}MB.",
     },
     "share_upload": {"en": "state_dict file (.pt)", "ko": "state_dict 파일 (.pt)"},
