@@ -50,7 +50,9 @@ def sweep(n_tokens: int, seed: int) -> explain.Sweep:
 def course_step(number: int, step: str, shape, charts, /, *, note: str | None = None, **fmt) -> None:
     """One step of the course code: the lines, the tensor's shape, a short explanation and the picture(s).
 
-    ``charts`` is a list of (widget key, tab label, figure); several become tabs. ``fmt`` fills the explanation.
+    ``charts`` is a list of (widget key, tab label, figure builder); several become tabs, and only the open tab's
+    figure is built and sent (tabs that rerun on a switch, key ``<first chart key>_tab``). ``fmt`` fills the
+    explanation.
     """
     st.subheader(t("ex_step", n=number, title=t(f"ex_step_{step}")))
     st.code(explain.COURSE_CODE[step], language="python")
@@ -63,11 +65,13 @@ def course_step(number: int, step: str, shape, charts, /, *, note: str | None = 
             st.info(note)
     with right:
         if len(charts) == 1:
-            st.plotly_chart(charts[0][2], key=charts[0][0])
-        else:
-            for tab, (key, _, fig) in zip(st.tabs([label for _, label, _ in charts]), charts):
+            st.plotly_chart(charts[0][2](), key=charts[0][0])
+            return
+        tabs = st.tabs([label for _, label, _ in charts], key=f"{charts[0][0]}_tab", on_change="rerun")
+        for tab, (key, _, build) in zip(tabs, charts):
+            if tab.open:  # a (128, 512) heatmap is ~0.4 MB: hidden tabs send nothing
                 with tab:
-                    st.plotly_chart(fig, key=key)
+                    st.plotly_chart(build(), key=key)
 
 
 def cell_breakdown(view: View, head: int, i: int, j: int, *, key: str, summary: str | None = None) -> None:

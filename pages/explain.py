@@ -31,13 +31,14 @@ B = lambda a: (view.batch_size,) + a.shape  # noqa: E731 the View keeps one sent
 
 
 def hm(mat, kind, **kw):
-    """One head's (Tq, Tk) matrix: queries down the side, keys along the top."""
-    return xf.matrix(mat, view.labels, view.key_labels, kind, head=head, x_title=t("ex_axis_key"),
-                     y_title=t("ex_axis_query"), **kw)
+    """One head's (Tq, Tk) matrix, queries down the side, keys along the top (built when it is shown)."""
+    return lambda: xf.matrix(mat, view.labels, view.key_labels, kind, head=head, x_title=t("ex_axis_key"),
+                             y_title=t("ex_axis_query"), **kw)
 
 
 def features(mat, kind, labels=view.labels, **kw):
-    return figures.features_heatmap(mat, labels, kind, **{**feat, **kw})
+    """A (T, features) matrix, built when it is shown."""
+    return lambda: figures.features_heatmap(mat, labels, kind, **{**feat, **kw})
 
 
 x_tabs = [("ex_x", t("ex_tab_x" if s.positional else "ex_tab_x_nopos"), features(view.x, "x")),
@@ -51,7 +52,7 @@ course_step(2, "linear", B(ex.query), [
     ("ex_chart_query", "Q = query_linear(x)", features(ex.query, "query")),
     ("ex_chart_key", "K = key_linear(x)", features(ex.key, "key", view.key_labels)),
     ("ex_chart_value", "V = value_linear(x)", features(ex.value, "value", view.key_labels))], **fmt)
-course_step(3, "split_heads", B(view.q), [("ex_split", "", xf.split_heads_figure(
+course_step(3, "split_heads", B(view.q), [("ex_split", "", lambda: xf.split_heads_figure(
     ex.query, view.q, view.labels, top_title=t("ex_split_top"), **feat, **heads))], **fmt)
 zmax = float(abs(ex.qk[head]).max()) or 1.0  # steps 4-6 share QKᵀ's scale: dividing by √head_dim shows as paler
 course_step(4, "qk", B(ex.qk), [("ex_qk", "", hm(ex.qk[head], "QKᵀ", zmax=zmax))], **fmt)
@@ -75,7 +76,7 @@ bar_right.plotly_chart(xf.attention_bar(
 
 course_step(8, "weighted_sum", B(view.head_outputs), [("ex_head_output", "", features(
     view.head_outputs[head], "head_outputs", col_title="head_dim"))], **fmt)
-course_step(9, "combine_heads", B(view.concat), [("ex_concat", "", xf.banded_features(
+course_step(9, "combine_heads", B(view.concat), [("ex_concat", "", lambda: xf.banded_features(
     view.concat, view.labels, H, kind="concat", **feat, **heads))], **fmt)
 course_step(10, "output_linear", B(view.output), [("ex_output", "", features(view.output, "output"))], **fmt)
 
@@ -97,7 +98,7 @@ def click_into_a_cell() -> None:
                      format_func=lambda n: f"{n}: {view.key_labels[n]}")
     mats = view.weights if kind == "weights" else view.scores
     fig = hm(mats[head], kind, clickable=True, selected=(i, j),
-             allowed=view.allowed[head] if kind == "weights" else None)
+             allowed=view.allowed[head] if kind == "weights" else None)()
     st.plotly_chart(fig, key="ex_cell_chart", selection_mode="points",
                     on_select=lambda: pick_cell("ex_cell_chart", "ex_cell_query", "ex_cell_key"))
     cell_breakdown(view, head, i, j, key="ex_cell")

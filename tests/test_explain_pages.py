@@ -62,11 +62,16 @@ def test_step_by_step_shows_the_modules_numbers_at_every_step():
     c = charts(at)
     assert all(all_numbers_finite(spec) for spec in c.values())
     np.testing.assert_array_equal(z(c["ex_x"]), view.x)
-    # Q, K, V before split_heads: x W_qᵀ computed here in float64 from the module's weights
+    # Q, K, V before split_heads: x W_qᵀ computed here in float64 from the module's weights. Only the open tab's
+    # chart is sent: K and V appear when their tab is picked.
     x64 = view.x.astype(np.float64)
-    for key, lin in (("ex_chart_query", model.query_linear), ("ex_chart_key", model.key_linear),
-                     ("ex_chart_value", model.value_linear)):
-        np.testing.assert_allclose(z(c[key]), x64 @ lin.weight.double().numpy().T, atol=1e-5)
+    assert "ex_chart_key" not in c and "ex_embedding" not in c
+    np.testing.assert_allclose(z(c["ex_chart_query"]), x64 @ model.query_linear.weight.double().numpy().T, atol=1e-5)
+    for key, label, lin in (("ex_chart_key", "K = key_linear(x)", model.key_linear),
+                            ("ex_chart_value", "V = value_linear(x)", model.value_linear)):
+        at.session_state["ex_chart_query_tab"] = label
+        at.run()
+        np.testing.assert_allclose(z(charts(at)[key]), x64 @ lin.weight.double().numpy().T, atol=1e-5)
     # split_heads: the top picture is the projection, panel h is head h's q (= its block of columns)
     np.testing.assert_allclose(z(c["ex_split"], 0), x64 @ model.query_linear.weight.double().numpy().T, atol=1e-5)
     for h in range(3):
@@ -141,7 +146,9 @@ def test_cross_attention_and_korean():
     c = charts(at)
     assert z(c["ex_weights"]).shape == (4, 7)
     assert len(at.selectbox(key="ex_cell_key").options) == 7
-    np.testing.assert_array_equal(z(c["ex_x_kv"]), view.x_kv)
+    at.session_state["ex_x_tab"] = "x_kv (키/값 텍스트)"
+    at.run()
+    np.testing.assert_array_equal(z(charts(at)["ex_x_kv"]), view.x_kv)
     assert at.title[0].value == "단계별 설명"
     assert "어텐션 점수: Q-K 유사도" in markdown(at) and "Q–K similarity" not in markdown(at)
 
