@@ -445,9 +445,11 @@ def seed_list(seed: int, n: int = 4, max_seed: int = 9999) -> list[int]:
     return [(int(seed) + i) % (max_seed + 1) for i in range(n)]
 
 
-def seed_patterns(spec, seeds: Sequence[int], head: int) -> np.ndarray:
-    """(S, Tq, Tk) head ``head``'s weights for each seed, everything else as in ``spec`` (a ViewSpec)."""
-    return np.stack([run_view(dataclasses.replace(spec, seed=int(s))).weights[head] for s in seeds])
+def seed_patterns(spec, seeds: Sequence[int], head: int, state_dict: Optional[dict] = None) -> np.ndarray:
+    """(S, Tq, Tk) head ``head``'s weights for each seed, everything else as in ``spec`` (a ViewSpec). With
+    ``state_dict`` (uploaded weights) only the embeddings change with the seed."""
+    return np.stack([run_view(dataclasses.replace(spec, seed=int(s)), state_dict=state_dict).weights[head]
+                     for s in seeds])
 
 
 def seed_table(mats: np.ndarray, seeds: Sequence[int], allowed: Optional[np.ndarray],

@@ -12,8 +12,8 @@ from mha import heads
 from mha import heads_figures as hf
 from mha.batch import PAD
 from mha.frame import page_setup
-from mha.ui import current_view, keep_index, settings, t
-from mha.view import MAX_SEED, build_model, run_view
+from mha.ui import HEAVY_WORK, current_view, custom_weights, keep_index, settings, t
+from mha.view import MAX_SEED, build_model, custom_model, run_view
 
 page_setup()
 
@@ -21,28 +21,38 @@ SECTIONS = ("measure", "compare", "ablate", "qk", "order", "seeds")
 EXAMPLE_REPEAT = "the cat saw the dog"
 
 
+# Cached on plain values: the settings (a ViewSpec) and the sha256 of any uploaded weights; the uploaded tensors
+# and the view itself are fixed by those and left unhashed (leading underscore).
+def _model(spec, sha: str, state_dict):
+    return custom_model(spec.d_model, spec.num_heads, state_dict) if sha else build_model(
+        spec.d_model, spec.num_heads, spec.seed)
+
+
 @st.cache_data(max_entries=64, ttl=3600, show_spinner=False)
-def _ablation(spec, heads_off: tuple, _view) -> heads.Ablation:  # _view is fixed by spec: not hashed
-    model = build_model(spec.d_model, spec.num_heads, spec.seed)
-    return heads.ablate(model, _view.x, getattr(_view, "x_kv", None), _view.allowed, heads_off)
+def _ablation(spec, heads_off: tuple, sha: str, _view, _state_dict) -> heads.Ablation:
+    with HEAVY_WORK:
+        return heads.ablate(_model(spec, sha, _state_dict), _view.x, _view.x_kv, _view.allowed, heads_off)
 
 
 @st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
-def _view_for(spec):
-    return run_view(spec)
+def _view_for(spec, sha: str, _state_dict):
+    with HEAVY_WORK:
+        return run_view(spec, state_dict=_state_dict)
 
 
 @st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
-def _permutation(spec, tokens: tuple, shuffle: int) -> dict:
-    model = build_model(spec.d_model, spec.num_heads, spec.seed)
+def _permutation(spec, tokens: tuple, shuffle: int, sha: str, _state_dict) -> dict:
     perm = heads.permutation(len(tokens), shuffle)
-    return {p: heads.permutation_check(model, tokens, spec.seed, perm, positional=p, causal=spec.causal)
-            for p in (False, True)}
+    with HEAVY_WORK:
+        model = _model(spec, sha, _state_dict)
+        return {p: heads.permutation_check(model, tokens, spec.seed, perm, positional=p, causal=spec.causal)
+                for p in (False, True)}
 
 
 @st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
-def _seed_patterns(spec, seeds: tuple, head: int):
-    return heads.seed_patterns(spec, seeds, head)
+def _seed_patterns(spec, seeds: tuple, head: int, sha: str, _state_dict):
+    with HEAVY_WORK:
+        return heads.seed_patterns(spec, seeds, head, state_dict=_state_dict)
 
 
 st.title(t("hd_title"))
@@ -50,6 +60,7 @@ view = current_view()
 if view is None:
     st.stop()
 s, spec = settings(), settings().spec()
+sha, state_dict = custom_weights(s.d_model) or ("", None)  # this visitor's uploaded weights, if any
 H, (Tq, Tk) = view.num_heads, view.weights.shape[1:]
 q_labels = view.labels
 k_labels = getattr(view, "key_labels", None) or view.labels
@@ -122,7 +133,7 @@ def compare() -> None:
 def ablate() -> None:
     off = st.multiselect(t("hd_off"), list(range(H)), key="heads_off", bind="query-params", help=t("hd_off_help"),
                          placeholder=t("hd_off_placeholder"))
-    ab = _ablation(spec, tuple(sorted(off)), view)
+    ab = _ablation(spec, tuple(sorted(off)), sha, view, state_dict)
     if not off:
         st.info(t("hd_off_none"))
     elif len(off) == H:
@@ -171,7 +182,7 @@ def _shuffle(step: int) -> None:
 @st.fragment
 def order() -> None:
     st.markdown(t("hd_equivariance"))
-    other = _view_for(dataclasses.replace(spec, positional=not s.positional))
+    other = _view_for(dataclasses.replace(spec, positional=not s.positional), sha, state_dict)
     reps = {s.positional: heads.repeated_rows(view.tokens, view.weights, view.output, ignore=(PAD,)),
             not s.positional: heads.repeated_rows(other.tokens, other.weights, other.output, ignore=(PAD,))}
     st.subheader(t("hd_repeat"))
@@ -198,7 +209,7 @@ def order() -> None:
     if shuffle == 0 or len(real) < 2:
         st.caption(t("hd_shuffle_hint"))
         return
-    checks = _permutation(spec, tuple(view.tokens[i] for i in real), int(shuffle))
+    checks = _permutation(spec, tuple(view.tokens[i] for i in real), int(shuffle), sha, state_dict)
     now = checks[s.positional]
     shuffled = [labels[i] for i in now.perm]
     st.markdown(t("hd_shuffled", text=heads.md_literal(" ".join(shuffled))))
@@ -220,7 +231,7 @@ def order() -> None:
 def seeds() -> None:
     head = head_picker("heads_seed_head")
     seed_values = heads.seed_list(s.seed, 4, MAX_SEED)
-    mats = _seed_patterns(spec, tuple(seed_values), head)
+    mats = _seed_patterns(spec, tuple(seed_values), head, sha, state_dict)
     titles = [t("hd_seed_title", seed=v) for v in seed_values]
     st.plotly_chart(hf.matrices_row(list(mats), titles, [q_labels] * len(mats), [k_labels] * len(mats),
                                     [view.allowed[head]] * len(mats), cols=4), key="heads_seeds_chart")
@@ -228,6 +239,8 @@ def seeds() -> None:
     st.dataframe(table.rename(columns=lambda c: t(f"hd_col_{c}")), hide_index=True, column_config={
         t(f"hd_col_{c}"): st.column_config.NumberColumn(format="%.3f") for c in ("entropy", "max_weight")})
     st.markdown(t("hd_seeds_text", head=head))
+    if sha:
+        st.caption(t("hd_seeds_custom"))
     st.info(t("hd_trained"), icon="🎓")
 
 

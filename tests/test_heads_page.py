@@ -227,3 +227,26 @@ def test_odd_input_never_breaks_the_page(params):
     assert not at.exception
     for el in at.get("plotly_chart"):
         assert all_numbers_finite(json.loads(el.proto.spec))
+
+
+def test_uploaded_weights_are_what_the_page_switches_off():
+    import torch
+
+    from mha.attention import MultiHeadAttention
+    from mha.text import init_weights
+    from mha.ui import CUSTOM_WEIGHTS_KEY
+
+    sd = {k: v.clone() for k, v in init_weights(MultiHeadAttention(16, 4), 1234).state_dict().items()}
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.session_state[CUSTOM_WEIGHTS_KEY] = {"sha": "f" * 64, "name": "mine.pt", "d_model": 16, "state_dict": sd}
+    at.query_params["heads_off"] = ["0", "1", "2", "3"]
+    at.switch_page(PAGE)
+    at.run()
+    assert not at.exception
+    mine = run_view(ViewSpec(), state_dict=sd)
+    change = decode(chart(at, "heads_change_chart")["data"][0]["y"]).astype(float)
+    np.testing.assert_allclose(change, np.linalg.norm(mine.output - sd["output_linear.bias"].numpy(), axis=-1),
+                               rtol=1e-4)
+    assert "Your uploaded weights are in use" in texts(at)
+    seeded = build_model(16, 4, 0)
+    assert torch.equal(seeded.output_linear.bias, init_weights(MultiHeadAttention(16, 4), 0).output_linear.bias)

@@ -308,6 +308,11 @@ STRINGS = {
               "패턴이 매번 다릅니다. 한 시드의 그림은 계산이 어떻게 동작하는지 보여 줄 뿐, 단어의 의미를 말해 주지 "
               "않습니다.",
     },
+    "hd_seeds_custom": {
+        "en": "Your uploaded weights are in use: they stay the same, and only the random embeddings change with the "
+              "seed.",
+        "ko": "업로드한 가중치를 쓰는 중입니다. 가중치는 그대로이고 시드에 따라 무작위 임베딩만 바뀝니다.",
+    },
     "hd_trained": {
         "en": "Trained models grow heads with recognisable jobs: *previous-token* heads that look one step back, "
               "*induction* heads that find an earlier copy of the current token and attend to what followed it, "
