@@ -117,6 +117,29 @@ def check(model: MultiHeadAttention, query: torch.Tensor, key: torch.Tensor, val
     )
 
 
+@dataclass(frozen=True)
+class RowReport:
+    """One query row of a check, as text for a table: where torch gives NaN, it says "NaN" (never charted)."""
+
+    ours: list[str]  # (Tk,) our weights of one head, "0.0000" on a fully masked row
+    torch: list[str]  # (Tk,) nn.MultiheadAttention's weights of that head, "NaN" on a fully masked row
+    ours_finite: bool  # every number of our output row is finite
+    torch_nan: int  # how many numbers of nn.MultiheadAttention's output row are NaN
+    sdpa: str  # F.scaled_dot_product_attention's head output on the row: "nan", "zero" or "other"
+
+
+def row_report(result: TorchCheck, batch: int, head: int, row: int) -> RowReport:
+    text = lambda w: "NaN" if np.isnan(w) else f"{w:.4f}"  # noqa: E731
+    z = result.sdpa_head_outputs[batch, head, row]  # (head_dim,)
+    return RowReport(
+        ours=[text(w) for w in result.ours_weights[batch, head, row]],
+        torch=[text(w) for w in result.torch_weights[batch, head, row]],
+        ours_finite=bool(np.isfinite(result.ours_output[batch, row]).all()),
+        torch_nan=int(np.isnan(result.torch_output[batch, row]).sum()),
+        sdpa="nan" if np.isnan(z).any() else "zero" if not z.any() else "other",
+    )
+
+
 def check_spec(spec: ViewSpec, *, convert: bool = True) -> TorchCheck:
     """The check for the whole batch of a ViewSpec, with the mask the app applies (causal, padding)."""
     inputs = view_inputs(spec)
@@ -130,4 +153,5 @@ def check_sentence(view: View, allowed, *, convert: bool = True) -> TorchCheck:
     return check(model, query, key, key, torch.from_numpy(np.array(allowed, dtype=bool)), convert=convert)
 
 
-__all__ = ["TorchCheck", "TOLERANCE", "check", "check_spec", "check_sentence", "torch_twin", "torch_attn_mask"]
+__all__ = ["TorchCheck", "TOLERANCE", "RowReport", "check", "check_spec", "check_sentence", "row_report", "torch_twin",
+           "torch_attn_mask"]

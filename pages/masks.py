@@ -109,18 +109,11 @@ if not masked.fully_masked.any():
     demo = block_row(allowed, row)
 rows = np.flatnonzero(~demo.any(axis=1))
 st.markdown(t("mk_full_explain", rows=", ".join(f"{i} ({view.labels[i]})" for i in rows)))
-full = check(view, demo)
-r = int(rows[0])
-fmt = lambda w: "NaN" if np.isnan(w) else f"{w:.4f}"  # noqa: E731 NaN is shown as text, never charted
-st.dataframe(pd.DataFrame({t("mk_full_col_key"): view.key_labels,
-                           t("mk_full_col_ours"): [fmt(w) for w in full.ours_weights[0, head, r]],
-                           t("mk_full_col_torch"): [fmt(w) for w in full.torch_weights[0, head, r]]}),
-             hide_index=True, key="mk_full_table")
-sdpa_row = full.sdpa_head_outputs[0, head, r]
-sdpa = "mk_sdpa_nan" if np.isnan(sdpa_row).any() else "mk_sdpa_zero" if not sdpa_row.any() else None
-st.caption(t("mk_full_outputs", ours_finite=t("mk_yes" if np.isfinite(full.ours_output[0, r]).all() else "mk_no"),
-             torch_nan=int(np.isnan(full.torch_output[0, r]).sum()), d_model=s.d_model, version=torch.__version__,
-             sdpa=t(sdpa) if sdpa else f"max |·| = {float(np.abs(sdpa_row).max()):.3g}"))
+report = tc.row_report(check(view, demo), batch=0, head=head, row=int(rows[0]))
+st.dataframe(pd.DataFrame({t("mk_full_col_key"): view.key_labels, t("mk_full_col_ours"): report.ours,
+                           t("mk_full_col_torch"): report.torch}), hide_index=True, key="mk_full_table")
+st.caption(t("mk_full_outputs", ours_finite=t("mk_yes" if report.ours_finite else "mk_no"), torch_nan=report.torch_nan,
+             d_model=s.d_model, version=torch.__version__, sdpa=t(f"mk_sdpa_{report.sdpa}")))
 
 st.subheader(t("mk_polarity_title"))
 st.markdown(t("mk_polarity_explain"))
@@ -143,8 +136,8 @@ st.code("F.scaled_dot_product_attention(q, k, v, attn_mask=mask)           # Tru
 
 st.subheader(t("mk_check_title"))
 st.markdown(t("mk_check_intro", tol=tc.TOLERANCE))
-sidebar_mask = "causal_padding" if s.causal and s.padding else "causal" if s.causal else "padding" if s.padding \
-    else "none"
+sidebar_mask = {(True, True): "causal_padding", (True, False): "causal", (False, True): "padding",
+                (False, False): "none"}[(s.causal, s.padding)]
 for label, result in ((t("mk_check_batch", b=view.batch_size, mask=t(f"mk_mask_{sidebar_mask}")) +
                        (t("mk_cross_suffix") if view.is_cross else ""), _check_batch(s.spec())),
                       (t("mk_check_page", s=view.sentence, kind=kind), check(view, allowed))):

@@ -53,6 +53,10 @@ def test_fully_masked_rows_are_reported_not_hidden():
     bias = build_model(16, 4, 0).output_linear.bias.double().numpy()
     np.testing.assert_allclose(result.ours_output[0, 2], bias, rtol=0, atol=1e-12)  # head outputs 0: only the bias
     assert result.compared_rows == 3 and result.output_error <= tc.TOLERANCE
+    report = tc.row_report(result, batch=0, head=1, row=2)
+    assert report.ours == ["0.0000"] * 4 and report.torch == ["NaN"] * 4
+    assert report.ours_finite and report.torch_nan == 16 and report.sdpa in ("zero", "nan")
+    assert tc.row_report(result, batch=0, head=1, row=3).torch_nan == 0
 
 
 def test_an_all_blocked_mask():

@@ -169,6 +169,7 @@ STRINGS = {
     },
     "mk_sdpa_zero": {"en": "all 0, like ours", "ko": "모두 0 (이 모듈과 같음)"},
     "mk_sdpa_nan": {"en": "NaN", "ko": "NaN"},
+    "mk_sdpa_other": {"en": "not 0", "ko": "0이 아님"},
     "mk_yes": {"en": "yes", "ko": "예"},
     "mk_no": {"en": "no", "ko": "아니요"},
     "mk_polarity_title": {"en": "Polarity: the same mask, two conventions", "ko": "극성: 같은 마스크, 두 가지 규칙"},
