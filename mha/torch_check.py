@@ -26,7 +26,7 @@ import torch.nn.functional as F
 
 from mha.attention import MultiHeadAttention
 from mha.masks import as_allowed, to_torch_attn_mask
-from mha.view import View, ViewSpec, build_model, view_inputs
+from mha.view import View, ViewSpec, model_for, view_inputs
 
 TOLERANCE = 1e-9  # float64: a correct implementation is ~1e-15 away; a real bug is ~1e-1 away
 
@@ -140,15 +140,17 @@ def row_report(result: TorchCheck, batch: int, head: int, row: int) -> RowReport
     )
 
 
-def check_spec(spec: ViewSpec, *, convert: bool = True) -> TorchCheck:
-    """The check for the whole batch of a ViewSpec, with the mask the app applies (causal, padding)."""
-    inputs = view_inputs(spec)
+def check_spec(spec: ViewSpec, *, convert: bool = True, state_dict: dict | None = None) -> TorchCheck:
+    """The check for the whole batch of a ViewSpec, with the mask the app applies (causal, padding), on the
+    seeded weights or on uploaded ones (``state_dict``)."""
+    inputs = view_inputs(spec, state_dict)
     return check(inputs.model, inputs.query, inputs.key, inputs.key, inputs.mask, convert=convert)
 
 
-def check_sentence(view: View, allowed, *, convert: bool = True) -> TorchCheck:
-    """The check for the sentence a View shows, under ``allowed`` (Tq, Tk) bool, True = may attend."""
-    model = build_model(view.spec.d_model, view.spec.num_heads, view.spec.seed)
+def check_sentence(view: View, allowed, *, convert: bool = True, state_dict: dict | None = None) -> TorchCheck:
+    """The check for the sentence a View shows, under ``allowed`` (Tq, Tk) bool, True = may attend. Pass the
+    ``state_dict`` the view was made with, if any."""
+    model = model_for(view.spec, state_dict)
     query, key = torch.tensor(view.x)[None], torch.tensor(view.x_kv)[None]  # (1, Tq | Tk, d_model), copies
     return check(model, query, key, key, torch.from_numpy(np.array(allowed, dtype=bool)), convert=convert)
 

@@ -128,6 +128,13 @@ def custom_model(d_model: int, num_heads: int, state_dict: dict) -> MultiHeadAtt
     return model
 
 
+def model_for(spec: ViewSpec, state_dict: dict | None = None, num_heads: int | None = None) -> MultiHeadAttention:
+    """The module a view runs: the shared seeded one, or a fresh one on uploaded weights. ``num_heads`` overrides
+    the spec's (the weights' shapes do not depend on it: the bug zoo's one-head comparison uses the same weights)."""
+    h = spec.num_heads if num_heads is None else num_heads
+    return build_model(spec.d_model, h, spec.seed) if state_dict is None else custom_model(spec.d_model, h, state_dict)
+
+
 def prepare_tokens(text: str) -> tuple[tuple[str, ...], tuple[str, ...], dict]:
     """Tokens within the limits, plus note keys and their arguments. Raises TextError for empty text."""
     notes, args = [], {}
@@ -197,8 +204,7 @@ def view_inputs(spec: ViewSpec, state_dict: dict | None = None) -> ViewInputs:
     is_cross = kv is not None
     causal = spec.causal and not is_cross  # a causal mask pairs query i with key i: self-attention only
     notes = queries.notes + (("note_causal_cross",) if spec.causal and is_cross else ())
-    model = (build_model(spec.d_model, spec.num_heads, spec.seed) if state_dict is None
-             else custom_model(spec.d_model, spec.num_heads, state_dict))
+    model = model_for(spec, state_dict)
     query = queries.inputs(spec.d_model, spec.seed, spec.positional)  # (B, Tq, d_model)
     key = keys.inputs(spec.d_model, spec.seed, spec.positional) if is_cross else query  # (B, Tk, d_model)
     mask = batch_mask(queries, keys, causal=causal, padding=spec.padding)
@@ -235,5 +241,5 @@ def run_view(spec: ViewSpec, state_dict: dict | None = None) -> View:
 
 
 __all__ = ["View", "ViewSpec", "ViewInputs", "TextError", "BatchError", "run_view", "view_inputs", "build_model",
-           "custom_model",
+           "custom_model", "model_for",
            "head_choices", "check_spec", "text_batch", "kv_batch"]

@@ -9,15 +9,15 @@ import torch
 
 from mha import bugs, figures
 from mha.frame import page_setup
-from mha.ui import current_view, keep_index, settings, t
-from mha.view import build_model
+from mha.ui import current_view, custom_weights, keep_index, settings, t
+from mha.view import model_for
 
 page_setup()
 
 
 @st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
-def _zoo(spec, _view) -> dict:  # _view is fixed by spec: not hashed
-    model, one_head = build_model(spec.d_model, spec.num_heads, spec.seed), build_model(spec.d_model, 1, spec.seed)
+def _zoo(spec, weights_sha: str, _state_dict, _view) -> dict:  # keyed on spec and the weights' sha256 only
+    model, one_head = model_for(spec, _state_dict), model_for(spec, _state_dict, num_heads=1)
     q, k = torch.tensor(_view.x)[None], torch.tensor(_view.x_kv)[None]  # (1, Tq | Tk, d_model), copies
     allowed = torch.tensor(_view.allowed[0])  # (Tq, Tk): the same mask for every head
     runs = bugs.run_zoo(model, q, k, None if allowed.all() else allowed, spec.seed, one_head)
@@ -35,7 +35,7 @@ if view is None:
 s = settings()
 H, Tq, Tk = view.weights.shape
 st.markdown(t("bz_intro"))
-runs = _zoo(s.spec(), view)
+runs = _zoo(s.spec(), *(custom_weights(s.d_model) or ("", None)), view)
 
 st.subheader(t("bz_summary"))
 st.dataframe(pd.DataFrame([{

@@ -15,23 +15,28 @@ from mha import torch_check as tc
 from mha.batch import CUSTOM_STARTS, MAX_CUSTOM, PAD, apply_mask, block_row, custom_start, mask_kinds, sentence_mask
 from mha.frame import page_setup
 from mha.masks import to_torch_attn_mask
-from mha.ui import current_view, keep_index, settings, t
+from mha.ui import current_view, custom_weights, keep_index, settings, t
 
 page_setup()
 
 
+# Keyed on plain values: uploaded weights by their file's sha256 (tensors and the view are not hashed).
 @st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
-def _check_batch(spec) -> tc.TorchCheck:
-    return tc.check_spec(spec)
+def _check_batch(spec, weights_sha: str, _state_dict) -> tc.TorchCheck:
+    return tc.check_spec(spec, state_dict=_state_dict)
 
 
 @st.cache_data(max_entries=64, ttl=3600, show_spinner=False)
-def _check_sentence(spec, allowed_bits: bytes, shape: tuple, convert: bool, _view) -> tc.TorchCheck:
-    return tc.check_sentence(_view, np.frombuffer(allowed_bits, dtype=bool).reshape(shape), convert=convert)
+def _check_sentence(spec, weights_sha: str, allowed_bits: bytes, shape: tuple, convert: bool, _view,
+                    _state_dict) -> tc.TorchCheck:
+    allowed = np.frombuffer(allowed_bits, dtype=bool).reshape(shape)
+    return tc.check_sentence(_view, allowed, convert=convert, state_dict=_state_dict)
 
 
 def check(view, allowed, convert=True) -> tc.TorchCheck:
-    return _check_sentence(view.spec, np.ascontiguousarray(allowed).tobytes(), allowed.shape, convert, view)
+    sha, state_dict = custom_weights(view.spec.d_model) or ("", None)
+    return _check_sentence(view.spec, sha, np.ascontiguousarray(allowed).tobytes(), allowed.shape, convert, view,
+                           state_dict)
 
 
 def names(labels) -> list[str]:
@@ -138,8 +143,9 @@ st.subheader(t("mk_check_title"))
 st.markdown(t("mk_check_intro", tol=tc.TOLERANCE))
 sidebar_mask = {(True, True): "causal_padding", (True, False): "causal", (False, True): "padding",
                 (False, False): "none"}[(s.causal, s.padding)]
-for label, result in ((t("mk_check_batch", b=view.batch_size, mask=t(f"mk_mask_{sidebar_mask}")) +
-                       (t("mk_cross_suffix") if view.is_cross else ""), _check_batch(s.spec())),
+batch_label = t("mk_check_batch", b=view.batch_size, mask=t(f"mk_mask_{sidebar_mask}")) + (
+    t("mk_cross_suffix") if view.is_cross else "")
+for label, result in ((batch_label, _check_batch(s.spec(), *(custom_weights(s.d_model) or ("", None)))),
                       (t("mk_check_page", s=view.sentence, kind=kind), check(view, allowed))):
     with st.container(border=True):
         st.markdown(f"**{label}** — {t('mk_check_pass') if result.passed else t('mk_check_fail')}")

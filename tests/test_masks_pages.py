@@ -10,6 +10,9 @@ from mha import bugs
 from mha.batch import PAD, sentence_mask
 from mha.figures import axis_labels
 from mha.pages import PAGES
+from mha.attention import MultiHeadAttention
+from mha.text import init_weights
+from mha.ui import CUSTOM_WEIGHTS_KEY
 from mha.view import ViewSpec, run_view
 
 MASKS, BUGS = "pages/masks.py", "pages/bugs.py"
@@ -270,6 +273,22 @@ def test_bug_zoo_with_a_batch_and_cross_attention():
                      bz_bug="softmax_over_queries")
     c = charts(at)
     assert heatmaps(c["bz_bug_chart"])[0].shape == (3, 4) and all(all_numbers_finite(s) for s in c.values())
+
+
+def test_uploaded_weights_drive_the_torch_check_and_the_bug_zoo():
+    sd = init_weights(MultiHeadAttention(16, 4), 99).state_dict()
+    at = direct_link(MASKS, mk_kind="causal")
+    at.session_state[CUSTOM_WEIGHTS_KEY] = {"sha": "test-sha", "name": "mine.pt", "d_model": 16, "state_dict": sd}
+    at.run()
+    assert not at.exception and texts(at).count("✅ Pass") == 2
+    at.switch_page(BUGS)
+    at.run()
+    at.run()  # a switched-to page settles its shared controls on the next run
+    assert not at.exception
+    mine, seeded = run_view(ViewSpec(), state_dict=sd), run_view(ViewSpec())
+    correct = heatmaps(charts(at)["bz_ok_chart"])[0]
+    np.testing.assert_allclose(correct, mine.weights[0], atol=1e-6)  # the zoo's "correct" is the uploaded module
+    assert np.abs(correct - seeded.weights[0]).max() > 1e-3
 
 
 # --- every page with a batch, padding and cross-attention ---------------------------------------------------------------

@@ -130,3 +130,18 @@ def test_sentence_check_for_every_mask_kind():
     for kind in ("none", "causal", "padding", "causal_padding"):
         assert tc.check_sentence(view, sentence_mask(kind, 4, 4, view.key_is_pad)).passed, kind
     assert causal_mask(4).shape == (4, 4)
+
+
+def test_uploaded_weights_are_the_ones_checked():
+    """With a visitor's own weights the check runs on them (the numbers on screen), not on the seeded module."""
+    sd = init_weights(MultiHeadAttention(16, 4), 99).state_dict()
+    spec = ViewSpec(text="the cat sat\nhi", causal=True)
+    view = run_view(spec, state_dict=sd)
+    result = tc.check_spec(spec, state_dict=sd)
+    assert result.passed
+    np.testing.assert_allclose(result.ours_output[0], run_view(spec, state_dict=sd).output, atol=1e-5)  # sentence 0
+    sentence = tc.check_sentence(view, view.allowed[0], state_dict=sd)
+    assert sentence.passed
+    np.testing.assert_allclose(sentence.ours_output[0], view.output, atol=1e-5)
+    seeded = tc.check_sentence(view, view.allowed[0])
+    assert np.abs(seeded.ours_output[0] - view.output).max() > 1e-3  # without the state_dict: another module
