@@ -116,16 +116,16 @@ class Extras:
     sentence: int  # which sentence of the batch these are (as in the View)
 
 
-def extras(spec: ViewSpec) -> Extras:
+def extras(spec: ViewSpec, state_dict: dict | None = None) -> Extras:
     """Run the same inputs through the same cached module as ``run_view`` and keep what it does not: the token
     embeddings and positions, the projections before ``split_heads``, and QKᵀ before scaling.
 
     Everything comes from the code the module runs: ``embed_tokens`` and ``sinusoidal_positions`` (what
     ``token_inputs`` adds up), the module's own ``query_linear``/``key_linear``/``value_linear``, and
     ``attention_steps(scale=False)`` on the trace's q, k, v and mask. So every number equals the module's.
-    Raises like ``run_view``.
+    ``state_dict``: uploaded weights, exactly as given to ``run_view``. Raises like ``run_view``.
     """
-    inp = view_inputs(spec)
+    inp = view_inputs(spec, state_dict)
     model = inp.model  # shared: read only
     with torch.no_grad():
         tr = model.trace(inp.query, inp.key, inp.key, inp.mask)

@@ -13,7 +13,7 @@ import streamlit as st
 from mha import explain
 from mha import explain_figures as xf
 from mha.text import escape_for_plotly
-from mha.ui import t
+from mha.ui import HEAVY_WORK, custom_weights, t
 from mha.view import View, ViewSpec
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~<>$])")
@@ -32,13 +32,16 @@ def pick_cell(chart_key: str, query_key: str, key_key: str) -> None:
 
 
 @st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
-def _cached_extras(*fields) -> explain.Extras:
-    return explain.extras(ViewSpec(*fields))
+def _cached_extras(*fields, weights_sha: str = "", _state_dict: dict | None = None) -> explain.Extras:
+    with HEAVY_WORK:
+        return explain.extras(ViewSpec(*fields), _state_dict)
 
 
 def extras(spec: ViewSpec) -> explain.Extras:
-    """``explain.extras`` cached on the plain values of the spec (tensors and modules are never hashed)."""
-    return _cached_extras(*astuple(spec))
+    """``explain.extras`` for this session's module (seeded, or its uploaded weights, as ``current_view`` uses),
+    cached on plain values: the spec's fields and the uploaded file's sha256 (tensors are never hashed)."""
+    sha, state_dict = custom_weights(spec.d_model) or ("", None)
+    return _cached_extras(*astuple(spec), weights_sha=sha, _state_dict=state_dict)
 
 
 @st.cache_data(max_entries=64, ttl=3600, show_spinner=False)

@@ -19,7 +19,8 @@ from mha import explain
 from mha import explain_figures as xf
 from mha.explain_ui import md_escape
 from mha.strings.explain import STRINGS
-from mha.text import token_inputs, tokenize
+from mha.attention import MultiHeadAttention
+from mha.text import init_weights, token_inputs, tokenize
 from mha.view import ViewSpec, build_model, run_view, view_inputs
 
 SEEDS_DIR = Path(__file__).resolve().parents[2] / "shared" / "seeds"
@@ -175,6 +176,17 @@ def test_extras_are_the_modules_own_intermediates(name):
         np.testing.assert_array_equal(split, heads)
     np.testing.assert_allclose(ex.qk / math.sqrt(view.head_dim), view.scores, atol=1e-5)
     assert ex.qk.shape == view.scores.shape
+
+
+def test_extras_follow_uploaded_weights_like_the_view():
+    """With a visitor's own weights, the extras come from that module, not the seeded one."""
+    spec = SPECS["causal_3_heads"]
+    own = init_weights(MultiHeadAttention(spec.d_model, spec.num_heads), seed=1234).state_dict()
+    view, ex = run_view(spec, state_dict=own), explain.extras(spec, state_dict=own)
+    np.testing.assert_allclose(ex.qk / math.sqrt(view.head_dim), view.scores, atol=1e-5)
+    seeded = explain.extras(spec)
+    assert not np.allclose(seeded.query, ex.query)  # the uploaded weights really are different
+    np.testing.assert_allclose(ex.query, view.x @ own["query_linear.weight"].numpy().T, atol=1e-5)
 
 
 def test_course_code_is_quoted_verbatim_from_the_seed():

@@ -11,6 +11,9 @@ import pytest
 
 from apptest_utils import all_numbers_finite, decode, open_page
 from mha import explain
+from mha.attention import MultiHeadAttention
+from mha.text import init_weights
+from mha.ui import CUSTOM_WEIGHTS_KEY
 from mha.view import ViewSpec, build_model, run_view
 
 EXPLAIN, LAB, PLAYGROUND = "pages/explain.py", "pages/lab.py", "pages/playground.py"
@@ -199,3 +202,15 @@ def test_playground_shows_the_breakdown_of_the_selected_cell():
     text = markdown(at)
     assert f"**{view.scores[2, 5, 3]:.4f}**" in text  # the summary and the breakdown show the heatmap's score
     assert text.count(f"**{view.weights[2, 5, 3]:.4f}**") >= 2  # in the summary and in the softmax line
+
+
+def test_step_by_step_uses_this_sessions_uploaded_weights():
+    """A visitor who uploaded weights sees their module at every step, the steps the View does not keep included."""
+    own = init_weights(MultiHeadAttention(16, 4), seed=4321).state_dict()
+    at = open_with(EXPLAIN, **{CUSTOM_WEIGHTS_KEY: {"sha": "test-4321", "name": "own.pt", "d_model": 16,
+                                                    "state_dict": own}})
+    view = run_view(ViewSpec(), state_dict=own)
+    c = charts(at)
+    np.testing.assert_allclose(z(c["ex_chart_query"]), view.x @ own["query_linear.weight"].numpy().T, atol=1e-5)
+    np.testing.assert_allclose(z(c["ex_qk"]) / 2.0, view.scores[0], atol=1e-5)  # head_dim 4: √4 = 2
+    np.testing.assert_array_equal(z(c["ex_weights"]), view.weights[0])
