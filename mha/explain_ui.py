@@ -47,7 +47,8 @@ def extras(spec: ViewSpec) -> explain.Extras:
 @st.cache_data(max_entries=64, ttl=3600, show_spinner=False)
 def sweep(n_tokens: int, seed: int) -> explain.Sweep:
     """The head_dim sweep, cached on plain values: it only depends on the sequence length and the seed."""
-    return explain.head_dim_sweep(explain.SWEEP_HEAD_DIMS, n_tokens=n_tokens, n_samples=64, seed=seed)
+    with HEAVY_WORK:
+        return explain.head_dim_sweep(explain.SWEEP_HEAD_DIMS, n_tokens=n_tokens, n_samples=64, seed=seed)
 
 
 def course_step(number: int, step: str, shape, charts, /, *, note: str | None = None, **fmt) -> None:
