@@ -13,14 +13,17 @@ TIMEOUT = 90  # import torch alone takes ~3 s, AppTest's default timeout is 3 s
 
 
 def open_page(page: str | None = None, **params) -> AppTest:
-    """Run app.py with these URL parameters, then switch to ``page`` (e.g. "pages/playground.py")."""
+    """Open ``page`` (e.g. "pages/playground.py"; None = home) with these URL parameters, as a direct link does.
+
+    The page is chosen before the first run, like a browser opening /playground?...: the sidebar controls are
+    seeded from the parameters on that run (switching pages afterwards would start from a run at the defaults).
+    """
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     for k, v in params.items():
         at.query_params[k] = v
-    at.run()
     if page is not None:
         at.switch_page(page)
-        at.run()
+    at.run()
     return at
 
 
@@ -38,6 +41,11 @@ def decode(arr):
 def chart_specs(at: AppTest) -> dict:
     """{position on the page: parsed Plotly spec} for every chart drawn."""
     return {n: json.loads(el.proto.spec) for n, el in enumerate(at.get("plotly_chart"))}
+
+
+def charts_by_key(at: AppTest) -> dict:
+    """{widget key given to st.plotly_chart: parsed Plotly spec}."""
+    return {el.proto.id.split("-", 2)[-1]: json.loads(el.proto.spec) for el in at.get("plotly_chart")}
 
 
 def heatmaps(spec: dict, name: str | None = None) -> list[np.ndarray]:
@@ -58,3 +66,41 @@ def all_numbers_finite(spec: dict) -> bool:
                 if any(e is None for e in np.ravel(v)) or not np.isfinite(np.asarray(v, dtype=float)).all():
                     return False
     return True
+
+
+def nonfinite_in(spec: dict) -> list[str]:
+    """Where a chart spec holds a NaN or an infinity: every trace field, nested or not (z, x, y, customdata, text,
+    marker colours, ...) and every number of the layout. base64 arrays are decoded; in a plain list of numbers a
+    None counts as NaN too (Plotly's JSON encoder writes NaN as null there). Empty list = all finite."""
+    found: list[str] = []
+
+    def walk(v, path: str, in_data: bool) -> None:
+        if isinstance(v, dict):
+            if "bdata" in v and "dtype" in v:
+                arr = decode(v)
+                if arr.dtype.kind in "fc" and not np.isfinite(arr).all():
+                    found.append(path)
+                return
+            for k, sub in v.items():
+                walk(sub, f"{path}.{k}", in_data)
+        elif isinstance(v, list):
+            numbers = [e for e in v if isinstance(e, (int, float)) and not isinstance(e, bool)]
+            if in_data and numbers and any(e is None for e in v):
+                found.append(path)
+            elif any(isinstance(e, float) and not np.isfinite(e) for e in numbers):
+                found.append(path)
+            for n, e in enumerate(v):
+                if isinstance(e, (dict, list)):
+                    walk(e, f"{path}[{n}]", in_data)
+        elif isinstance(v, float) and not np.isfinite(v):
+            found.append(path)
+
+    for n, trace in enumerate(spec.get("data", [])):
+        walk(trace, f"data[{n}]", True)
+    walk(spec.get("layout", {}), "layout", False)
+    return found
+
+
+def bound_url_keys(at: AppTest) -> list[str]:
+    """The URL parameters of the view the last run drew: the keys of its widgets bound to the URL."""
+    return sorted(at._session_state._state.query_params._bindings_by_param)

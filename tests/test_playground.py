@@ -5,13 +5,13 @@ import numpy as np
 import pytest
 import torch
 
-from apptest_utils import all_numbers_finite, chart_specs, decode, heatmaps, open_page
+from apptest_utils import all_numbers_finite, charts_by_key, decode, heatmaps, open_page
 from mha.figures import axis_labels
 from mha.text import token_inputs, tokenize
 from mha.view import MAX_TOKENS, build_model
 
 PAGE = "pages/playground.py"
-GRID, ONE_HEAD, HEAD_OUTPUTS, OUTPUT = 0, 1, 2, 3  # charts in page order
+GRID, ONE_HEAD, HEAD_OUTPUTS, OUTPUT = "grid", "one_head_chart", "head_outputs", "output"  # chart keys
 
 
 def expected_scores(text, d_model, num_heads, seed=0, positional=True):
@@ -30,14 +30,14 @@ def test_home_and_playground_run_with_defaults():
     assert at.title[0].value.endswith("Multi-Head Attention Playground")
     at = open_page(PAGE)
     assert not at.exception
-    assert len(at.get("plotly_chart")) == 4
+    assert {GRID, ONE_HEAD, HEAD_OUTPUTS, OUTPUT} <= set(charts_by_key(at))
 
 
 @pytest.mark.parametrize("d_model,num_heads", [(16, 4), (12, 3), (8, 1), (64, 16)])
 def test_one_heatmap_per_head_and_rows_sum_to_one(d_model, num_heads):
     at = open_page(PAGE, d_model=str(d_model), num_heads=str(num_heads), text="the cat sat on the mat")
     assert not at.exception
-    grid = chart_specs(at)[GRID]
+    grid = charts_by_key(at)[GRID]
     mats = heatmaps(grid)
     assert len(mats) == num_heads
     titles = [a["text"] for a in grid["layout"]["annotations"]]
@@ -45,14 +45,14 @@ def test_one_heatmap_per_head_and_rows_sum_to_one(d_model, num_heads):
     for m in mats:
         assert m.shape == (6, 6)
         np.testing.assert_allclose(m.sum(axis=1), 1.0, atol=1e-5)
-    outputs = heatmaps(chart_specs(at)[HEAD_OUTPUTS])
+    outputs = heatmaps(charts_by_key(at)[HEAD_OUTPUTS])
     assert len(outputs) == num_heads and all(o.shape == (6, d_model // num_heads) for o in outputs)
-    assert heatmaps(chart_specs(at)[OUTPUT])[0].shape == (6, d_model)
+    assert heatmaps(charts_by_key(at)[OUTPUT])[0].shape == (6, d_model)
 
 
 def test_axis_labels_are_the_tokens_and_repeats_stay_separate():
     at = open_page(PAGE, text="the cat saw the dog")
-    tr = chart_specs(at)[GRID]["data"][0]
+    tr = charts_by_key(at)[GRID]["data"][0]
     assert tr["y"] == tr["x"] == axis_labels(["the", "cat", "saw", "the", "dog"])
     assert len(set(tr["y"])) == 5  # two "the" rows, not one merged category
 
@@ -61,30 +61,30 @@ def test_scores_match_the_module():
     text = "Orange is my favorite fruit"
     at = open_page(PAGE, text=text, d_model="24", num_heads="3", seed="7", matrix="scores")
     assert not at.exception
-    got = np.stack(heatmaps(chart_specs(at)[GRID]))
+    got = np.stack(heatmaps(charts_by_key(at)[GRID]))
     np.testing.assert_allclose(got, expected_scores(text, 24, 3, seed=7), atol=1e-5)
 
 
 def test_causal_gives_zero_upper_triangle_and_a_grey_overlay():
     at = open_page(PAGE, text="one two three four", causal="true")
-    grid = chart_specs(at)[GRID]
+    grid = charts_by_key(at)[GRID]
     for m in heatmaps(grid):
         assert np.all(m[np.triu_indices(4, k=1)] == 0.0)
         assert np.all(m[np.tril_indices(4)] > 0.0)
     overlays = [decode(t["z"]) for t in grid["data"] if t.get("name") == "masked"]
     assert len(overlays) == 4 and np.array_equal(overlays[0], np.triu(np.ones((4, 4)), k=1))
     at.toggle(key="causal").set_value(False).run()
-    assert not any(t.get("name") == "masked" for t in chart_specs(at)[GRID]["data"])
+    assert not any(t.get("name") == "masked" for t in charts_by_key(at)[GRID]["data"])
 
 
 def test_changing_controls_changes_the_charts():
     at = open_page(PAGE, text="a b c")
-    before = np.stack(heatmaps(chart_specs(at)[GRID]))
+    before = np.stack(heatmaps(charts_by_key(at)[GRID]))
     at.number_input(key="seed").set_value(3).run()
-    after = np.stack(heatmaps(chart_specs(at)[GRID]))
+    after = np.stack(heatmaps(charts_by_key(at)[GRID]))
     assert before.shape == after.shape and not np.allclose(before, after)
     at.selectbox(key="num_heads").set_value(2).run()
-    assert len(heatmaps(chart_specs(at)[GRID])) == 2
+    assert len(heatmaps(charts_by_key(at)[GRID])) == 2
     at.selectbox(key="d_model").set_value(12).run()  # 2 still divides 12
     assert at.selectbox(key="num_heads").value == 2
     at.selectbox(key="num_heads").set_value(3).run()
@@ -104,7 +104,7 @@ def test_url_parameters_set_every_control():
     assert at.number_input(key="seed").value == 42
     assert at.session_state["head"] == 5
     assert (at.session_state["cell_query"], at.session_state["cell_key"]) == (2, 1)
-    one = chart_specs(at)[ONE_HEAD]
+    one = charts_by_key(at)[ONE_HEAD]
     expected = expected_scores("안녕 세상 안녕", 48, 6, seed=42, positional=False)[5]
     np.testing.assert_allclose(heatmaps(one)[0], expected, atol=1e-5)
     assert not at.sidebar.warning  # nothing was refused
@@ -121,7 +121,7 @@ def test_garbage_url_parameters_fall_back_with_a_note(params, refused):
     at = open_page(PAGE, **params)
     assert not at.exception
     assert any(f"{refused}=" in w.value for w in at.sidebar.warning)
-    assert len(at.get("plotly_chart")) == 4
+    assert {GRID, ONE_HEAD, HEAD_OUTPUTS, OUTPUT} <= set(charts_by_key(at))
 
 
 def test_head_and_cell_out_of_range_are_clamped():
@@ -137,7 +137,7 @@ def test_selected_cell_summary_and_csv_follow_the_selectors():
     at.selectbox(key="cell_key").set_value(0).run()
     assert at.selectbox(key="cell_query").value == 4
     summary = " ".join(m.value for m in at.markdown)
-    w = heatmaps(chart_specs(at)[ONE_HEAD])[0]
+    w = heatmaps(charts_by_key(at)[ONE_HEAD])[0]
     assert "query **fruit** (position 4)" in summary and "key **Orange** (position 0)" in summary
     assert f"{w[4, 0]:.4f}" in summary
     assert at.get("download_button")
@@ -157,7 +157,7 @@ def test_a_10000_character_paste_is_cut_with_a_note():
     assert not at.exception
     notes = " ".join(c.value for c in at.sidebar.caption)
     assert "10,000 characters" in notes and f"first {MAX_TOKENS}" in notes
-    grid = chart_specs(at)[GRID]
+    grid = charts_by_key(at)[GRID]
     assert heatmaps(grid)[0].shape == (MAX_TOKENS, MAX_TOKENS)
     assert grid["layout"]["height"] <= 2400
 
@@ -172,7 +172,7 @@ def test_a_10000_character_paste_is_cut_with_a_note():
 def test_hostile_and_odd_text_is_shown_not_interpreted(text):
     at = open_page(PAGE, text=text)
     assert not at.exception
-    specs = chart_specs(at)
+    specs = charts_by_key(at)
     assert specs and all(all_numbers_finite(s) for s in specs.values())
     labels = specs[GRID]["data"][0]["y"]
     assert not any("<" in lab or "\u202e" in lab or "\x00" in lab for lab in labels)
