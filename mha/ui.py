@@ -6,9 +6,11 @@ URL: each widget key is also its query-parameter name (``bind="query-params"``).
 """
 from __future__ import annotations
 
+import hashlib
 import threading
 from dataclasses import dataclass
 
+import numpy as np
 import streamlit as st
 
 from mha import i18n
@@ -254,6 +256,33 @@ def current_view() -> View | None:
     except ValueError as err:  # settings that cannot run (only reachable by hand-edited state)
         st.error(t("err_settings", detail=str(err)))
         return None
+
+
+def _fingerprint(value):
+    """An exact, plain cache key for a figure builder's argument: arrays by dtype, shape and a digest of their bytes
+    (Streamlit's own hashing samples arrays of 500k+ elements), containers item by item, plain values as they are."""
+    if isinstance(value, np.ndarray):
+        digest = hashlib.blake2b(np.ascontiguousarray(value).tobytes(), digest_size=16).hexdigest()
+        return ("ndarray", value.dtype.str, value.shape, digest)
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, tuple(_fingerprint(v) for v in value))
+    if isinstance(value, dict):
+        return ("dict", tuple((k, _fingerprint(v)) for k, v in sorted(value.items())))
+    return value
+
+
+@st.cache_resource(max_entries=48, ttl=3600, show_spinner=False)
+def _shared_figure(builder_name: str, key: tuple, _builder, _args: tuple, _kwargs: dict):
+    return _builder(*_args, **_kwargs)
+
+
+def cached_figure(builder, *args, **kwargs):
+    """``builder(*args, **kwargs)`` (a module-level figure builder such as ``figures.heads_grid``), built once per
+    distinct input and then shared by every rerun and visitor: a rerun that changes nothing in a chart skips
+    Plotly's slow figure building (most of a rerun's time). Keyed on the builder's name and the arguments' content,
+    so it never shows another input's figure. The figure is shared: never mutate it."""
+    name = f"{builder.__module__}.{builder.__qualname__}"
+    return _shared_figure(name, (_fingerprint(args), _fingerprint(kwargs)), builder, args, kwargs)
 
 
 def page_header(title_key: str, intro_key: str | None = None) -> None:

@@ -4,9 +4,12 @@ import streamlit as st
 
 from mha import explain_ui, figures
 from mha.frame import page_setup
-from mha.ui import current_view, keep_index, settings, t
+from mha.ui import cached_figure, current_view, keep_index, settings, t
 
 page_setup()
+# Above this many tokens a cell of the enlarged head is a few pixels wide: pick it with the boxes. The click layer
+# (one invisible marker per cell) would add ~0.5 MB to the page at 128 tokens.
+CLICK_MAX_TOKENS = 64
 
 st.title(t("pg_title"))
 view = current_view()
@@ -29,7 +32,8 @@ allowed = view.allowed if kind == "weights" else None
 st.subheader(t("pg_all_heads"))
 masked_note = t("pg_masked_note") if not view.allowed.all() else ""
 st.caption(t(f"pg_all_heads_help_{kind}", masked=masked_note))
-st.plotly_chart(figures.heads_grid(mats, view.labels, view.key_labels, kind=kind, allowed=allowed), key="grid")
+st.plotly_chart(cached_figure(figures.heads_grid, mats, view.labels, view.key_labels, kind=kind, allowed=allowed),
+                key="grid")
 
 
 def _pick_cell(event_key: str) -> None:
@@ -51,27 +55,31 @@ def one_head() -> None:
                                 required=True)
     for k, n in (("cell_query", T), ("cell_key", Tk)):
         keep_index(k, n)
-    st.caption(t("pg_click_hint"))
+    clickable = max(T, Tk) <= CLICK_MAX_TOKENS
+    st.caption(t("pg_click_hint" if clickable else "pg_click_hint_large", n=CLICK_MAX_TOKENS))
     c1, c2 = st.columns(2)
     qi = c1.selectbox(t("pg_cell_query"), range(T), key="cell_query", bind="query-params",
                       format_func=lambda i: f"{i}: {view.labels[i]}")
     kj = c2.selectbox(t("pg_cell_key"), range(Tk), key="cell_key", bind="query-params",
                       format_func=lambda j: f"{j}: {view.key_labels[j]}")
-    fig = figures.head_heatmap(mats[head], view.labels, view.key_labels, kind=kind, head=head, selected=(qi, kj),
-                               allowed=allowed[head] if allowed is not None else None,
-                               zmax=None if kind == "weights" else float(abs(mats).max()) or 1.0)
+    fig = cached_figure(figures.head_heatmap, mats[head], view.labels, view.key_labels, kind=kind, head=head,
+                        selected=(qi, kj), clickable=clickable,
+                        allowed=allowed[head] if allowed is not None else None,
+                        zmax=None if kind == "weights" else float(abs(mats).max()) or 1.0)
     st.plotly_chart(fig, key="one_head_chart", on_select=lambda: _pick_cell("one_head_chart"),
                     selection_mode="points")
     explain_ui.cell_breakdown(view, head, qi, kj, key="pg_cell", summary=t(
         "pg_cell_summary", head=head, q=view.labels[qi], i=qi, k=view.key_labels[kj], j=kj,
         score=float(view.scores[head, qi, kj]), weight=float(view.weights[head, qi, kj]),
         masked=t("pg_cell_masked") if not view.allowed[head, qi, kj] else ""))
-    with st.expander(t("pg_table", head=head)):
+    table_box = st.expander(t("pg_table", head=head), key="pg_table_open", on_change="rerun")
+    with table_box:
         names = [f"{i}: {lab}" for i, lab in enumerate(view.labels)]
         key_names = [f"{j}: {lab}" for j, lab in enumerate(view.key_labels)]
         table = pd.DataFrame(view.weights[head], index=pd.Index(names, name="query \\ key"), columns=key_names)
-        st.dataframe(table, column_config={c: st.column_config.NumberColumn(format="%.3f") for c in key_names},
-                     width="stretch")
+        if table_box.open:  # the T x Tk numbers are sent only once the learner opens the table (~0.1 MB at 128)
+            st.dataframe(table, column_config={c: st.column_config.NumberColumn(format="%.3f") for c in key_names},
+                         width="stretch")
         st.download_button(t("pg_download_csv"), table.to_csv().encode("utf-8"), key="weights_csv",
                            file_name=f"weights_head{head}.csv", mime="text/csv")
 
@@ -80,8 +88,8 @@ one_head()
 
 st.subheader(t("pg_head_outputs"))
 st.caption(t("pg_head_outputs_help", num_heads=H, head_dim=view.head_dim))
-st.plotly_chart(figures.head_outputs_grid(view.head_outputs, view.labels), key="head_outputs")
+st.plotly_chart(cached_figure(figures.head_outputs_grid, view.head_outputs, view.labels), key="head_outputs")
 st.subheader(t("pg_output"))
 st.caption(t("pg_output_help", num_heads=H, head_dim=view.head_dim, d_model=s.d_model))
-st.plotly_chart(figures.features_heatmap(view.output, view.labels, kind="output", col_title="d_model feature"),
-                key="output")
+st.plotly_chart(cached_figure(figures.features_heatmap, view.output, view.labels, kind="output",
+                              col_title="d_model feature"), key="output")
