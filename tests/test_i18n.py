@@ -67,7 +67,9 @@ def test_page_titles_translate_and_url_paths_stay_fixed():
 
 
 def test_language_follows_the_browser_and_the_control():
-    for locale, lang in (("ko-KR", "ko"), ("ko", "ko"), ("en-US", "en"), ("de-DE", "en"), (None, "en")):
+    assert [i18n.lang_from_locale(x) for x in ("ko", "ko-KR", "KO-kr", "en-US", "de-DE", "", None)] == \
+        ["ko", "ko", "ko", "en", "en", "en", "en"]
+    for locale, lang in (("ko-KR", "ko"), ("de-DE", "en")):
         at = AppTest.from_file(APP, default_timeout=TIMEOUT)
         at.context = {"locale": locale} if locale else {}
         at.run()
