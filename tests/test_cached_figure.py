@@ -1,0 +1,58 @@
+"""ui.cached_figure: a figure is built once per distinct input and is never another input's figure."""
+import numpy as np
+import pytest
+
+from mha import figures, ui
+
+LABELS = ["the", "cat", "saw", "the"]
+
+
+@pytest.fixture(autouse=True)
+def empty_cache():
+    ui._shared_figure.clear()
+    yield
+    ui._shared_figure.clear()
+
+
+def weights(seed: int = 0) -> np.ndarray:
+    w = np.random.default_rng(seed).random((2, 4, 4)).astype(np.float32)  # (H, Tq, Tk)
+    return w / w.sum(-1, keepdims=True)
+
+
+def test_equal_content_is_built_once_even_from_other_array_objects():
+    first = ui.cached_figure(figures.heads_grid, weights(), LABELS, LABELS, kind="weights")
+    again = ui.cached_figure(figures.heads_grid, weights().copy(), list(LABELS), list(LABELS), kind="weights")
+    assert again is first
+
+
+def test_one_changed_number_gives_a_new_figure_with_that_number():
+    w = weights()
+    first = ui.cached_figure(figures.heads_grid, w, LABELS, LABELS, kind="weights")
+    changed = w.copy()
+    changed[1, 3, 2] += 0.25
+    second = ui.cached_figure(figures.heads_grid, changed, LABELS, LABELS, kind="weights")
+    assert second is not first
+    assert np.asarray(second.data[1].z)[3, 2] == pytest.approx(changed[1, 3, 2])
+    assert np.asarray(first.data[1].z)[3, 2] == pytest.approx(w[1, 3, 2])
+
+
+@pytest.mark.parametrize("change", [
+    dict(labels=["the", "cat", "saw", "a"]),  # a label
+    dict(kind="scores"),  # a keyword argument
+    dict(allowed=np.tril(np.ones((2, 4, 4), dtype=bool))),  # a mask
+])
+def test_every_argument_is_part_of_the_key(change):
+    base = dict(labels=LABELS, kind="weights", allowed=None)
+    args = {**base, **change}
+    first = ui.cached_figure(figures.heads_grid, weights(), LABELS, LABELS, kind="weights", allowed=None)
+    other = ui.cached_figure(figures.heads_grid, weights(), args["labels"], args["labels"], kind=args["kind"],
+                             allowed=args["allowed"])
+    assert other is not first
+
+
+def test_the_builder_is_part_of_the_key():
+    m = weights()[0]
+    heat = ui.cached_figure(figures.head_heatmap, m, LABELS, LABELS, clickable=False)
+    feat = ui.cached_figure(figures.features_heatmap, m, LABELS)
+    assert heat is not feat
+    assert heat.layout.xaxis.title.text != feat.layout.xaxis.title.text
