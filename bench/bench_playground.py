@@ -12,9 +12,10 @@ the two apps rerun alternately (so a busy moment of the machine hits both) and t
 Wall time is what a learner waits for (AppTest includes building and serialising every chart, not the browser's
 drawing); CPU time (the whole process) is printed beside it because the machine is shared. Payload = the bytes of
 all forward messages one full run of the page produces (what a first visit downloads; on later reruns Streamlit's
-message cache may send less), and the part of it that is chart specs. A benchmark, not a test: it prints a table
-and never fails. Targets (issue 3): rerun ratio <= 0.2 at the default view and <= 0.25 at 128 tokens / 16 heads /
-d_model 256; payload <= 2 MB at 128 tokens / 16 heads.
+message cache may send less), the part of it that is chart specs, and what it would be on the wire with websocket
+compression (each message deflated; ``server.enableWebsocketCompression``, off by default). A benchmark, not a
+test: it prints a table and never fails. Targets (issue 3): rerun ratio <= 0.2 at the default view and <= 0.25 at
+128 tokens / 16 heads / d_model 256; payload <= 2 MB at 128 tokens / 16 heads.
 """
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ import statistics
 import sys
 import time
 import warnings
+import zlib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,7 +49,8 @@ CASES = [
     ("default view", {}, 0.2),
     ("128 tokens, 16 heads, d_model 256", {"text": words(128), "d_model": "256", "num_heads": "16"}, 0.25),
 ]
-PAYLOAD_CASES = [  # (tokens, heads, d_model): the target names no d_model, so the smallest, the speed case's and the largest
+# (tokens, heads, d_model): the payload target names no d_model, so the smallest, the speed case's and the largest.
+PAYLOAD_CASES = [
     (16, 16, 256),
     (128, 16, 16),
     (128, 16, 256),
@@ -67,7 +70,8 @@ def _measured_forward_msgs(self):
     for m in msgs:
         if m.HasField("delta") and m.delta.HasField("new_element") and m.delta.new_element.HasField("plotly_chart"):
             charts += m.delta.new_element.plotly_chart.ByteSize()
-    _last_run.update(total=sum(m.ByteSize() for m in msgs), charts=charts, messages=len(msgs))
+    _last_run.update(total=sum(m.ByteSize() for m in msgs), charts=charts, messages=len(msgs),
+                     deflated=sum(len(zlib.compress(m.SerializeToString(), 6)) for m in msgs))
     return msgs
 
 
@@ -148,7 +152,8 @@ def machine() -> str:
     import os
     import platform
 
-    return (f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+    return (f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+            f"Python {platform.python_version()}, "
             f"torch {torch.__version__} ({torch.get_num_threads()} thread)")
 
 
@@ -165,10 +170,13 @@ def main() -> None:
             m = medians(apps, reruns, new)
             (ow, oc), (nw, nc) = m["ours"], m["naive"]
             ratio = ow / nw
-            mark = "" if not (target and label == "same view") else ("ok" if ratio <= target else "MISSED") + f" <={target}"
+            mark = ""
+            if target and label == "same view":
+                mark = ("ok" if ratio <= target else "MISSED") + f" <={target}"
             print(f"{name:<36} {label:<12} {ow:>8.3f} {nw:>8.3f} {ratio:>6.3f} {oc / nc:>9.3f} {mark:>7}")
 
-    print(f"\n{'payload (one full run)':<36} {'ours total':>11} {'ours charts':>12} {'naive total':>12} {'ratio':>6} {'target':>10}")
+    print(f"\n{'payload (one full run), bytes':<36} {'ours total':>11} {'ours charts':>12} {'ours deflated':>14} "
+          f"{'naive total':>12} {'ratio':>6} {'target':>10}")
     for tokens, heads, d_model in PAYLOAD_CASES:
         params = {"text": words(tokens), "d_model": str(d_model), "num_heads": str(heads)}
         po, pn = ours(params).payload(), naive(params).payload()
@@ -176,7 +184,7 @@ def main() -> None:
         if tokens == 128 and heads == 16:
             target = ("ok" if po["total"] <= PAYLOAD_TARGET else "MISSED") + f" <={PAYLOAD_TARGET / 1e6:.0f} MB"
         print(f"{f'{tokens} tokens, {heads} heads, d_model {d_model}':<36} {po['total']:>11,} {po['charts']:>12,} "
-              f"{pn['total']:>12,} {po['total'] / pn['total']:>6.3f} {target:>10}")
+              f"{po['deflated']:>14,} {pn['total']:>12,} {po['total'] / pn['total']:>6.3f} {target:>10}")
 
 
 if __name__ == "__main__":

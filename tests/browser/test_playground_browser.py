@@ -192,8 +192,8 @@ def test_tokens_that_look_like_html_are_shown_as_text(page, server):
     # Plotly turns <b> into a styled <tspan> and <a href> into an SVG link: no tick label may contain either, and
     # no chart may hold a link at all (a chart's own bold title is fine, a token's bold is not).
     injected = page.locator(".js-plotly-plot .main-svg").evaluate_all(
-        "svgs => svgs.flatMap(s => [...s.querySelectorAll(':is(.xtick, .ytick) :is(a, tspan[style]), a, [href^=\"javascript\"]')])"
-        ".map(e => e.outerHTML)")
+        "svgs => svgs.flatMap(s => [...s.querySelectorAll("
+        "':is(.xtick, .ytick) :is(a, tspan[style]), a, [href^=\"javascript\"]')]).map(e => e.outerHTML)")
     assert injected == []
     assert page.locator("[data-testid='stMain'] a[href^='javascript']").count() == 0
     assert page.locator(".st-key-text textarea").input_value() == HOSTILE  # shown exactly as typed
