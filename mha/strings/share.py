@@ -22,11 +22,9 @@ STRINGS = {
     # --- custom weights note (every page)
     "share_custom_note": {
         "en": "Running on **your uploaded weights** ({name}, d_model={d_model}) instead of the seeded random ones. "
-              "Embeddings still come from the seed, and side experiments that rebuild the module from a seed "
-              "(other seeds, the bug zoo, the step-by-step course code) still use seeded weights.",
+              "Embeddings still come from the seed, and a comparison across seeds shows seeded modules by design.",
         "ko": "무작위(시드) 가중치 대신 **업로드한 가중치**({name}, d_model={d_model})로 실행 중입니다. "
-              "임베딩은 여전히 시드에서 만들고, 시드로 모듈을 다시 만드는 부가 실험(다른 시드 비교, 버그 동물원, "
-              "단계별 강의 코드)은 여전히 시드 가중치를 씁니다.",
+              "임베딩은 여전히 시드에서 만들고, 여러 시드를 비교하는 부분은 원래대로 시드 모듈을 보여 줍니다.",
     },
     "share_custom_mismatch": {
         "en": "Your uploaded weights are for d_model={weights_d_model}, but d_model is {d_model}: the seeded weights "
