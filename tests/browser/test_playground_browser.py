@@ -6,6 +6,7 @@ HTML, clicking a cell of the enlarged head, and links that reproduce a view. Fix
 from __future__ import annotations
 
 import io
+import time
 import urllib.parse
 
 import pytest
@@ -46,6 +47,14 @@ def tick_texts(page, chart_key: str, axis: str) -> list[str]:
         " t.textContent]; })")
     ticks.sort(key=lambda t: t[0] if axis == "y" else t[1])
     return [t[2].replace(ZWSP, "") for t in ticks]
+
+
+def wait_for_ticks(page, chart_key: str, axis: str, expected: list[str], timeout_s: float = 20) -> None:
+    """Wait until the chart shows exactly these tick labels (a repaint may still show the previous ones)."""
+    deadline = time.monotonic() + timeout_s
+    while (shown := tick_texts(page, chart_key, axis)) != expected:
+        assert time.monotonic() < deadline, f"{chart_key} {axis} ticks: {shown} != {expected}"
+        page.wait_for_timeout(200)
 
 
 def selected_option(page, key: str) -> str:
@@ -141,10 +150,8 @@ def test_controls_repaint_and_the_link_reproduces_the_view(page, server, open_pa
     page.locator(".st-key-text textarea").fill(sentence)
     page.locator(".st-key-text textarea").press("Control+Enter")
     wait_app_idle(page, rerun=True)
-    page.wait_for_function("([sel, n]) => document.querySelectorAll(sel).length === n",
-                           arg=[".st-key-one_head_chart .yaxislayer-above .ytick text", 5])
-    assert tick_texts(page, "one_head_chart", "y") == ["the", "cat", "saw", "the", "mat"]
-    assert tick_texts(page, "one_head_chart", "x") == ["the", "cat", "saw", "the", "mat"]
+    wait_for_ticks(page, "one_head_chart", "y", ["the", "cat", "saw", "the", "mat"])
+    wait_for_ticks(page, "one_head_chart", "x", ["the", "cat", "saw", "the", "mat"])
 
     # Enlarge the last head, then ask for fewer heads: the enlarged head falls back to one that exists.
     page.locator(".st-key-head button").last.click()
@@ -156,8 +163,9 @@ def test_controls_repaint_and_the_link_reproduces_the_view(page, server, open_pa
 
     page.locator(".st-key-causal label").first.click()
     wait_app_idle(page, rerun=True)
-    page.wait_for_function(  # every head gets its grey overlay: two heatmaps per subplot
-        "sel => document.querySelectorAll(sel).length === 4", arg=".st-key-grid .heatmaplayer image")
+    page.wait_for_function(  # every head gets its grey overlay: two heatmaps per subplot, two in the enlarged head
+        "([a, b]) => document.querySelectorAll(a).length === 4 && document.querySelectorAll(b).length === 2",
+        arg=[".st-key-grid .heatmaplayer image", ".st-key-one_head_chart .heatmaplayer image"])
     x, y, _ = cell_box(page, "one_head_chart", 5, 5, 0, 4)
     assert is_grey(pixel(page, x, y)), "with the causal mask the top-right cell (a future key) must be grey"
     x, y, _ = cell_box(page, "one_head_chart", 5, 5, 4, 0)
@@ -185,10 +193,8 @@ HOSTILE = '<b>x</b> <a href=javascript:alert(1)>y</a> **z**'
 def test_tokens_that_look_like_html_are_shown_as_text(page, server):
     goto(page, server.url, PLAYGROUND, text=HOSTILE)
     expected = display_labels(tokenize(HOSTILE).tokens)
-    page.wait_for_function("([sel, n]) => document.querySelectorAll(sel).length === n",
-                           arg=[".st-key-one_head_chart .yaxislayer-above .ytick text", len(expected)])
-    assert tick_texts(page, "one_head_chart", "y") == expected
-    assert tick_texts(page, "one_head_chart", "x") == expected
+    wait_for_ticks(page, "one_head_chart", "y", expected)
+    wait_for_ticks(page, "one_head_chart", "x", expected)
     # Plotly turns <b> into a styled <tspan> and <a href> into an SVG link: no tick label may contain either, and
     # no chart may hold a link at all (a chart's own bold title is fine, a token's bold is not).
     injected = page.locator(".js-plotly-plot .main-svg").evaluate_all(
