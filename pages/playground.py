@@ -36,16 +36,6 @@ st.plotly_chart(cached_figure(figures.heads_grid, mats, view.labels, view.key_la
                 key="grid")
 
 
-def _pick_cell(event_key: str) -> None:
-    points = (st.session_state.get(event_key) or {}).get("selection", {}).get("points", [])
-    if points and points[0].get("customdata") is not None:
-        data = points[0]["customdata"]
-        if isinstance(data, dict):  # a row of a typed (int32) array comes back from the browser as {"0": i, "1": j}
-            data = [data[k] for k in sorted(data, key=int)]
-        i, j = data[:2]
-        st.session_state["cell_query"], st.session_state["cell_key"] = int(i), int(j)
-
-
 @st.fragment
 def one_head() -> None:
     """Picking a head or a cell reruns only this part: the model's numbers come from the cache."""
@@ -66,10 +56,11 @@ def one_head() -> None:
                         selected=(qi, kj), clickable=clickable,
                         allowed=allowed[head] if allowed is not None else None,
                         zmax=None if kind == "weights" else float(abs(mats).max()) or 1.0)
-    st.plotly_chart(fig, key="one_head_chart", on_select=lambda: _pick_cell("one_head_chart"),
-                    selection_mode="points")
+    st.plotly_chart(fig, key="one_head_chart", selection_mode="points",
+                    on_select=lambda: explain_ui.pick_cell("one_head_chart", "cell_query", "cell_key"))
     explain_ui.cell_breakdown(view, head, qi, kj, key="pg_cell", summary=t(
-        "pg_cell_summary", head=head, q=view.labels[qi], i=qi, k=view.key_labels[kj], j=kj,
+        "pg_cell_summary", head=head, q=explain_ui.md_escape(view.labels[qi]), i=qi,
+        k=explain_ui.md_escape(view.key_labels[kj]), j=kj,
         score=float(view.scores[head, qi, kj]), weight=float(view.weights[head, qi, kj]),
         masked=t("pg_cell_masked") if not view.allowed[head, qi, kj] else ""))
     table_box = st.expander(t("pg_table", head=head), key="pg_table_open", on_change="rerun")
