@@ -1,8 +1,8 @@
 """Figures of the step-by-step page, the cell breakdown and the scaling lab. Pure Plotly.
 
 Builders take arrays (or the small result objects of ``mha.explain``) plus token labels and return ``go.Figure``.
-Token labels go through ``figures.axis_labels`` (escaped, unique); every other text is passed in by the caller, so
-pages can translate it. No NaN is ever put in a chart: the inputs here are all finite by construction.
+Token labels go through ``figures.axis_labels`` (escaped, unique); every other word comes from ``words``
+(``figures.Words``, English by default) or is passed in by the caller, so pages can translate it. No NaN is ever put in a chart: the inputs here are all finite by construction.
 """
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from plotly.subplots import make_subplots
 
 from mha import figures
 from mha.explain import Contributions, RowStats, Sweep
+from mha.figures import ENGLISH, Words
 
 HEAD_COLORS = qualitative.Dark24  # 24 >= MAX_HEADS distinct colours, one per head
 HIGHLIGHT = "#ff7f0e"  # the chosen cell: the same orange as the heatmap's selection frame
@@ -35,12 +36,15 @@ def head_color(h: int) -> str:
 
 def matrix(mat: np.ndarray, q_labels, k_labels, kind: str = "weights", *, allowed: np.ndarray | None = None,
            head: int | None = None, clickable: bool = False, selected=None, zmax: float | None = None,
-           x_title: str = "key (attended to)", y_title: str = "query (attending)") -> go.Figure:
-    """``figures.head_heatmap`` (Tq, Tk) with translatable axis titles."""
+           x_title: str | None = None, y_title: str | None = None, words: Words = ENGLISH) -> go.Figure:
+    """``figures.head_heatmap`` (Tq, Tk) with translatable axis titles (default: ``words.key_axis`` and
+    ``words.query_axis``)."""
     fig = figures.head_heatmap(mat, q_labels, k_labels, kind=kind, allowed=allowed, head=head, clickable=clickable,
-                               selected=selected, zmax=zmax)
-    fig.update_xaxes(title_text=x_title)
-    fig.update_yaxes(title_text=y_title)
+                               selected=selected, zmax=zmax, words=words)
+    if x_title is not None:
+        fig.update_xaxes(title_text=x_title)
+    if y_title is not None:
+        fig.update_yaxes(title_text=y_title)
     return fig
 
 
@@ -57,29 +61,31 @@ def _band_shapes(fig: go.Figure, num_heads: int, head_dim: int, n_rows: int, hea
 
 
 def banded_features(mat: np.ndarray, labels, num_heads: int, *, kind: str = "output", col_title: str = "d_model",
-                    head_word: str = "head", zmax: float | None = None) -> go.Figure:
+                    head_word: str | None = None, zmax: float | None = None, words: Words = ENGLISH) -> go.Figure:
     """A (T, d_model) matrix with each head's block of head_dim columns outlined in that head's colour."""
     T, D = mat.shape
-    fig = figures.features_heatmap(mat, labels, kind=kind, col_title=col_title, zmax=zmax)
+    fig = figures.features_heatmap(mat, labels, kind=kind, col_title=col_title, zmax=zmax, words=words)
     if num_heads > 1:
-        _band_shapes(fig, num_heads, D // num_heads, T, head_word)
+        _band_shapes(fig, num_heads, D // num_heads, T, words.head if head_word is None else head_word)
         fig.update_layout(margin=dict(t=40))
     return fig
 
 
-def split_heads_figure(mat: np.ndarray, per_head: np.ndarray, labels, *, head_word: str = "head",
+def split_heads_figure(mat: np.ndarray, per_head: np.ndarray, labels, *, head_word: str | None = None,
                        top_title: str = "query_linear(x): (T, d_model)",
-                       col_title: str = "feature") -> go.Figure:
+                       col_title: str | None = None, words: Words = ENGLISH) -> go.Figure:
     """The split_heads picture: the (T, d_model) projection on top, its column blocks below as H separate
     (T, head_dim) heads, each framed in the colour of the block it came from. One shared colour scale."""
     T, D = mat.shape
     H, _, hd = per_head.shape
+    head_word = words.head if head_word is None else head_word
+    col_title = words.feature if col_title is None else col_title
     zmax = _absmax(np.concatenate([mat.ravel(), per_head.ravel()]))
     fig = make_subplots(rows=2, cols=H, specs=[[{"colspan": H}] + [None] * (H - 1), [{} for _ in range(H)]],
                         subplot_titles=[top_title] + [f"{head_word} {h}" for h in range(H)],
                         vertical_spacing=0.16, horizontal_spacing=min(0.03, 0.3 / H), row_heights=[0.5, 0.5])
     y = figures.axis_labels(labels)
-    hover = "token: %{y}<br>" + col_title + ": %{x}<br>value: %{z:.4f}<extra></extra>"
+    hover = f"{words.token}: %{{y}}<br>{col_title}: %{{x}}<br>{words.value}: %{{z:.4f}}<extra></extra>"
     fig.add_trace(go.Heatmap(z=mat.astype(np.float32), x=list(range(D)), y=y, coloraxis="coloraxis",
                              hovertemplate=hover), row=1, col=1)
     _band_shapes(fig, H, hd, T, head_word, row=1, col=1, labels_on_top=False)
@@ -87,8 +93,9 @@ def split_heads_figure(mat: np.ndarray, per_head: np.ndarray, labels, *, head_wo
         # the head's own columns: x = its positions inside the head, hover names the d_model feature it came from
         fig.add_trace(go.Heatmap(z=per_head[h].astype(np.float32), x=list(range(hd)), y=y, coloraxis="coloraxis",
                                  customdata=np.tile(np.arange(h * hd, (h + 1) * hd), (T, 1)),
-                                 hovertemplate=f"{head_word} {h}<br>token: %{{y}}<br>head_dim: %{{x}} "
-                                               f"({col_title} %{{customdata}})<br>value: %{{z:.4f}}<extra></extra>"),
+                                 hovertemplate=f"{head_word} {h}<br>{words.token}: %{{y}}<br>head_dim: %{{x}} "
+                                               f"({col_title} %{{customdata}})<br>{words.value}: %{{z:.4f}}"
+                                               "<extra></extra>"),
                       row=2, col=h + 1)
         fig.add_shape(type="rect", xref=f"x{h + 2} domain", yref=f"y{h + 2} domain", x0=0, x1=1, y0=0, y1=1,
                       line=dict(color=head_color(h), width=3))
@@ -106,16 +113,19 @@ def split_heads_figure(mat: np.ndarray, per_head: np.ndarray, labels, *, head_wo
 
 
 def attention_bar(row_weights: np.ndarray, row_allowed: np.ndarray, key_labels, *, highlight: int | None = None,
-                  title: str = "", masked_word: str = "masked", y_title: str = "weight") -> go.Figure:
+                  title: str = "", masked_word: str | None = None, y_title: str | None = None,
+                  words: Words = ENGLISH) -> go.Figure:
     """One query's attention row as bars over the keys, on a fixed 0..1 axis (the course's "Orange" picture).
     Blocked keys are grey and labelled; the highlighted key is orange."""
+    masked_word = words.masked if masked_word is None else masked_word
+    y_title = words.weight if y_title is None else y_title
     w = np.asarray(row_weights, dtype=np.float64)
     n = w.size
     colors = [GREY if not row_allowed[j] else HIGHLIGHT if j == highlight else BAR_BLUE for j in range(n)]
     text = [masked_word if not row_allowed[j] else f"{w[j]:.2f}" for j in range(n)] if n <= 24 else None
     x = figures.axis_labels(key_labels)
     fig = go.Figure(go.Bar(x=x, y=w, marker_color=colors, text=text, textposition="outside", cliponaxis=False,
-                           hovertemplate="key: %{x}<br>weight: %{y:.4f}<extra></extra>"))
+                           hovertemplate=f"{words.key}: %{{x}}<br>{words.weight}: %{{y:.4f}}<extra></extra>"))
     fig.update_xaxes(type="category", tickangle=-45 if n > 8 else 0, showticklabels=n <= 64, automargin=True)
     fig.update_yaxes(range=[0, 1.12], title_text=y_title, tickvals=[0, 0.25, 0.5, 0.75, 1.0])
     fig.update_layout(title=dict(text=title, font_size=14), height=300, margin=dict(l=10, r=10, t=40, b=10),
@@ -124,8 +134,10 @@ def attention_bar(row_weights: np.ndarray, row_allowed: np.ndarray, key_labels, 
 
 
 def cell_vectors(q: np.ndarray, k: np.ndarray, products: np.ndarray, *,
-                 row_names=("q_i", "k_j", "q_i × k_j"), dim_word: str = "dim") -> go.Figure:
+                 row_names=("q_i", "k_j", "q_i × k_j"), dim_word: str | None = None,
+                 words: Words = ENGLISH) -> go.Figure:
     """q_i and k_j over head_dim on one diverging scale, and their elementwise products on their own below."""
+    dim_word = words.dim if dim_word is None else dim_word
     hd = q.size
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08, row_heights=[2 / 3, 1 / 3])
     show_text = hd <= 16
@@ -148,10 +160,14 @@ def cell_vectors(q: np.ndarray, k: np.ndarray, products: np.ndarray, *,
     return fig
 
 
-def contributions_waterfall(c: Contributions, total: float, *, dim_word: str = "dim", rest_text: str = "rest",
-                            sum_text: str = "sum") -> go.Figure:
+def contributions_waterfall(c: Contributions, total: float, *, dim_word: str | None = None,
+                            rest_text: str | None = None, sum_text: str | None = None,
+                            words: Words = ENGLISH) -> go.Figure:
     """The dot product as a running sum: one bar per term q_i[d]·k_j[d], the remaining terms as one bar, then the
     total (= raw score)."""
+    dim_word = words.dim if dim_word is None else dim_word
+    rest_text = words.rest.format(n=c.rest_count) if rest_text is None else rest_text
+    sum_text = words.sum if sum_text is None else sum_text
     x = [f"{dim_word} {d}" for d in c.dims]
     y = list(c.values)
     if c.rest_count:
@@ -172,22 +188,25 @@ def contributions_waterfall(c: Contributions, total: float, *, dim_word: str = "
 
 
 def weights_pair(left: np.ndarray, right: np.ndarray, q_labels, k_labels, *, allowed: np.ndarray | None = None,
-                 titles=("scaled", "unscaled")) -> go.Figure:
+                 titles=None, words: Words = ENGLISH) -> go.Figure:
     """Two (Tq, Tk) weight maps side by side on the one 0..1 scale (``figures.heads_grid`` with two panels)."""
+    titles = (words.scaled, words.unscaled) if titles is None else titles
     both_allowed = None if allowed is None else np.stack([allowed, allowed])
     fig = figures.heads_grid(np.stack([left, right]), q_labels, k_labels, kind="weights", allowed=both_allowed,
-                             cols=2)
+                             cols=2, words=words)
     for ann, title in zip(fig.layout.annotations, titles):
         ann.text = title
-    for trace, title in zip([t for t in fig.data if t.name != "masked"], titles):
-        trace.hovertemplate = trace.hovertemplate.replace("head 0", title).replace("head 1", title)
+    for n, (trace, title) in enumerate(zip([t for t in fig.data if t.name != "masked"], titles)):
+        trace.hovertemplate = trace.hovertemplate.replace(f"{words.head} {n}<br>", f"{title}<br>", 1)
     return fig
 
 
-def row_stats_figure(labels, series: dict[str, RowStats], *, titles=("entropy", "max weight", "softmax gradient"),
-                     uniform_name: str = "uniform", colors=None) -> go.Figure:
+def row_stats_figure(labels, series: dict[str, RowStats], *, titles=None, uniform_name: str | None = None,
+                     colors=None, words: Words = ENGLISH) -> go.Figure:
     """Per query row: entropy (with the uniform row's as a dashed line), largest weight, softmax-gradient size.
     One bar per series (e.g. scaled / unscaled, or two temperatures)."""
+    titles = (words.entropy, words.max_weight, words.softmax_gradient) if titles is None else titles
+    uniform_name = words.uniform if uniform_name is None else uniform_name
     x = figures.axis_labels(labels)
     colors = colors or [SCALED_COLOR, UNSCALED_COLOR, "#2f9e44", "#862e9c"]
     fig = make_subplots(rows=1, cols=3, subplot_titles=list(titles), horizontal_spacing=0.06)
@@ -207,11 +226,13 @@ def row_stats_figure(labels, series: dict[str, RowStats], *, titles=("entropy", 
     return fig
 
 
-def sweep_figure(sweep: Sweep, current_head_dim: int | None = None, *,
-                 titles=("mean entropy", "mean max weight", "mean softmax gradient"),
-                 names=("with 1/√head_dim", "without"), current_name: str = "your head_dim",
-                 x_title: str = "head_dim") -> go.Figure:
+def sweep_figure(sweep: Sweep, current_head_dim: int | None = None, *, titles=None, names=None,
+                 current_name: str | None = None, x_title: str = "head_dim", words: Words = ENGLISH) -> go.Figure:
     """Line charts over head_dim (log axis): with scaling the curves stay flat, without they saturate."""
+    titles = tuple(words.mean.format(what=w) for w in (words.entropy, words.max_weight, words.softmax_gradient)
+                   ) if titles is None else titles
+    names = (words.with_scaling, words.without_scaling) if names is None else names
+    current_name = words.your_head_dim if current_name is None else current_name
     fig = make_subplots(rows=1, cols=3, subplot_titles=list(titles), horizontal_spacing=0.07)
     pairs = ((sweep.entropy_scaled, sweep.entropy_unscaled), (sweep.max_scaled, sweep.max_unscaled),
              (sweep.grad_scaled, sweep.grad_unscaled))
@@ -226,7 +247,7 @@ def sweep_figure(sweep: Sweep, current_head_dim: int | None = None, *,
             max(sweep.grad_scaled + sweep.grad_unscaled) * 1.1 or 1.0)
     fig.add_trace(go.Scatter(x=[x[0], x[-1]], y=[sweep.uniform_entropy] * 2, mode="lines", name="log(T)",
                              line=dict(dash="dot", color="#555"), showlegend=False,
-                             hovertemplate="uniform: %{y:.3f}<extra></extra>"), row=1, col=1)
+                             hovertemplate=f"{words.uniform}: %{{y:.3f}}<extra></extra>"), row=1, col=1)
     if current_head_dim:
         for c, top in enumerate(tops):
             fig.add_trace(go.Scatter(x=[current_head_dim] * 2, y=[0, top], mode="lines", name=current_name,

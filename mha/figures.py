@@ -7,10 +7,13 @@ Conventions shared by every figure:
 - weights use a 0..1 sequential scale; scores and outputs a diverging scale centred on 0;
 - blocked (masked) cells are covered in grey by a transparent-elsewhere overlay, so they never look like a
   merely small weight, and no NaN is ever put in a chart.
+- every word a chart shows comes from ``words`` (a ``Words``, English by default): the pages pass the translated
+  one (``mha.ui.chart_words()``).
 """
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import plotly.graph_objects as go
@@ -23,6 +26,64 @@ DIVERGING_SCALE = "RdBu_r"
 MASKED_GREY = "rgba(150, 150, 150, 1)"
 _ZWSP = "\u200b"
 _MASK_SCALE = [[0.0, "rgba(0,0,0,0)"], [0.5, "rgba(0,0,0,0)"], [0.5, MASKED_GREY], [1.0, MASKED_GREY]]
+
+
+@dataclass(frozen=True)
+class Words:
+    """Every word a chart shows (titles, axes, hover text, colour bars, legends, annotations), English by default.
+
+    Every figure builder takes ``words=``; ``mha.ui.chart_words()`` builds the translated one from the catalog
+    ``mha/strings/charts.py`` (key ``ch_<field>``). Frozen, so it is hashable and part of a cached figure's key.
+    The course's identifiers (weights, scores, output, d_model, head_dim, q, k, v, QKᵀ, softmax) are not words:
+    they stay as they are in every language. ``{placeholders}`` are filled with ``str.format``.
+    """
+    head: str = "head"  # "head 3": followed by the head's number
+    query: str = "query"
+    key: str = "key"
+    value: str = "value"
+    token: str = "token"
+    dim: str = "dim"
+    feature: str = "feature"
+    d_model_feature: str = "d_model feature"
+    query_axis: str = "query (attending)"
+    key_axis: str = "key (attended to)"
+    weight: str = "weight"
+    mask: str = "mask"
+    mask_legend: str = "1 = may attend, 0 = blocked"
+    masked: str = "masked"  # a blocked key's bar
+    masked_score: str = "masked score"
+    blocked_score: str = "−∞ (blocked; score was {score})"
+    embedding: str = "embedding"
+    position: str = "position"
+    difference: str = "difference"
+    sum: str = "sum"
+    rest: str = "rest ({n})"  # the n smallest terms of a dot product as one bar
+    scaled: str = "scaled"
+    unscaled: str = "unscaled"
+    entropy: str = "entropy"
+    max_weight: str = "max weight"
+    softmax_gradient: str = "softmax gradient"
+    mean: str = "mean {what}"
+    uniform: str = "uniform"
+    with_scaling: str = "with 1/√head_dim"
+    without_scaling: str = "without"
+    your_head_dim: str = "your head_dim"
+    bits: str = "bits"
+    off: str = "off"  # a switched-off head
+    change: str = "change"
+    share_of_output: str = "= {pct}% of ‖output‖"
+    queries: str = "queries"
+    keys: str = "keys"
+    weight_from_query: str = "weight from the query"
+    pc: str = "PC {n}"  # a principal component
+
+    def kind(self, name: str) -> str:
+        """How a matrix kind is shown: English words translated, course identifiers (weights, scores, ...) kept."""
+        return getattr(self, name) if name in _KIND_WORDS else name
+
+
+_KIND_WORDS = frozenset({"query", "key", "value", "embedding", "position", "difference", "mask"})
+ENGLISH = Words()
 
 
 def axis_labels(labels) -> list[str]:
@@ -48,9 +109,10 @@ def _sym_max(a: np.ndarray) -> float:
     return m if m > 0 and math.isfinite(m) else 1.0
 
 
-def _hover(kind: str, head: int | None, row_name: str = "query", col_name: str = "key") -> str:
-    head_part = f"head {head}<br>" if head is not None else ""
-    return f"{head_part}{row_name}: %{{y}}<br>{col_name}: %{{x}}<br>{kind}: %{{z:.4f}}<extra></extra>"
+def _hover(kind: str, head: int | None, words: Words = ENGLISH) -> str:
+    head_part = f"{words.head} {head}<br>" if head is not None else ""
+    return (f"{head_part}{words.query}: %{{y}}<br>{words.key}: %{{x}}<br>{words.kind(kind)}: %{{z:.4f}}"
+            "<extra></extra>")
 
 
 def _mask_overlay(allowed: np.ndarray, x, y, **kw) -> go.Heatmap:
@@ -65,19 +127,19 @@ def _square_axes(fig: go.Figure, n_rows: int, tick_font: int) -> None:
 
 
 def heads_grid(mats: np.ndarray, q_labels, k_labels, kind: str = "weights", allowed: np.ndarray | None = None,
-               cols: int = 4, heads=None) -> go.Figure:
+               cols: int = 4, heads=None, words: Words = ENGLISH) -> go.Figure:
     """Small multiples: one heatmap per head (H, Tq, Tk) on one shared colour scale."""
     H, Tq, Tk = mats.shape
     heads = list(range(H)) if heads is None else list(heads)
     cols = max(1, min(cols, H))
     rows = math.ceil(H / cols)
     x, y = axis_labels(k_labels), axis_labels(q_labels)
-    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[f"head {h}" for h in heads],
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[f"{words.head} {h}" for h in heads],
                         horizontal_spacing=0.04 + 0.02 * (Tq <= 24), vertical_spacing=0.08 / max(1, rows / 2))
     for i, h in enumerate(heads):
         r, c = divmod(i, cols)
         fig.add_trace(go.Heatmap(z=mats[i].astype(np.float32), x=x, y=y, coloraxis="coloraxis",
-                                 hovertemplate=_hover(kind, h)), row=r + 1, col=c + 1)
+                                 hovertemplate=_hover(kind, h, words)), row=r + 1, col=c + 1)
         if allowed is not None and not allowed[i].all():
             fig.add_trace(_mask_overlay(allowed[i], x, y), row=r + 1, col=c + 1)
     cell_px = max(4, min(28, 900 // max(Tq, 1) // cols * 1))
@@ -87,19 +149,19 @@ def heads_grid(mats: np.ndarray, q_labels, k_labels, kind: str = "weights", allo
     fig.update_xaxes(showticklabels=show_ticks, side="bottom")  # on top they would collide with the titles
     fig.update_yaxes(showticklabels=show_ticks)
     fig.update_layout(coloraxis=dict(**_color_kwargs(kind, None if kind == "weights" else _sym_max(mats)),
-                                     colorbar=dict(title=dict(text=kind), thickness=12)),
+                                     colorbar=dict(title=dict(text=words.kind(kind)), thickness=12)),
                       height=max(260, min(height, 2400)), margin=dict(l=10, r=10, t=50, b=10))
     return fig
 
 
 def head_heatmap(mat: np.ndarray, q_labels, k_labels, kind: str = "weights", allowed: np.ndarray | None = None,
                  head: int | None = None, clickable: bool = True, selected: tuple[int, int] | None = None,
-                 zmax: float | None = None) -> go.Figure:
+                 zmax: float | None = None, words: Words = ENGLISH) -> go.Figure:
     """One head, large. With ``clickable``, an invisible scatter marker sits on every cell: Plotly heatmap cells
     emit no selection events, markers do (``customdata`` = [query index, key index])."""
     Tq, Tk = mat.shape
     x, y = axis_labels(k_labels), axis_labels(q_labels)
-    fig = go.Figure(go.Heatmap(z=mat.astype(np.float32), x=x, y=y, hovertemplate=_hover(kind, head),
+    fig = go.Figure(go.Heatmap(z=mat.astype(np.float32), x=x, y=y, hovertemplate=_hover(kind, head, words),
                                coloraxis="coloraxis"))
     if allowed is not None and not allowed.all():
         fig.add_trace(_mask_overlay(allowed, x, y))
@@ -109,7 +171,7 @@ def head_heatmap(mat: np.ndarray, q_labels, k_labels, kind: str = "weights", all
             x=[x[j] for j in jj.ravel()], y=[y[i] for i in ii.ravel()], mode="markers",
             customdata=np.stack([ii.ravel(), jj.ravel()], axis=1).astype(np.int32),
             marker=dict(symbol="square", size=max(6, min(40, 560 // max(Tq, Tk))), opacity=0),
-            hovertemplate=_hover(kind, head).replace("%{z:.4f}", "%{text}"),
+            hovertemplate=_hover(kind, head, words).replace("%{z:.4f}", "%{text}"),
             text=[f"{v:.4f}" for v in mat.ravel()], name="cells", showlegend=False))
     if selected is not None:
         i, j = selected
@@ -118,21 +180,24 @@ def head_heatmap(mat: np.ndarray, q_labels, k_labels, kind: str = "weights", all
                           line=dict(color="#ff7f0e", width=3))
     size = max(280, min(700, 60 + 30 * max(Tq, Tk)))
     _square_axes(fig, Tq, 11 if Tq <= 30 else 8)
-    fig.update_xaxes(showticklabels=Tk <= 64, title=dict(text="key (attended to)", standoff=4))
-    fig.update_yaxes(showticklabels=Tq <= 64, title=dict(text="query (attending)", standoff=4))
+    fig.update_xaxes(showticklabels=Tk <= 64, title=dict(text=words.key_axis, standoff=4))
+    fig.update_yaxes(showticklabels=Tq <= 64, title=dict(text=words.query_axis, standoff=4))
     fig.update_layout(coloraxis=dict(**_color_kwargs(kind, zmax if zmax else (None if kind == "weights" else _sym_max(mat))),
-                                     colorbar=dict(title=dict(text=kind), thickness=12)),
+                                     colorbar=dict(title=dict(text=words.kind(kind)), thickness=12)),
                       height=size, margin=dict(l=10, r=10, t=30, b=10), dragmode=False, clickmode="event+select")
     return fig
 
 
-def features_heatmap(mat: np.ndarray, row_labels, kind: str = "output", col_title: str = "feature",
-                     zmax: float | None = None) -> go.Figure:
-    """A (T, F) matrix with tokens down the side and feature indices along the bottom (head outputs, output)."""
+def features_heatmap(mat: np.ndarray, row_labels, kind: str = "output", col_title: str | None = None,
+                     zmax: float | None = None, words: Words = ENGLISH) -> go.Figure:
+    """A (T, F) matrix with tokens down the side and feature indices along the bottom (head outputs, output).
+    ``col_title`` names the columns (default: the word for "feature")."""
     T, Fdim = mat.shape
     y = axis_labels(row_labels)
+    col_title = words.feature if col_title is None else col_title
     fig = go.Figure(go.Heatmap(z=mat.astype(np.float32), x=list(range(Fdim)), y=y, coloraxis="coloraxis",
-                               hovertemplate=f"token: %{{y}}<br>{col_title}: %{{x}}<br>{kind}: %{{z:.4f}}<extra></extra>"))
+                               hovertemplate=f"{words.token}: %{{y}}<br>{col_title}: %{{x}}<br>{words.kind(kind)}: "
+                                             "%{z:.4f}<extra></extra>"))
     fig.update_yaxes(autorange="reversed", type="category", automargin=True, showticklabels=T <= 64)
     fig.update_xaxes(title=dict(text=col_title))
     fig.update_layout(coloraxis=dict(**_color_kwargs(kind, zmax or _sym_max(mat)), colorbar=dict(thickness=12)),
@@ -140,19 +205,20 @@ def features_heatmap(mat: np.ndarray, row_labels, kind: str = "output", col_titl
     return fig
 
 
-def head_outputs_grid(head_outputs: np.ndarray, q_labels, cols: int = 4) -> go.Figure:
+def head_outputs_grid(head_outputs: np.ndarray, q_labels, cols: int = 4, words: Words = ENGLISH) -> go.Figure:
     """Each head's output (H, Tq, head_dim) as small multiples on one shared diverging scale."""
     H, Tq, hd = head_outputs.shape
     cols = max(1, min(cols, H))
     rows = math.ceil(H / cols)
     y = axis_labels(q_labels)
-    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[f"head {h}" for h in range(H)],
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[f"{words.head} {h}" for h in range(H)],
                         horizontal_spacing=0.05, vertical_spacing=0.1 / max(1, rows / 2))
     for h in range(H):
         r, c = divmod(h, cols)
         fig.add_trace(go.Heatmap(z=head_outputs[h].astype(np.float32), x=list(range(hd)), y=y,
                                  coloraxis="coloraxis",
-                                 hovertemplate=f"head {h}<br>token: %{{y}}<br>dim: %{{x}}<br>value: %{{z:.4f}}<extra></extra>"),
+                                 hovertemplate=f"{words.head} {h}<br>{words.token}: %{{y}}<br>{words.dim}: %{{x}}"
+                                               f"<br>{words.value}: %{{z:.4f}}<extra></extra>"),
                       row=r + 1, col=c + 1)
     fig.update_yaxes(autorange="reversed", type="category", showticklabels=Tq <= 20, tickfont_size=9)
     fig.update_layout(coloraxis=dict(**_color_kwargs("output", _sym_max(head_outputs)), colorbar=dict(thickness=12)),
@@ -165,7 +231,7 @@ def head_outputs_grid(head_outputs: np.ndarray, q_labels, cols: int = 4) -> go.F
 MAY_ATTEND_GREEN = "rgba(198, 239, 206, 1)"
 
 
-def mask_heatmap(allowed: np.ndarray, q_labels, k_labels) -> go.Figure:
+def mask_heatmap(allowed: np.ndarray, q_labels, k_labels, words: Words = ENGLISH) -> go.Figure:
     """A (Tq, Tk) mask: green ✓ = may attend (True / 1), grey ✗ = blocked (False / 0)."""
     allowed = np.asarray(allowed, dtype=bool)
     Tq, Tk = allowed.shape
@@ -174,23 +240,29 @@ def mask_heatmap(allowed: np.ndarray, q_labels, k_labels) -> go.Figure:
         z=allowed.astype(np.int8), x=x, y=y, zmin=0, zmax=1, showscale=False, xgap=1, ygap=1,
         colorscale=[[0.0, MASKED_GREY], [0.5, MASKED_GREY], [0.5, MAY_ATTEND_GREEN], [1.0, MAY_ATTEND_GREEN]],
         text=np.where(allowed, "✓", "✗"), texttemplate="%{text}" if max(Tq, Tk) <= 24 else None,
-        hovertemplate="query: %{y}<br>key: %{x}<br>mask: %{z} (1 = may attend, 0 = blocked)<extra></extra>"))
+        hovertemplate=f"{words.query}: %{{y}}<br>{words.key}: %{{x}}<br>{words.mask}: %{{z}} ({words.mask_legend})"
+                      "<extra></extra>"))
     _square_axes(fig, Tq, 11 if Tq <= 30 else 8)
-    fig.update_xaxes(showticklabels=Tk <= 64, title=dict(text="key", standoff=4))
-    fig.update_yaxes(showticklabels=Tq <= 64, title=dict(text="query", standoff=4))
+    fig.update_xaxes(showticklabels=Tk <= 64, title=dict(text=words.key, standoff=4))
+    fig.update_yaxes(showticklabels=Tq <= 64, title=dict(text=words.query, standoff=4))
     fig.update_layout(height=max(260, min(620, 60 + 26 * max(Tq, Tk))), margin=dict(l=10, r=10, t=30, b=10))
     return fig
 
 
-def masked_scores_heatmap(scores: np.ndarray, allowed: np.ndarray, q_labels, k_labels) -> go.Figure:
+def masked_scores_heatmap(scores: np.ndarray, allowed: np.ndarray, q_labels, k_labels,
+                          words: Words = ENGLISH) -> go.Figure:
     """Scores after masking: allowed cells coloured by score, blocked cells grey and marked −∞ (the chart holds
     0 there: −∞ has no colour, and a chart never gets NaN or infinities). Hover shows the hidden score."""
     allowed = np.asarray(allowed, dtype=bool)
     shown = np.where(allowed, scores, 0.0).astype(np.float32)
     zmax = _sym_max(scores[allowed]) if allowed.any() else 1.0
-    fig = head_heatmap(shown, q_labels, k_labels, kind="scores", allowed=allowed, clickable=False, zmax=zmax)
-    fig.data[0].text = np.where(allowed, np.char.mod("%.4f", scores), np.char.mod("−∞ (blocked; score was %.4f)", scores))
-    fig.data[0].hovertemplate = "query: %{y}<br>key: %{x}<br>masked score: %{text}<extra></extra>"
+    fig = head_heatmap(shown, q_labels, k_labels, kind="scores", allowed=allowed, clickable=False, zmax=zmax,
+                       words=words)
+    numbers = np.char.mod("%.4f", scores)
+    blocked = np.vectorize(lambda s: words.blocked_score.format(score=s), otypes=[object])(numbers)
+    fig.data[0].text = np.where(allowed, numbers, blocked)
+    fig.data[0].hovertemplate = f"{words.query}: %{{y}}<br>{words.key}: %{{x}}<br>{words.masked_score}: %{{text}}" \
+                                "<extra></extra>"
     if not allowed.all():  # the grey overlay: write −∞ on each blocked cell
         fig.data[1].text = np.where(allowed, "", "−∞")
         fig.data[1].texttemplate = "%{text}" if max(allowed.shape) <= 24 else None

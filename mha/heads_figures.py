@@ -2,7 +2,8 @@
 
 Same conventions as ``mha.figures``: queries down the side, keys along the top, labels escaped and made unique
 (``axis_labels``), weights on a fixed 0..1 scale, differences on a diverging scale centred on 0, blocked cells grey,
-no NaN in any trace. Words shown on a figure come in as arguments (the page translates them).
+no NaN in any trace. Words shown on a figure come from ``words`` (``figures.Words``, English by default) or as
+arguments (the page translates both).
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from mha.figures import DIVERGING_SCALE, MASKED_GREY, WEIGHTS_SCALE, axis_labels
+from mha.figures import DIVERGING_SCALE, ENGLISH, MASKED_GREY, WEIGHTS_SCALE, Words, axis_labels
 from mha.text import escape_for_plotly
 
 _MASK_SCALE = [[0.0, "rgba(0,0,0,0)"], [0.5, "rgba(0,0,0,0)"], [0.5, MASKED_GREY], [1.0, MASKED_GREY]]
@@ -44,13 +45,18 @@ def _matrix_axes(fig: go.Figure, n: int, ticks: bool = True) -> None:
                      tickfont_size=9)
 
 
-def head_names(num_heads: int, head_word: str = "head", off: Sequence[int] = (), off_word: str = "off") -> list[str]:
+def head_names(num_heads: int, head_word: str | None = None, off: Sequence[int] = (), off_word: str | None = None,
+               words: Words = ENGLISH) -> list[str]:
+    head_word = words.head if head_word is None else head_word
+    off_word = words.off if off_word is None else off_word
     return [f"{head_word} {h}" + (f" · {off_word}" if h in off else "") for h in range(num_heads)]
 
 
 # ------------------------------------------------------------------------------------------- statistics
-def stats_chart(columns: dict[str, np.ndarray], titles: dict[str, str], head_word: str = "head") -> go.Figure:
+def stats_chart(columns: dict[str, np.ndarray], titles: dict[str, str], head_word: str | None = None,
+                words: Words = ENGLISH) -> go.Figure:
     """Small bar charts side by side, one per measurement, one bar per head (each on its own axis: units differ)."""
+    head_word = words.head if head_word is None else head_word
     names = [k for k in columns if columns[k] is not None]
     fig = make_subplots(rows=1, cols=max(1, len(names)), subplot_titles=[titles.get(k, k) for k in names],
                         horizontal_spacing=0.06)
@@ -66,14 +72,16 @@ def stats_chart(columns: dict[str, np.ndarray], titles: dict[str, str], head_wor
     return fig
 
 
-def entropy_heatmap(entropy: np.ndarray, valid: np.ndarray, q_labels, max_bits: float, head_word: str = "head",
-                    title: str = "bits") -> go.Figure:
+def entropy_heatmap(entropy: np.ndarray, valid: np.ndarray, q_labels, max_bits: float, head_word: str | None = None,
+                    title: str | None = None, words: Words = ENGLISH) -> go.Figure:
     """Heads down the side, query tokens along the bottom: the entropy of every row, 0 .. log2(Tk) bits."""
     H, Tq = entropy.shape
-    x, y = axis_labels(q_labels), head_names(H, head_word)
+    title = words.bits if title is None else title
+    x, y = axis_labels(q_labels), head_names(H, head_word, words=words)
     fig = go.Figure(go.Heatmap(z=_finite(np.where(valid, entropy, 0.0)), x=x, y=y, colorscale="Purples", zmin=0.0,
                                zmax=max(float(max_bits), 1e-6), colorbar=dict(title=dict(text=title), thickness=12),
-                               hovertemplate="%{y}<br>query: %{x}<br>entropy: %{z:.3f} bits<extra></extra>"))
+                               hovertemplate=f"%{{y}}<br>{words.query}: %{{x}}<br>{words.entropy}: %{{z:.3f}} "
+                                             f"{words.bits}<extra></extra>"))
     if not np.asarray(valid).all():
         fig.add_trace(_blocked_overlay(valid, x, y))
     fig.update_yaxes(autorange="reversed", type="category", automargin=True)
@@ -84,11 +92,11 @@ def entropy_heatmap(entropy: np.ndarray, valid: np.ndarray, q_labels, max_bits: 
 
 # ------------------------------------------------------------------------------------------- similarity
 def similarity_heatmap(sim: np.ndarray, metric: str, selected: Optional[tuple[int, int]] = None,
-                       head_word: str = "head", title: str = "") -> go.Figure:
+                       head_word: str | None = None, title: str = "", words: Words = ENGLISH) -> go.Figure:
     """(H, H) head-to-head comparison. An invisible marker on every cell makes it clickable (heatmap cells emit
     no selection events in Plotly; markers do): ``customdata`` = [head a, head b]."""
     H = sim.shape[0]
-    names = head_names(H, head_word)
+    names = head_names(H, head_word, words=words)
     z = _finite(sim)
     # Dark = alike (JS divergence is 0 for identical rows, cosine is 1). The scale spans the pairs of different
     # heads, not 0..1: random heads are all rather alike, and a fixed scale would paint them one colour.
@@ -123,13 +131,13 @@ def similarity_heatmap(sim: np.ndarray, metric: str, selected: Optional[tuple[in
 
 
 def pair_figure(wa: np.ndarray, wb: np.ndarray, q_labels, k_labels, titles: Sequence[str],
-                allowed: Optional[np.ndarray] = None) -> go.Figure:
+                allowed: Optional[np.ndarray] = None, words: Words = ENGLISH) -> go.Figure:
     """Two heads side by side on one 0..1 colour scale, then their difference (a - b) on a diverging scale."""
     Tq, Tk = wa.shape
     x, y = axis_labels(k_labels), axis_labels(q_labels)
     diff = _finite(wa) - _finite(wb)
     fig = make_subplots(rows=1, cols=3, subplot_titles=list(titles), horizontal_spacing=0.07)
-    hover = "query: %{y}<br>key: %{x}<br>%{z:.4f}<extra></extra>"
+    hover = f"{words.query}: %{{y}}<br>{words.key}: %{{x}}<br>%{{z:.4f}}<extra></extra>"
     for c, (z, axis) in enumerate(((wa, "coloraxis"), (wb, "coloraxis"), (diff, "coloraxis2")), start=1):
         fig.add_trace(go.Heatmap(z=_finite(z), x=x, y=y, coloraxis=axis, hovertemplate=hover), row=1, col=c)
         if allowed is not None and not np.asarray(allowed).all():
@@ -138,7 +146,8 @@ def pair_figure(wa: np.ndarray, wb: np.ndarray, q_labels, k_labels, titles: Sequ
     m = _sym_max(diff)
     fig.update_layout(
         coloraxis=dict(colorscale=WEIGHTS_SCALE, cmin=0.0, cmax=1.0,
-                       colorbar=dict(title=dict(text="weight"), thickness=10, x=1.02, y=1.0, yanchor="top", len=0.48)),
+                       colorbar=dict(title=dict(text=words.weight), thickness=10, x=1.02, y=1.0, yanchor="top",
+                                     len=0.48)),
         coloraxis2=dict(colorscale=DIVERGING_SCALE, cmin=-m, cmax=m,
                         colorbar=dict(title=dict(text="a − b"), thickness=10, x=1.02, y=0.0, yanchor="bottom",
                                       len=0.48)),
@@ -147,13 +156,16 @@ def pair_figure(wa: np.ndarray, wb: np.ndarray, q_labels, k_labels, titles: Sequ
 
 
 # ------------------------------------------------------------------------------------------- ablation
-def change_chart(change: np.ndarray, output_norm: np.ndarray, q_labels, title: str = "change") -> go.Figure:
+def change_chart(change: np.ndarray, output_norm: np.ndarray, q_labels, title: str | None = None,
+                 words: Words = ENGLISH) -> go.Figure:
     """One bar per token: how far its final output moved when the chosen heads were switched off."""
+    title = words.change if title is None else title
     x = axis_labels(q_labels)
     rel = np.where(output_norm > 0, change / np.maximum(output_norm, 1e-12), 0.0)
     fig = go.Figure(go.Bar(x=x, y=_finite(change), marker_color=_OFF_COLOUR, customdata=_finite(100 * rel),
-                           hovertemplate="%{x}<br>‖Δ output‖ = %{y:.4f}<br>= %{customdata:.1f}% of ‖output‖"
-                                         "<extra></extra>", name=title))
+                           hovertemplate="%{x}<br>‖Δ output‖ = %{y:.4f}<br>"
+                                         + words.share_of_output.format(pct="%{customdata:.1f}") + "<extra></extra>",
+                           name=title))
     fig.add_trace(go.Scatter(x=x, y=_finite(output_norm), mode="markers", marker=dict(symbol="line-ew-open", size=18,
                                                                                        color="#4a5568"),
                              name="‖output‖", hovertemplate="%{x}<br>‖output‖ = %{y:.4f}<extra></extra>"))
@@ -163,15 +175,16 @@ def change_chart(change: np.ndarray, output_norm: np.ndarray, q_labels, title: s
     return fig
 
 
-def contributions_heatmap(norms: np.ndarray, q_labels, heads_off: Sequence[int] = (), head_word: str = "head",
-                          off_word: str = "off", title: str = "‖result‖") -> go.Figure:
+def contributions_heatmap(norms: np.ndarray, q_labels, heads_off: Sequence[int] = (), head_word: str | None = None,
+                          off_word: str | None = None, title: str = "‖result‖", words: Words = ENGLISH) -> go.Figure:
     """(H, Tq) length of each head's contribution to each token's output; switched-off heads are marked."""
     H, Tq = norms.shape
-    x, y = axis_labels(q_labels), head_names(H, head_word, heads_off, off_word)
+    x, y = axis_labels(q_labels), head_names(H, head_word, heads_off, off_word, words=words)
     fig = go.Figure(go.Heatmap(z=_finite(norms), x=x, y=y, colorscale="Oranges", zmin=0.0,
                                zmax=float(_finite(norms).max(initial=0.0)) or 1.0,
                                colorbar=dict(title=dict(text=title), thickness=12),
-                               hovertemplate="%{y}<br>token: %{x}<br>‖result‖ = %{z:.4f}<extra></extra>"))
+                               hovertemplate=f"%{{y}}<br>{words.token}: %{{x}}<br>‖result‖ = %{{z:.4f}}"
+                                             "<extra></extra>"))
     fig.update_yaxes(autorange="reversed", type="category", automargin=True)
     fig.update_xaxes(type="category", automargin=True, showticklabels=Tq <= 40, tickangle=-45)
     fig.update_layout(height=max(220, min(560, 90 + 30 * H)), margin=dict(l=10, r=10, t=20, b=10))
@@ -180,10 +193,12 @@ def contributions_heatmap(norms: np.ndarray, q_labels, heads_off: Sequence[int] 
 
 # ------------------------------------------------------------------------------------------- queries and keys
 def qk_figure(q2: np.ndarray, k2: np.ndarray, q_labels, k_labels, query: int, top: Sequence[int],
-              weights_row: np.ndarray, axis_titles: Sequence[str] = ("PC 1", "PC 2"),
-              names: Sequence[str] = ("queries", "keys")) -> go.Figure:
+              weights_row: np.ndarray, axis_titles: Optional[Sequence[str]] = None,
+              names: Optional[Sequence[str]] = None, words: Words = ENGLISH) -> go.Figure:
     """q (circles) and k (diamonds) in one shared 2D projection, tokens written beside them; lines from the
     chosen query to its top keys, thicker for larger weights."""
+    axis_titles = (words.pc.format(n=1), words.pc.format(n=2)) if axis_titles is None else axis_titles
+    names = (words.queries, words.keys) if names is None else names
     ql, kl = [escape_for_plotly(s) for s in q_labels], [escape_for_plotly(s) for s in k_labels]
     q2, k2 = _finite(q2), _finite(k2)
     fig = go.Figure()
@@ -195,7 +210,8 @@ def qk_figure(q2: np.ndarray, k2: np.ndarray, q_labels, k_labels, query: int, to
     fig.add_trace(go.Scatter(x=k2[:, 0], y=k2[:, 1], mode="markers+text", text=kl, textposition="bottom center",
                              marker=dict(symbol="diamond", size=11, color=_KEY_COLOUR), name=names[1],
                              customdata=_finite(w), textfont=dict(color=_KEY_COLOUR),
-                             hovertemplate="k: %{text}<br>weight from the query: %{customdata:.3f}<extra></extra>"))
+                             hovertemplate=f"k: %{{text}}<br>{words.weight_from_query}: %{{customdata:.3f}}"
+                                           "<extra></extra>"))
     sizes = [18 if i == query else 10 for i in range(len(ql))]
     fig.add_trace(go.Scatter(x=q2[:, 0], y=q2[:, 1], mode="markers+text", text=ql, textposition="top center",
                              marker=dict(symbol="circle", size=sizes, color=_QUERY_COLOUR,
@@ -212,7 +228,7 @@ def qk_figure(q2: np.ndarray, k2: np.ndarray, q_labels, k_labels, query: int, to
 # ------------------------------------------------------------------------------------------- order and seeds
 def matrices_row(mats: Sequence[np.ndarray], titles: Sequence[str], q_labels: Sequence[Sequence[str]],
                  k_labels: Sequence[Sequence[str]], allowed: Optional[Sequence[np.ndarray]] = None,
-                 cols: int = 4) -> go.Figure:
+                 cols: int = 4, words: Words = ENGLISH) -> go.Figure:
     """Weight maps side by side on one 0..1 scale, each with its own token labels (e.g. a sentence and its
     shuffle, or one head under several seeds)."""
     n = len(mats)
@@ -225,13 +241,14 @@ def matrices_row(mats: Sequence[np.ndarray], titles: Sequence[str], q_labels: Se
         r, c = divmod(i, cols)
         x, y = axis_labels(k_labels[i]), axis_labels(q_labels[i])
         fig.add_trace(go.Heatmap(z=_finite(m), x=x, y=y, coloraxis="coloraxis",
-                                 hovertemplate=f"{escape_for_plotly(titles[i])}<br>query: %{{y}}<br>key: %{{x}}"
-                                               f"<br>weight: %{{z:.4f}}<extra></extra>"), row=r + 1, col=c + 1)
+                                 hovertemplate=f"{escape_for_plotly(titles[i])}<br>{words.query}: %{{y}}<br>"
+                                               f"{words.key}: %{{x}}<br>{words.weight}: %{{z:.4f}}<extra></extra>"),
+                      row=r + 1, col=c + 1)
         if allowed is not None and not np.asarray(allowed[i]).all():
             fig.add_trace(_blocked_overlay(allowed[i], x, y), row=r + 1, col=c + 1)
     _matrix_axes(fig, T, ticks=T <= 16)
     cell = max(6, min(26, 700 // max(T, 1) // cols))
     fig.update_layout(coloraxis=dict(colorscale=WEIGHTS_SCALE, cmin=0.0, cmax=1.0,
-                                     colorbar=dict(title=dict(text="weight"), thickness=12)),
+                                     colorbar=dict(title=dict(text=words.weight), thickness=12)),
                       height=max(240, min(rows * (cell * T + 110) + 30, 1400)), margin=dict(l=10, r=10, t=40, b=10))
     return fig

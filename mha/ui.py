@@ -6,6 +6,8 @@ URL: each widget key is also its query-parameter name (``bind="query-params"``).
 """
 from __future__ import annotations
 
+import dataclasses
+import functools
 import hashlib
 import threading
 from dataclasses import dataclass
@@ -14,6 +16,7 @@ import numpy as np
 import streamlit as st
 
 from mha import i18n
+from mha.figures import Words
 from mha.batch import PAD, BatchError, pair_kv
 from mha.text import TextError
 from mha.view import (
@@ -53,6 +56,17 @@ def lang() -> str:
 def t(key: str, /, **fmt) -> str:
     """Translated UI text for the current language."""
     return i18n.text(key, lang(), **fmt)
+
+
+def chart_words() -> Words:
+    """The words inside charts (titles, axes, hover text) in the current language: pass it as ``words=`` to every
+    figure builder. Frozen and hashable, so English and Korean figures are separate ``cached_figure`` entries."""
+    return _chart_words(lang())
+
+
+@functools.lru_cache(maxsize=len(i18n.LANGS))
+def _chart_words(lang_: str) -> Words:
+    return Words(**{f.name: i18n.text(f"ch_{f.name}", lang_) for f in dataclasses.fields(Words)})
 
 
 def _browser_locale() -> str | None:
