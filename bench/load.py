@@ -367,6 +367,14 @@ def summarize(args, sessions: list[Session], memory: list[dict], cpu: dict | Non
     return out
 
 
+def describe(r: dict) -> str:
+    """The scenario in one sentence, for a report."""
+    return (f"{r['total_sessions']} sessions in {r['waves']} wave(s) of {r['sessions']} at once on /{r['page']} "
+            f"(default view), arriving within {r['ramp_s']:g} s; each opens the page, then changes "
+            f"{', '.join(r['changes'])} (a sentence of its own: no cache hits), waiting {r['think_s'][0]:g}-"
+            f"{r['think_s'][1]:g} s before each change. Rerun time = send -> script_finished at the client.")
+
+
 def report(r: dict) -> str:
     def f(v, unit="s", nd=2):
         return "n/a" if v is None else f"{v:.{nd}f} {unit}".strip()
