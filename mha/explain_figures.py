@@ -2,7 +2,8 @@
 
 Builders take arrays (or the small result objects of ``mha.explain``) plus token labels and return ``go.Figure``.
 Token labels go through ``figures.axis_labels`` (escaped, unique); every other word comes from ``words``
-(``figures.Words``, English by default) or is passed in by the caller, so pages can translate it. No NaN is ever put in a chart: the inputs here are all finite by construction.
+(``figures.Words``, English by default) or is passed in by the caller, so pages can translate it. No NaN is
+ever put in a chart: the inputs here are all finite by construction.
 """
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ import torch
 
 from mha import bugs, figures
 from mha.frame import page_setup
-from mha.ui import current_view, custom_weights, keep_index, settings, t
+from mha.ui import chart_words, current_view, custom_weights, keep_index, settings, t
 from mha.view import model_for
 
 page_setup()
@@ -33,6 +33,7 @@ view = current_view()
 if view is None:
     st.stop()
 s = settings()
+words = chart_words()  # the words inside the charts, in the page's language
 H, Tq, Tk = view.weights.shape
 st.markdown(t("bz_intro"))
 runs = _zoo(s.spec(), *(custom_weights(s.d_model) or ("", None)), view)
@@ -60,7 +61,7 @@ keep_index("bz_head", H)
 head = st.segmented_control(t("bz_head"), list(range(H)), default=0, key="bz_head", bind="query-params",
                             required=True) if show_weights else 0
 correct = figures.head_heatmap(run.weights_ok[head], view.labels, view.key_labels, kind="weights",
-                               allowed=run.allowed, head=head, clickable=False)
+                               allowed=run.allowed, head=head, clickable=False, words=words)
 
 if name == bugs.SEED_TWO:
     if run.error:
@@ -72,10 +73,10 @@ if name == bugs.SEED_TWO:
     token = st.selectbox(t("bz_token"), range(Tq), key="bz_token", bind="query-params",
                          format_func=lambda i: f"{i}: {view.labels[i]}")
     st.caption(t("bz_seed_heads", h=H, tok=view.labels[token], head=head))
-    heads = [f"head {h}" for h in range(H)]
+    heads = [f"{words.head} {h}" for h in range(H)]
     left, right = st.columns(2)
-    left.plotly_chart(figures.head_heatmap(run.head_weights[token], heads, heads, kind="weights", clickable=False),
-                      key="bz_seed_chart")
+    left.plotly_chart(figures.head_heatmap(run.head_weights[token], heads, heads, kind="weights", clickable=False,
+                                           words=words), key="bz_seed_chart")
     right.plotly_chart(correct, key="bz_ok_chart")
 else:
     if run.demo_mask:
@@ -89,12 +90,12 @@ else:
     if show_weights:
         mats, kinds = (run.weights_bug[head], run.weights_ok[head], run.difference[head]), ("weights",) * 2
         draw = lambda m, kind: figures.head_heatmap(m, view.labels, view.key_labels, kind=kind,  # noqa: E731
-                                                    allowed=run.allowed, head=head, clickable=False)
+                                                    allowed=run.allowed, head=head, clickable=False, words=words)
     else:  # (Tq, d_model) outputs, bug and correct on one colour scale
         mats, kinds = (run.output_bug, run.output_ok, run.output_bug - run.output_ok), ("output",) * 2
         zmax = float(max(abs(run.output_bug).max(), abs(run.output_ok).max())) or 1.0
         draw = lambda m, kind: figures.features_heatmap(  # noqa: E731
-            m, view.labels, kind=kind, zmax=zmax if kind == "output" else None)
+            m, view.labels, kind=kind, zmax=zmax if kind == "output" else None, words=words)
     charts = zip(st.columns(3), ("bz_chart_bug", "bz_chart_ok", "bz_chart_diff"), mats, kinds + ("difference",),
                  ("bz_bug_chart", "bz_ok_chart", "bz_diff_chart"))
     for col, title, mat, kind, key in charts:

@@ -8,7 +8,7 @@ from mha import figures
 from mha.explain_ui import cell_breakdown, course_step, extras, pick_cell
 from mha.frame import page_setup
 from mha.text import escape_for_plotly
-from mha.ui import current_view, keep_index, settings, t
+from mha.ui import chart_words, current_view, keep_index, settings, t
 
 page_setup()
 
@@ -27,18 +27,19 @@ head = st.segmented_control(t("ex_head"), list(range(H)), default=0, key="ex_hea
 fmt = dict(n=Tq, d_model=D, num_heads=H, head_dim=hd, head=head, sqrt=f"{math.sqrt(hd):.4g}",
            positions=t("ex_positions_on" if s.positional else "ex_positions_off"))
 feat, heads = dict(col_title=t("ex_feature")), dict(head_word=t("ex_head_word"))
+words = chart_words()  # the words inside the charts, in the page's language
 B = lambda a: (view.batch_size,) + a.shape  # noqa: E731 the View keeps one sentence: put the batch axis back
 
 
 def hm(mat, kind, **kw):
     """One head's (Tq, Tk) matrix, queries down the side, keys along the top (built when it is shown)."""
     return lambda: xf.matrix(mat, view.labels, view.key_labels, kind, head=head, x_title=t("ex_axis_key"),
-                             y_title=t("ex_axis_query"), **kw)
+                             y_title=t("ex_axis_query"), words=words, **kw)
 
 
 def features(mat, kind, labels=view.labels, **kw):
     """A (T, features) matrix, built when it is shown."""
-    return lambda: figures.features_heatmap(mat, labels, kind, **{**feat, **kw})
+    return lambda: figures.features_heatmap(mat, labels, kind, words=words, **{**feat, **kw})
 
 
 x_tabs = [("ex_x", t("ex_tab_x" if s.positional else "ex_tab_x_nopos"), features(view.x, "x")),
@@ -53,7 +54,7 @@ course_step(2, "linear", B(ex.query), [
     ("ex_chart_key", "K = key_linear(x)", features(ex.key, "key", view.key_labels)),
     ("ex_chart_value", "V = value_linear(x)", features(ex.value, "value", view.key_labels))], **fmt)
 course_step(3, "split_heads", B(view.q), [("ex_split", "", lambda: xf.split_heads_figure(
-    ex.query, view.q, view.labels, top_title=t("ex_split_top"), **feat, **heads))], **fmt)
+    ex.query, view.q, view.labels, top_title=t("ex_split_top"), words=words, **feat, **heads))], **fmt)
 zmax = float(abs(ex.qk[head]).max()) or 1.0  # steps 4-6 share QKᵀ's scale: dividing by √head_dim shows as paler
 course_step(4, "qk", B(ex.qk), [("ex_qk", "", hm(ex.qk[head], "QKᵀ", zmax=zmax))], **fmt)
 course_step(5, "scale", B(view.scores), [("ex_scores", "", hm(view.scores[head], "scores", zmax=zmax))], **fmt)
@@ -71,13 +72,14 @@ qi = bar_left.selectbox(t("ex_bar_query"), range(Tq), key="ex_query", bind="quer
                         format_func=lambda i: f"{i}: {view.labels[i]}")
 bar_right.plotly_chart(xf.attention_bar(
     view.weights[head, qi], view.allowed[head, qi], view.key_labels, masked_word=t("cb_masked_word"),
-    y_title=t("cb_weight"), title=t("ex_bar_chart_title", q=escape_for_plotly(view.labels[qi]), head=head)),
+    y_title=t("cb_weight"), title=t("ex_bar_chart_title", q=escape_for_plotly(view.labels[qi]), head=head),
+    words=words),
     key="ex_bar")
 
 course_step(8, "weighted_sum", B(view.head_outputs), [("ex_head_output", "", features(
     view.head_outputs[head], "head_outputs", col_title="head_dim"))], **fmt)
 course_step(9, "combine_heads", B(view.concat), [("ex_concat", "", lambda: xf.banded_features(
-    view.concat, view.labels, H, kind="concat", **feat, **heads))], **fmt)
+    view.concat, view.labels, H, kind="concat", words=words, **feat, **heads))], **fmt)
 course_step(10, "output_linear", B(view.output), [("ex_output", "", features(view.output, "output"))], **fmt)
 
 

@@ -12,7 +12,7 @@ from mha import heads
 from mha import heads_figures as hf
 from mha.batch import PAD
 from mha.frame import page_setup
-from mha.ui import HEAVY_WORK, current_view, custom_weights, keep_index, settings, t
+from mha.ui import HEAVY_WORK, chart_words, current_view, custom_weights, keep_index, settings, t
 from mha.view import MAX_SEED, build_model, custom_model, run_view
 
 page_setup()
@@ -60,6 +60,7 @@ view = current_view()
 if view is None:
     st.stop()
 s, spec = settings(), settings().spec()
+words = chart_words()  # the words inside the charts, in the page's language
 sha, state_dict = custom_weights(s.d_model) or ("", None)  # this visitor's uploaded weights, if any
 H, (Tq, Tk) = view.num_heads, view.weights.shape[1:]
 q_labels = view.labels
@@ -88,7 +89,7 @@ def measure() -> None:
     st.download_button(t("hd_download_csv"), table.to_csv(index=False).encode("utf-8"), key="heads_stats_csv",
                        file_name="head_stats.csv", mime="text/csv")
     numeric = {c: table[c].to_numpy() for c in table.columns if c not in ("head", "sink")}
-    st.plotly_chart(hf.stats_chart(numeric, {c: t(f"hd_col_{c}") for c in numeric}, t("hd_head")),
+    st.plotly_chart(hf.stats_chart(numeric, {c: t(f"hd_col_{c}") for c in numeric}, t("hd_head"), words=words),
                     key="heads_stats_chart")
     if not square:
         st.info(t("hd_not_square", tq=Tq, tk=Tk))
@@ -97,7 +98,7 @@ def measure() -> None:
     st.subheader(t("hd_entropy_rows"))
     st.caption(t("hd_entropy_rows_help", bits=float(np.log2(max(Tk, 1)))))
     st.plotly_chart(hf.entropy_heatmap(stats.entropy, stats.valid, q_labels, float(np.log2(max(Tk, 2))),
-                                       t("hd_head"), t("hd_bits")), key="heads_entropy_chart")
+                                       t("hd_head"), t("hd_bits"), words=words), key="heads_entropy_chart")
 
 
 def _pick_pair() -> None:
@@ -122,11 +123,12 @@ def compare() -> None:
     b = c2.selectbox(t("hd_pair_b"), range(H), index=best[1], key="heads_b", bind="query-params")
     right.markdown(t(f"hd_pair_summary_{metric}", a=a, b=b, value=float(sim[a, b]), best_a=best[0], best_b=best[1]))
     right.caption(t(f"hd_metric_{metric}_help") + " " + t("hd_click_hint"))
-    left.plotly_chart(hf.similarity_heatmap(sim, metric, (a, b), t("hd_head"), t(f"hd_metric_{metric}_short")),
-                      key="heads_sim_chart", on_select=_pick_pair, selection_mode="points")
+    left.plotly_chart(hf.similarity_heatmap(sim, metric, (a, b), t("hd_head"), t(f"hd_metric_{metric}_short"),
+                                            words=words), key="heads_sim_chart", on_select=_pick_pair,
+                      selection_mode="points")
     titles = [f"{t('hd_head')} {a}", f"{t('hd_head')} {b}", t("hd_difference", a=a, b=b)]
     st.plotly_chart(hf.pair_figure(view.weights[a], view.weights[b], q_labels, k_labels, titles,
-                                   view.allowed[a] & view.allowed[b]), key="heads_pair_chart")
+                                   view.allowed[a] & view.allowed[b], words=words), key="heads_pair_chart")
 
 
 @st.fragment
@@ -142,13 +144,13 @@ def ablate() -> None:
         worst = heads.md_literal(q_labels[int(ab.change.argmax())])
         st.markdown(t("hd_off_summary", n=len(off), mean=float(ab.change.mean()), worst=worst,
                       pct=float(100 * ab.change.sum() / max(ab.output_norm.sum(), 1e-12))))
-    st.plotly_chart(hf.change_chart(ab.change, ab.output_norm, q_labels, t("hd_change_axis")),
+    st.plotly_chart(hf.change_chart(ab.change, ab.output_norm, q_labels, t("hd_change_axis"), words=words),
                     key="heads_change_chart")
     st.subheader(t("hd_results"))
     gap = float(np.abs(ab.bias + ab.results.sum(axis=0) - ab.output).max())
     st.caption(t("hd_results_help", gap=gap))
     st.plotly_chart(hf.contributions_heatmap(np.linalg.norm(ab.results, axis=-1), q_labels, off, t("hd_head"),
-                                             t("hd_off_word")), key="heads_results_chart")
+                                             t("hd_off_word"), words=words), key="heads_results_chart")
 
 
 @st.fragment
@@ -166,7 +168,7 @@ def queries_keys() -> None:
     near = heads.nearest_keys(proj, qi, k, view.allowed[head, qi])
     axes = [t("hd_pc", n=n + 1, pct=100 * float(proj.explained[n])) for n in range(2)]
     st.plotly_chart(hf.qk_figure(proj.q2, proj.k2, q_labels, k_labels, qi, top, view.weights[head, qi], axes,
-                                 (t("hd_queries"), t("hd_keys"))), key="heads_qk_chart")
+                                 (t("hd_queries"), t("hd_keys")), words=words), key="heads_qk_chart")
     names = lambda idx: ", ".join(f"**{heads.md_literal(k_labels[j])}**" for j in idx)  # noqa: E731
     st.markdown(t("hd_qk_compare", top=names(top), near=names(near), same=len(set(top) & set(near)), k=len(top),
                   kept=100 * float(proj.explained.sum())))
@@ -220,8 +222,8 @@ def order() -> None:
     head = head_picker("heads_order_head")
     mats = [now.weights[head], now.shuffled_weights[head], now.put_back()[head]]
     titles = [t("hd_order_original"), t("hd_order_shuffled"), t("hd_order_back")]
-    st.plotly_chart(hf.matrices_row(mats, titles, [labels, shuffled, labels], [labels, shuffled, labels], cols=3),
-                    key="heads_shuffle_chart")
+    st.plotly_chart(hf.matrices_row(mats, titles, [labels, shuffled, labels], [labels, shuffled, labels], cols=3,
+                                    words=words), key="heads_shuffle_chart")
     st.caption(t("hd_order_caption_" + ("on" if s.positional else "off")))
     if not square or len(real) < len(view.tokens):
         st.caption(t("hd_shuffle_self"))
@@ -234,7 +236,7 @@ def seeds() -> None:
     mats = _seed_patterns(spec, tuple(seed_values), head, sha, state_dict)
     titles = [t("hd_seed_title", seed=v) for v in seed_values]
     st.plotly_chart(hf.matrices_row(list(mats), titles, [q_labels] * len(mats), [k_labels] * len(mats),
-                                    [view.allowed[head]] * len(mats), cols=4), key="heads_seeds_chart")
+                                    [view.allowed[head]] * len(mats), cols=4, words=words), key="heads_seeds_chart")
     table = heads.seed_table(mats, seed_values, view.allowed[head], k_labels)
     st.dataframe(table.rename(columns=lambda c: t(f"hd_col_{c}")), hide_index=True, column_config={
         t(f"hd_col_{c}"): st.column_config.NumberColumn(format="%.3f") for c in ("entropy", "max_weight")})

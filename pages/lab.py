@@ -8,7 +8,7 @@ from mha import explain
 from mha import explain_figures as xf
 from mha.explain_ui import sweep
 from mha.frame import page_setup
-from mha.ui import current_view, keep_index, settings, t
+from mha.ui import chart_words, current_view, keep_index, settings, t
 
 page_setup()
 
@@ -18,6 +18,7 @@ view = current_view()
 if view is None:
     st.stop()
 s = settings()
+words = chart_words()  # the words inside the charts, in the page's language
 H, T, hd = view.num_heads, view.weights.shape[2], view.head_dim  # T: keys per query row
 keep_index("lab_head", H)
 head = st.segmented_control(t("lab_head"), list(range(H)), default=0, key="lab_head", bind="query-params",
@@ -44,12 +45,12 @@ st.caption(t("lab_scaling_text", head=head, head_dim=hd, sqrt=f"{math.sqrt(hd):.
 scaled = view.weights[head]  # the module's own weights
 unscaled = explain.lab_weights(view, scale=False)[head]  # the same q, k and mask through attention_steps(scale=False)
 names = (t("lab_scaled"), t("lab_unscaled"))
-st.plotly_chart(xf.weights_pair(scaled, unscaled, view.labels, view.key_labels, allowed=allowed, titles=names),
-                key="lab_pair")
+st.plotly_chart(xf.weights_pair(scaled, unscaled, view.labels, view.key_labels, allowed=allowed, titles=names,
+                                words=words), key="lab_pair")
 st.markdown(t("lab_stats_text"))
 pair = {names[0]: explain.row_stats(scaled, allowed), names[1]: explain.row_stats(unscaled, allowed)}
-st.plotly_chart(xf.row_stats_figure(view.labels, pair, titles=stat_titles, uniform_name=t("lab_uniform")),
-                key="lab_pair_stats")
+st.plotly_chart(xf.row_stats_figure(view.labels, pair, titles=stat_titles, uniform_name=t("lab_uniform"),
+                                    words=words), key="lab_pair_stats")
 metrics(pair)
 if hd < 32:
     st.info(t("lab_small_head_dim", head_dim=hd), icon="🔎")
@@ -59,7 +60,8 @@ n_tokens = int(np.clip(T, 2, 64))
 result = sweep(n_tokens, s.seed)
 st.caption(t("lab_sweep_text", n_samples=result.n_samples, n_tokens=n_tokens, seed=s.seed))
 st.plotly_chart(xf.sweep_figure(result, hd, names=(t("lab_with"), t("lab_without")), current_name=t("lab_current"),
-                                titles=(t("lab_mean_entropy_axis"), t("lab_mean_maxw_axis"), t("lab_mean_grad_axis"))),
+                                titles=(t("lab_mean_entropy_axis"), t("lab_mean_maxw_axis"), t("lab_mean_grad_axis")),
+                                words=words),
                 key="lab_sweep")
 
 st.subheader(t("lab_temp_title"))
@@ -69,11 +71,11 @@ st.caption(t("lab_temp_text", head=head, tau=f"{tau:g}", inv_sqrt=f"{1 / math.sq
 warm = explain.lab_weights(view, temperature=tau)[head]  # attention_steps(..., temperature=tau)
 left, right = st.columns([2, 3], gap="medium")
 left.plotly_chart(xf.matrix(warm, view.labels, view.key_labels, "weights", allowed=allowed, head=head,
-                            x_title=t("ex_axis_key"), y_title=t("ex_axis_query")), key="lab_temp_weights")
+                            x_title=t("ex_axis_key"), y_title=t("ex_axis_query"), words=words), key="lab_temp_weights")
 temps = {t("lab_tau_module"): explain.row_stats(scaled, allowed),
          t("lab_tau", tau=f"{tau:g}"): explain.row_stats(warm, allowed)}
 right.plotly_chart(xf.row_stats_figure(view.labels, temps, titles=stat_titles, uniform_name=t("lab_uniform"),
-                                       colors=[xf.SCALED_COLOR, "#2f9e44"]), key="lab_temp_stats")
+                                       colors=[xf.SCALED_COLOR, "#2f9e44"], words=words), key="lab_temp_stats")
 metrics(temps)
 
 st.subheader(t("lab_why_title"))

@@ -15,7 +15,7 @@ from mha import torch_check as tc
 from mha.batch import CUSTOM_STARTS, MAX_CUSTOM, PAD, apply_mask, block_row, custom_start, mask_kinds, sentence_mask
 from mha.frame import page_setup
 from mha.masks import to_torch_attn_mask
-from mha.ui import current_view, custom_weights, keep_index, settings, t
+from mha.ui import chart_words, current_view, custom_weights, keep_index, settings, t
 
 page_setup()
 
@@ -92,17 +92,19 @@ c1, c2, c3 = st.columns(3)
 with c1:
     st.subheader(t("mk_mask_title"))
     st.caption(t("mk_mask_help", n_blocked=int((~allowed).sum()), n_cells=allowed.size))
-    st.plotly_chart(figures.mask_heatmap(allowed, view.labels, view.key_labels), key="mk_mask_chart")
+    st.plotly_chart(figures.mask_heatmap(allowed, view.labels, view.key_labels, words=chart_words()),
+                    key="mk_mask_chart")
 with c2:
     st.subheader(t("mk_scores_title"))
     st.caption(t("mk_scores_help"))
-    st.plotly_chart(figures.masked_scores_heatmap(masked.scores[head], allowed, view.labels, view.key_labels),
-                    key="mk_scores_chart")
+    st.plotly_chart(figures.masked_scores_heatmap(masked.scores[head], allowed, view.labels, view.key_labels,
+                                                  words=chart_words()), key="mk_scores_chart")
 with c3:
     st.subheader(t("mk_weights_title"))
     st.caption(t("mk_weights_help"))
     st.plotly_chart(figures.head_heatmap(masked.weights[head], view.labels, view.key_labels, kind="weights",
-                                         allowed=allowed, head=head, clickable=False), key="mk_weights_chart")
+                                         allowed=allowed, head=head, clickable=False, words=chart_words()),
+                    key="mk_weights_chart")
 
 st.subheader(t("mk_full_title"))
 demo = allowed

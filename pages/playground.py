@@ -4,7 +4,7 @@ import streamlit as st
 
 from mha import explain_ui, figures
 from mha.frame import page_setup
-from mha.ui import cached_figure, current_view, keep_index, settings, t
+from mha.ui import cached_figure, chart_words, current_view, keep_index, settings, t
 
 page_setup()
 # Above this many tokens a cell of the enlarged head is a few pixels wide: pick it with the boxes. The click layer
@@ -16,6 +16,7 @@ view = current_view()
 if view is None:
     st.stop()
 s = settings()
+words = chart_words()  # the words inside the charts, in the page's language
 H, T = view.num_heads, len(view.tokens)
 Tk = len(view.key_tokens)  # keys: == T unless cross-attention
 st.caption(t("pg_intro", n=T, d_model=s.d_model, num_heads=H, head_dim=view.head_dim,
@@ -32,8 +33,8 @@ allowed = view.allowed if kind == "weights" else None
 st.subheader(t("pg_all_heads"))
 masked_note = t("pg_masked_note") if not view.allowed.all() else ""
 st.caption(t(f"pg_all_heads_help_{kind}", masked=masked_note))
-st.plotly_chart(cached_figure(figures.heads_grid, mats, view.labels, view.key_labels, kind=kind, allowed=allowed),
-                key="grid")
+st.plotly_chart(cached_figure(figures.heads_grid, mats, view.labels, view.key_labels, kind=kind, allowed=allowed,
+                              words=words), key="grid")
 
 
 @st.fragment
@@ -55,7 +56,7 @@ def one_head() -> None:
     fig = cached_figure(figures.head_heatmap, mats[head], view.labels, view.key_labels, kind=kind, head=head,
                         selected=(qi, kj), clickable=clickable,
                         allowed=allowed[head] if allowed is not None else None,
-                        zmax=None if kind == "weights" else float(abs(mats).max()) or 1.0)
+                        zmax=None if kind == "weights" else float(abs(mats).max()) or 1.0, words=words)
     st.plotly_chart(fig, key="one_head_chart", selection_mode="points",
                     on_select=lambda: explain_ui.pick_cell("one_head_chart", "cell_query", "cell_key"))
     explain_ui.cell_breakdown(view, head, qi, kj, key="pg_cell", summary=t(
@@ -79,8 +80,9 @@ one_head()
 
 st.subheader(t("pg_head_outputs"))
 st.caption(t("pg_head_outputs_help", num_heads=H, head_dim=view.head_dim))
-st.plotly_chart(cached_figure(figures.head_outputs_grid, view.head_outputs, view.labels), key="head_outputs")
+st.plotly_chart(cached_figure(figures.head_outputs_grid, view.head_outputs, view.labels, words=words),
+                key="head_outputs")
 st.subheader(t("pg_output"))
 st.caption(t("pg_output_help", num_heads=H, head_dim=view.head_dim, d_model=s.d_model))
 st.plotly_chart(cached_figure(figures.features_heatmap, view.output, view.labels, kind="output",
-                              col_title="d_model feature"), key="output")
+                              col_title=words.d_model_feature, words=words), key="output")
