@@ -16,8 +16,8 @@ import numpy as np
 import streamlit as st
 
 from mha import i18n
-from mha.figures import Words
 from mha.batch import PAD, BatchError, pair_kv
+from mha.figures import Words
 from mha.text import TextError
 from mha.view import (
     D_MODEL_CHOICES, DEFAULT_D_MODEL, DEFAULT_NUM_HEADS, DEFAULT_SEED, DEFAULT_TEXT, MAX_CHARS, MAX_SEED, View,
