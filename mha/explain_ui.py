@@ -13,7 +13,7 @@ import streamlit as st
 from mha import explain
 from mha import explain_figures as xf
 from mha.text import escape_for_plotly
-from mha.ui import HEAVY_WORK, chart_words, custom_weights, t
+from mha.ui import HEAVY_WORK, cached_figure, chart_words, custom_weights, t
 from mha.view import View, ViewSpec
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~<>$])")
@@ -89,15 +89,17 @@ def cell_breakdown(view: View, head: int, i: int, j: int, *, key: str, summary: 
         left, right = st.columns(2, gap="medium")
         with left:
             st.markdown(t("cb_vectors", q=q, k=k, head_dim=b.head_dim))
-            st.plotly_chart(xf.cell_vectors(b.q, b.k, b.products, dim_word=t("cb_dim"),
-                                            row_names=(f"q_{i}", f"k_{j}", f"q_{i} × k_{j}"), words=chart_words()),
+            # Figures go through cached_figure: rebuilding them is most of a rerun that only moved the cell.
+            st.plotly_chart(cached_figure(xf.cell_vectors, b.q, b.k, b.products, dim_word=t("cb_dim"),
+                                          row_names=(f"q_{i}", f"k_{j}", f"q_{i} × k_{j}"), words=chart_words()),
                             key=f"{key}_vectors")
             c = b.contributions()
             st.markdown(t("cb_products"))
             if c.rest_count:
                 st.caption(t("cb_products_cut", head_dim=b.head_dim, top_k=len(c.dims), rest=c.rest_count))
-            st.plotly_chart(xf.contributions_waterfall(c, b.raw, dim_word=t("cb_dim"), sum_text=t("cb_sum"),
-                                                       rest_text=t("cb_rest", n=c.rest_count), words=chart_words()),
+            st.plotly_chart(cached_figure(xf.contributions_waterfall, c, b.raw, dim_word=t("cb_dim"),
+                                          sum_text=t("cb_sum"), rest_text=t("cb_rest", n=c.rest_count),
+                                          words=chart_words()),
                             key=f"{key}_sum")
             st.markdown(t("cb_raw", raw=b.raw, i=i, j=j))
         with right:
@@ -111,8 +113,8 @@ def cell_breakdown(view: View, head: int, i: int, j: int, *, key: str, summary: 
                               den=b.exp_sum, weight=b.weight))
                 if b.shift:
                     st.caption(t("cb_shifted", shift=b.shift))
-            st.plotly_chart(xf.attention_bar(b.row_weights, b.row_allowed, view.key_labels, highlight=j,
-                                             masked_word=t("cb_masked_word"), y_title=t("cb_weight"),
-                                             title=t("cb_row_title", i=i, q=escape_for_plotly(view.labels[i])),
-                                             words=chart_words()),
+            st.plotly_chart(cached_figure(xf.attention_bar, b.row_weights, b.row_allowed, view.key_labels,
+                                          highlight=j, masked_word=t("cb_masked_word"), y_title=t("cb_weight"),
+                                          title=t("cb_row_title", i=i, q=escape_for_plotly(view.labels[i])),
+                                          words=chart_words()),
                             key=f"{key}_row")

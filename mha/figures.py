@@ -76,6 +76,7 @@ class Words:
     keys: str = "keys"
     weight_from_query: str = "weight from the query"
     pc: str = "PC {n}"  # a principal component
+    exact_below: str = "exact value: enlarge this head below"  # hover of a large all-heads grid
 
     def kind(self, name: str) -> str:
         """How a matrix kind is shown: English words translated, course identifiers (weights, scores, ...) kept."""
@@ -109,10 +110,11 @@ def _sym_max(a: np.ndarray) -> float:
     return m if m > 0 and math.isfinite(m) else 1.0
 
 
-def _hover(kind: str, head: int | None, words: Words = ENGLISH) -> str:
+def _hover(kind: str, head: int | None, words: Words = ENGLISH, value: str | None = None) -> str:
+    """Hover text of an attention cell; ``value`` replaces the "kind: number" line when the number is not sent."""
     head_part = f"{words.head} {head}<br>" if head is not None else ""
-    return (f"{head_part}{words.query}: %{{y}}<br>{words.key}: %{{x}}<br>{words.kind(kind)}: %{{z:.4f}}"
-            "<extra></extra>")
+    value = f"{words.kind(kind)}: %{{z:.4f}}" if value is None else value
+    return f"{head_part}{words.query}: %{{y}}<br>{words.key}: %{{x}}<br>{value}<extra></extra>"
 
 
 def _mask_overlay(allowed: np.ndarray, x, y, **kw) -> go.Heatmap:
@@ -126,10 +128,33 @@ def _square_axes(fig: go.Figure, n_rows: int, tick_font: int) -> None:
     fig.update_xaxes(type="category", side="top", tickfont_size=tick_font, tickangle=-45, automargin=True)
 
 
+# Above this many cells in an all-heads grid, colours go to the browser as 8-bit codes instead of float32 numbers
+# (4x fewer bytes: 16 heads x 128 x 128 tokens is 1.4 MB as float32). Cells are a few pixels wide there; the exact
+# numbers are one click away in the enlarged head.
+GRID_CODED_CELLS = 16 * 64 * 64
+
+
+def _coded(mats: np.ndarray, lo: float, hi: float) -> tuple[np.ndarray, dict]:
+    """Values in [lo, hi] as uint8 colour codes 0..255, and colour-bar ticks that show the real values."""
+    codes = np.rint((np.clip(mats, lo, hi) - lo) / (hi - lo) * 255).astype(np.uint8)
+    ticks = np.linspace(lo, hi, 5)
+    return codes, dict(tickvals=[float((v - lo) / (hi - lo) * 255) for v in ticks],
+                       ticktext=[f"{v:.2g}" for v in ticks])
+
+
 def heads_grid(mats: np.ndarray, q_labels, k_labels, kind: str = "weights", allowed: np.ndarray | None = None,
                cols: int = 4, heads=None, words: Words = ENGLISH) -> go.Figure:
-    """Small multiples: one heatmap per head (H, Tq, Tk) on one shared colour scale."""
+    """Small multiples: one heatmap per head (H, Tq, Tk) on one shared colour scale. A large grid sends 8-bit
+    colour codes (see GRID_CODED_CELLS) and its hover names the cell but not the number."""
     H, Tq, Tk = mats.shape
+    color = _color_kwargs(kind, None if kind == "weights" else _sym_max(mats))
+    colorbar = dict(title=dict(text=words.kind(kind)), thickness=12)
+    z, value = mats.astype(np.float32), None
+    if mats.size > GRID_CODED_CELLS:
+        z, ticks = _coded(mats, color["cmin"], color["cmax"])
+        color = dict(colorscale=color["colorscale"], cmin=0, cmax=255)
+        colorbar.update(ticks)
+        value = words.exact_below
     heads = list(range(H)) if heads is None else list(heads)
     cols = max(1, min(cols, H))
     rows = math.ceil(H / cols)
@@ -138,8 +163,8 @@ def heads_grid(mats: np.ndarray, q_labels, k_labels, kind: str = "weights", allo
                         horizontal_spacing=0.04 + 0.02 * (Tq <= 24), vertical_spacing=0.08 / max(1, rows / 2))
     for i, h in enumerate(heads):
         r, c = divmod(i, cols)
-        fig.add_trace(go.Heatmap(z=mats[i].astype(np.float32), x=x, y=y, coloraxis="coloraxis",
-                                 hovertemplate=_hover(kind, h, words)), row=r + 1, col=c + 1)
+        fig.add_trace(go.Heatmap(z=z[i], x=x, y=y, coloraxis="coloraxis", hovertemplate=_hover(kind, h, words, value)),
+                      row=r + 1, col=c + 1)
         if allowed is not None and not allowed[i].all():
             fig.add_trace(_mask_overlay(allowed[i], x, y), row=r + 1, col=c + 1)
     cell_px = max(4, min(28, 900 // max(Tq, 1) // cols * 1))
@@ -148,8 +173,7 @@ def heads_grid(mats: np.ndarray, q_labels, k_labels, kind: str = "weights", allo
     _square_axes(fig, Tq, 9)
     fig.update_xaxes(showticklabels=show_ticks, side="bottom")  # on top they would collide with the titles
     fig.update_yaxes(showticklabels=show_ticks)
-    fig.update_layout(coloraxis=dict(**_color_kwargs(kind, None if kind == "weights" else _sym_max(mats)),
-                                     colorbar=dict(title=dict(text=words.kind(kind)), thickness=12)),
+    fig.update_layout(coloraxis=dict(**color, colorbar=colorbar),
                       height=max(260, min(height, 2400)), margin=dict(l=10, r=10, t=50, b=10))
     return fig
 

@@ -43,4 +43,5 @@ STRINGS = {
     "ch_keys": {"en": "keys", "ko": "키"},
     "ch_weight_from_query": {"en": "weight from the query", "ko": "쿼리가 준 가중치"},
     "ch_pc": {"en": "PC {n}", "ko": "주성분 {n}"},
+    "ch_exact_below": {"en": "exact value: enlarge this head below", "ko": "정확한 값: 아래에서 이 헤드를 크게 보세요"},
 }
