@@ -314,7 +314,7 @@ async def main_async(args) -> dict:
     await asyncio.sleep(1)
     rss0 = rss_mb(args.pid)
     sessions, memory = [], [{"when": "after warm-up", "rss_mb": rss0}]
-    cpu0, wall = cpu_seconds(args.pid), 0.0
+    cpu0, wall, load0 = cpu_seconds(args.pid), 0.0, os.getloadavg()[0]
     for w in range(args.waves):
         t0 = time.perf_counter()
         got, rss_connected = await wave(args, w * args.sessions, args.seed + w)
@@ -327,7 +327,7 @@ async def main_async(args) -> dict:
               file=sys.stderr)
     cpu1 = cpu_seconds(args.pid)
     cpu = {"server_cpu_s": cpu1 - cpu0 if cpu0 is not None and cpu1 is not None else None, "wall_s": wall,
-           "load_avg_1min": os.getloadavg()[0]}
+           "load_avg_1min_before": load0, "load_avg_1min": os.getloadavg()[0]}
     return summarize(args, sessions, memory, cpu)
 
 
@@ -392,8 +392,8 @@ def report(r: dict) -> str:
         "  server RSS: " + ", ".join(f"{m['when']} {f(m['rss_mb'], 'MB', 0)}" for m in r["memory"]),
         f"  RSS growth: {f(r['rss_growth_mb'], 'MB', 0)} = {f(r['rss_growth_mb_per_50'], 'MB', 0)} per 50 sessions",
         f"  server CPU: {f(r.get('server_cpu_s'), 's', 1)} over {f(r.get('wall_s'), 's', 1)} of waves = "
-        f"{f(r.get('server_cpu_per_run_s'), 's', 3)} per run; machine load average (1 min) at the end "
-        f"{r.get('load_avg_1min', 0):.1f} on {r.get('cores')} cores",
+        f"{f(r.get('server_cpu_per_run_s'), 's', 3)} per run; machine load average (1 min) "
+        f"{r.get('load_avg_1min_before', 0):.1f} before, {r.get('load_avg_1min', 0):.1f} after, on {r.get('cores')} cores",
     ]
     for problem, count in sorted(r["problems"].items(), key=lambda kv: -kv[1])[:10]:
         lines.append(f"  FAILED x{count}: {problem}")

@@ -3,6 +3,7 @@
     python bench/report.py            # ~10 minutes on 2 cores; starts and stops its own servers (127.0.0.1 only)
     python bench/report.py --quick    # fewer repeats, one load wave: a smoke run of the report itself
     python bench/report.py --out /tmp/REPORT.md
+    python bench/report.py --render /tmp/mha-report.json    # rewrite the report from the last run's figures
 
 What it measures, each part on its own (a part that fails is reported as such, the others still run):
 
@@ -26,10 +27,12 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import io
+import json
 import os
 import platform
 import statistics
 import sys
+import tempfile
 import time
 import traceback
 import warnings
@@ -51,6 +54,7 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 VIEWPORT = {"width": 1400, "height": 1000}
+RESULTS = Path(tempfile.gettempdir()) / "mha-report.json"  # the raw figures of the last run (see --render)
 
 
 def fmt_bytes(n: float) -> str:
@@ -233,6 +237,17 @@ def cold_start(repeats: int) -> dict:
 
 # ------------------------------------------------------------------------------------------------ core module
 def core(budget_s: float) -> list[dict]:
+    """``core_rows`` in a fresh Python process, as bench/bench_core.py runs on its own: large tensors are sensitive to
+    the state of the C heap, which the other parts of this report (AppTest, Plotly) leave behind."""
+    import subprocess
+
+    code = f"import json, report; print(json.dumps(report.core_rows({budget_s!r})))"
+    out = subprocess.run([sys.executable, "-c", code], cwd=BENCH, capture_output=True, text=True, timeout=900,
+                         check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def core_rows(budget_s: float) -> list[dict]:
     """bench/bench_core.py's comparison, as rows (one thread, CPU clock, as its main() does)."""
     import bench_core as bc
 
@@ -329,7 +344,7 @@ def write_report(path: Path, r: dict, errors: dict, seconds: float) -> None:
             L.append(f"| {T} | {fmt_bytes(p['total']) if p else 'capped at 128'} | "
                      f"{fmt_bytes(p['deflated']) if p and 'deflated' in p else '–'} | {fmt_bytes(b['total'])} | "
                      f"{fmt_bytes(b['deflated'])} |")
-        big = r["builder_payload"][max(r["builder_payload"])]["figures"]
+        big = r["builder_payload"][max(r["builder_payload"], key=int)]["figures"]
         L += ["", "At 512 tokens, per figure: " + ", ".join(f"{n} {fmt_bytes(v)}" for n, v in big.items()) + "."]
         L.append("")
 
@@ -353,7 +368,7 @@ def write_report(path: Path, r: dict, errors: dict, seconds: float) -> None:
 
     L += ["## The module against torch", "",
           "`MultiHeadAttention.forward` and `.trace` (every intermediate) against `nn.MultiheadAttention` returning "
-          "per-head weights (torch's fused path), float32, batch 1, one thread, median CPU time "
+          "per-head weights (torch's fused path), float32, batch 1, one thread, median CPU time, in a fresh process "
           "(bench/bench_core.py; lower ratio = faster; trace target ≤ 1.2).", ""]
     L += missing("core")
     if "core" in r:
@@ -362,7 +377,9 @@ def write_report(path: Path, r: dict, errors: dict, seconds: float) -> None:
         for row in r["core"]:
             L.append(f"| {row['L']} | {row['H']} | {row['d_model']} | {row['torch_ms']:.3f} | {row['forward_ms']:.3f}"
                      f" | {row['trace_ms']:.3f} | {row['forward_ratio']:.2f} | {row['trace_ratio']:.2f} |")
-        L.append(f"\nWorst trace/torch: {max(row['trace_ratio'] for row in r['core']):.2f}.")
+        L.append(f"\nWorst trace/torch: {max(row['trace_ratio'] for row in r['core']):.2f}. At L = 512 the timings also "
+                 "measure the C allocator: trace keeps the scores *and* the weights, (H, L, L) each, and when glibc "
+                 "hands that memory back to the OS the next call pays page faults (see bench/bench_core.py).")
         L.append("")
 
     L += ["## Many learners at once", ""]
@@ -374,14 +391,19 @@ def write_report(path: Path, r: dict, errors: dict, seconds: float) -> None:
               "send -> script_finished at the client. Targets: 25 sessions at once, 100% success, p95 ≤ 2 s, "
               "memory growth < 100 MB per 50 sessions.", "",
               "| scenario | sessions | think time | success | rerun p50 | rerun p95 | open p95 | server CPU per run "
-              "| RSS growth per 50 sessions |",
-              "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+              "| server busy | RSS growth per 50 sessions | machine load (1 min) before → after |",
+              "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
         for name, ld in r["load"].items():
             L.append(f"| {name} | {ld['total_sessions']} ({ld['waves']} × {ld['sessions']}) | "
                      f"{ld['think_s'][0]:g}–{ld['think_s'][1]:g} s | {ld['session_success']:.0%} | "
                      f"{ld['change_p50_s']:.2f} s | {ld['change_p95_s']:.2f} s | {ld['first_run_p95_s']:.2f} s | "
-                     f"{ld['server_cpu_per_run_s'] * 1e3:.0f} ms | {ld['rss_growth_mb_per_50']:.0f} MB |")
-        L.append("")
+                     f"{ld['server_cpu_per_run_s'] * 1e3:.0f} ms | {ld['server_cpu_s'] / ld['wall_s']:.0%} | "
+                     f"{ld['rss_growth_mb_per_50']:.0f} MB | "
+                     f"{ld.get('load_avg_1min_before', 0):.1f} → {ld.get('load_avg_1min', 0):.1f} |")
+        L += ["", "Server busy = the server's CPU seconds over the waves' wall time. Streamlit runs every session's "
+              "script in one Python process, so near 100% the server is saturated and p95 is queueing: it can serve "
+              "about 1 / (CPU per run) reruns a second, whatever the number of cores. A busy machine (load average "
+              "above its 2 cores) stretches every wall-clock figure.", ""]
         for name, ld in r["load"].items():
             L += [f"{name}:", "", "```", load.report(ld), "```", ""]
     path.write_text("\n".join(L).rstrip() + "\n")
@@ -392,7 +414,13 @@ def main(argv=None) -> None:
     p.add_argument("--quick", action="store_true", help="fewer repeats and one load wave (a smoke run)")
     p.add_argument("--out", type=Path, default=BENCH / "REPORT.md")
     p.add_argument("--only", nargs="*", help="parts to run: naive page_payload builder_payload click cold core load")
+    p.add_argument("--render", type=Path, metavar="JSON", help="only rewrite the report from a results file")
     args = p.parse_args(argv)
+    if args.render:
+        saved = json.loads(args.render.read_text())
+        write_report(args.out, saved["results"], saved["errors"], saved["seconds"])
+        print(f"wrote {args.out}")
+        return
     warnings.filterwarnings("ignore")
     q = args.quick
     parts = {
@@ -420,7 +448,9 @@ def main(argv=None) -> None:
             errors[name] = f"{type(exc).__name__}: {str(exc)[:300]}"
         print(f"report: {name} done in {time.perf_counter() - t:.0f} s", file=sys.stderr, flush=True)
     results["machine"]["load_after"] = os.getloadavg()
-    write_report(args.out, results, errors, time.perf_counter() - t0)
+    seconds = time.perf_counter() - t0
+    RESULTS.write_text(json.dumps({"results": results, "errors": errors, "seconds": seconds}, indent=1))
+    write_report(args.out, results, errors, seconds)
     print(f"wrote {args.out}")
 
 
