@@ -465,6 +465,8 @@ def main(argv=None) -> None:
         result = run(args)
     except TimeoutError:
         raise SystemExit(f"load: stopped after the hard timeout of {args.timeout:.0f} s")
+    except RuntimeError as exc:  # the server did not start, or the warm-up session failed
+        raise SystemExit(f"load: {exc}")
     print(report(result))
     if args.json:
         args.json.write_text(json.dumps(result, indent=2))
