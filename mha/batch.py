@@ -10,6 +10,7 @@ one line per sentence of ``text``.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -72,9 +73,14 @@ class Batch:
         return padding_mask(self.lengths, max_len=self.max_len)
 
 
+# A line ends where a text box's Enter ends it. str.splitlines() would also split at invisible controls (\x0b, \x0c,
+# \x1c-\x1e, \x85) that look like nothing in the box and are removed from tokens like every other control.
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
 def split_lines(text: str) -> list[str]:
     """The non-blank lines of ``text`` (a line with nothing visible counts as blank)."""
-    return [line for line in (text or "").splitlines() if clean_text(line)[0].strip()]
+    return [line for line in _LINE_BREAK.split(text or "") if clean_text(line)[0].strip()]
 
 
 def make_batch(text: str, *, max_chars: int, max_tokens: int, max_sentences: int = MAX_SENTENCES) -> Batch:

@@ -202,7 +202,10 @@ def head_heatmap(mat: np.ndarray, q_labels, k_labels, kind: str = "weights", all
         if 0 <= i < Tq and 0 <= j < Tk:
             fig.add_shape(type="rect", x0=j - 0.5, x1=j + 0.5, y0=i - 0.5, y1=i + 0.5,
                           line=dict(color="#ff7f0e", width=3))
-    size = max(280, min(700, 60 + 30 * max(Tq, Tk)))
+    # The key labels stand at -45° above the rows: a long one (up to 16 characters) would squeeze the rows until
+    # Plotly drops every other query label, so the figure grows by the part of the label beyond 6 characters.
+    longest = max((len(lab) for lab in k_labels), default=0) if Tk <= 64 else 0
+    size = max(280, min(700, 60 + 30 * max(Tq, Tk))) + 5 * max(0, longest - 6)
     _square_axes(fig, Tq, 11 if Tq <= 30 else 8)
     fig.update_xaxes(showticklabels=Tk <= 64, title=dict(text=words.key_axis, standoff=4))
     fig.update_yaxes(showticklabels=Tq <= 64, title=dict(text=words.query_axis, standoff=4))

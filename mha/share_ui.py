@@ -22,6 +22,7 @@ import streamlit as st
 
 from mha import export, i18n
 from mha.pages import PAGES, url_path
+from mha.text import markdown_code
 from mha.ui import CUSTOM_WEIGHTS_KEY, custom_weights as _fitting_weights, settings, t
 from mha.view import D_MODEL_CHOICES, head_choices
 
@@ -280,7 +281,7 @@ def after_page() -> None:
         except Exception:  # noqa: BLE001 already gone, or bound after all: nothing to remove
             pass
     if unknown:
-        shown = ", ".join(k[:40] for k in unknown[:5]) + (" …" if len(unknown) > 5 else "")
+        shown = ", ".join(markdown_code(k[:40]) for k in unknown[:5]) + (" …" if len(unknown) > 5 else "")
         st.sidebar.caption("🔗 " + t("share_param_unknown", key=shown))
 
 

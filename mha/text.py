@@ -127,8 +127,31 @@ def display_labels(tokens) -> list[str]:
 
 
 def escape_for_plotly(label: str) -> str:
-    """Plotly renders a subset of HTML in labels and hover text: escape so a token is shown, never interpreted."""
-    return html.escape(label, quote=True)
+    """Plotly renders a subset of HTML in labels and hover text: escape so a token is shown, never interpreted.
+    Plotly decodes numeric entities and only a few named ones (lt, gt, amp, not quot): a double quote becomes
+    ``&#34;``, or the chart would show ``&quot;``."""
+    return html.escape(label, quote=True).replace("&quot;", "&#34;")
+
+
+# Characters that Streamlit's Markdown turns into emphasis, links, code, maths, lists, tables, emoji shortcodes.
+_MARKDOWN_ACTIVE = re.compile(r"([\\`*_{}\[\]()#+\-.!|~<>$:])")
+
+
+def escape_markdown(text: str) -> str:
+    """Text as literal Markdown: a backslash before every character that Markdown could act on. For tokens inside
+    a sentence; a whole string from a visitor (which may hold a bare URL, auto-linked) goes in ``markdown_code``."""
+    return _MARKDOWN_ACTIVE.sub(r"\\\1", text)
+
+
+def markdown_code(text: str) -> str:
+    """Text as a Markdown code span, shown exactly (no emphasis, link, auto-link or emoji), whatever it holds: the
+    fence is one backtick longer than the longest run of backticks inside. Line breaks become spaces (a code span
+    shows them so anyway, and a blank line would end it)."""
+    text = re.sub(r"[\r\n]+", " ", text)
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text[:1] == "`" or text[-1:] == "`" or not text else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def _token_seed(token: str, seed: int, d_model: int) -> int:

@@ -18,7 +18,7 @@ import streamlit as st
 from mha import i18n
 from mha.batch import PAD, BatchError, pair_kv
 from mha.figures import Words
-from mha.text import TextError
+from mha.text import TextError, escape_markdown, markdown_code
 from mha.view import (
     D_MODEL_CHOICES, DEFAULT_D_MODEL, DEFAULT_NUM_HEADS, DEFAULT_SEED, DEFAULT_TEXT, MAX_CHARS, MAX_SEED, View,
     ViewSpec, head_choices, kv_batch, run_view, text_batch,
@@ -97,7 +97,8 @@ def _url_notes(values: dict) -> list[str]:
             if len(given) > 1 or not same:
                 found.append((key, given[0][:40], shown))
         st.session_state["_url_notes"] = found
-    return [t("url_param_ignored", param=key, given=given, used=used[:40])
+    # Values from the link are shown as code: Markdown, links and emoji codes in them stay text.
+    return [t("url_param_ignored", param=key, given=markdown_code(given), used=markdown_code(used[:40]))
             for key, given, used in st.session_state["_url_notes"] if _as_url_value(values[key]) == used]
 
 
@@ -187,8 +188,8 @@ def _sentence_control(text: str | None) -> int:
                                           help=t("ctl_sentence_help", n=batch.size, pad=PAD))
     choice = int(choice or 0)
     n_pad = batch.max_len - batch.lengths[choice]
-    st.sidebar.caption(t("ctl_sentence_shown", preview=batch.previews[choice], n=batch.lengths[choice], n_pad=n_pad,
-                         pad=PAD))
+    preview = escape_markdown(batch.previews[choice])  # the typed words, joined: Markdown in them stays text
+    st.sidebar.caption(t("ctl_sentence_shown", preview=preview, n=batch.lengths[choice], n_pad=n_pad, pad=PAD))
     return choice
 
 

@@ -9,6 +9,7 @@ import torch
 
 from mha import bugs, figures
 from mha.frame import page_setup
+from mha.text import escape_markdown
 from mha.ui import chart_words, current_view, custom_weights, keep_index, settings, t
 from mha.view import model_for
 
@@ -72,7 +73,7 @@ if name == bugs.SEED_TWO:
     keep_index("bz_token", Tq)
     token = st.selectbox(t("bz_token"), range(Tq), key="bz_token", bind="query-params",
                          format_func=lambda i: f"{i}: {view.labels[i]}")
-    st.caption(t("bz_seed_heads", h=H, tok=view.labels[token], head=head))
+    st.caption(t("bz_seed_heads", h=H, tok=escape_markdown(view.labels[token]), head=head))
     heads = [f"{words.head} {h}" for h in range(H)]
     left, right = st.columns(2)
     left.plotly_chart(figures.head_heatmap(run.head_weights[token], heads, heads, kind="weights", clickable=False,

@@ -15,6 +15,7 @@ from mha import torch_check as tc
 from mha.batch import CUSTOM_STARTS, MAX_CUSTOM, PAD, apply_mask, block_row, custom_start, mask_kinds, sentence_mask
 from mha.frame import page_setup
 from mha.masks import to_torch_attn_mask
+from mha.text import escape_markdown
 from mha.ui import chart_words, current_view, custom_weights, keep_index, settings, t
 
 page_setup()
@@ -115,7 +116,7 @@ if not masked.fully_masked.any():
                        format_func=lambda i: f"{i}: {view.labels[i]}")
     demo = block_row(allowed, row)
 rows = np.flatnonzero(~demo.any(axis=1))
-st.markdown(t("mk_full_explain", rows=", ".join(f"{i} ({view.labels[i]})" for i in rows)))
+st.markdown(t("mk_full_explain", rows=", ".join(f"{i} ({escape_markdown(view.labels[i])})" for i in rows)))
 report = tc.row_report(check(view, demo), batch=0, head=head, row=int(rows[0]))
 st.dataframe(pd.DataFrame({t("mk_full_col_key"): view.key_labels, t("mk_full_col_ours"): report.ours,
                            t("mk_full_col_torch"): report.torch}), hide_index=True, key="mk_full_table")

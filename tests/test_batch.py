@@ -40,6 +40,13 @@ def test_blank_and_invisible_lines_are_skipped():
     assert b.sentences == (("a",), ("b",))
 
 
+@pytest.mark.parametrize("control", ["\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85"])
+def test_invisible_controls_are_removed_not_taken_for_line_breaks(control):
+    """str.splitlines() breaks at these too; in the text box they look like nothing, so they start no sentence."""
+    assert split_lines(f"a{control}b\nc\rd") == [f"a{control}b", "c", "d"]
+    assert batch(f"a {control}b").sentences == (("a", "b"),)
+
+
 def test_a_typed_pad_is_three_ordinary_tokens():
     assert tokenize("[PAD]").tokens == ("[", "PAD", "]")
     b = batch("[PAD]\nx")

@@ -3,6 +3,7 @@ import html
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import unicodedata
@@ -170,7 +171,47 @@ def test_escape_for_plotly(raw, must_not_contain):
 
 def test_escape_for_plotly_known_entities():
     assert escape_for_plotly("<b>") == "&lt;b&gt;"
-    assert escape_for_plotly('"\'&') == "&quot;&#x27;&amp;"
+    assert escape_for_plotly('"\'&') == "&#34;&#x27;&amp;"
+
+
+# Plotly's text renderer (svg_text_utils convertEntities) decodes numeric entities and only these named ones; any
+# other named entity (e.g. &quot;) would be shown to the learner as it is.
+PLOTLY_NAMED_ENTITIES = {"mu", "amp", "lt", "gt", "nbsp", "times", "plusmn", "deg"}
+
+
+@pytest.mark.parametrize("raw", ['"quoted"', "it's", "<a href='x'>&amp;</a>", "&quot;"])
+def test_escape_for_plotly_uses_only_entities_plotly_decodes(raw):
+    named = set(re.findall(r"&([a-zA-Z]+);", escape_for_plotly(raw)))
+    assert named <= PLOTLY_NAMED_ENTITIES, named
+
+
+MARKDOWN_ACTIVE = set("\\`*_{}[]()#+-.!|~<>$:")
+
+
+@pytest.mark.parametrize("raw", ["__init__", "**b**", "[a](javascript:alert(1))", ":smile:", "$x$", "`c`",
+                                 "# h", "- item", "a\\b", "~~s~~", "|t|", "<b>", "오렌지 e\u0301"])
+def test_escape_markdown_puts_a_backslash_before_every_active_character(raw):
+    escaped, shown, n = mha.text.escape_markdown(raw), [], 0
+    while n < len(escaped):
+        if escaped[n] == "\\":
+            shown.append(escaped[n + 1])
+            n += 2
+        else:
+            assert escaped[n] not in MARKDOWN_ACTIVE, escaped
+            shown.append(escaped[n])
+            n += 1
+    assert "".join(shown) == raw  # nothing lost
+
+
+@pytest.mark.parametrize("raw", ["[a](https://evil.example)", "a`b", "``", "`x`", "two\n\nlines", " "])
+def test_markdown_code_is_one_code_span_showing_the_text(raw):
+    span = mha.text.markdown_code(raw)
+    fence = span[:len(span) - len(span.lstrip("`"))]
+    inner = span[len(fence):-len(fence)]
+    assert span.endswith(fence) and fence not in inner and "\n" not in inner
+    # CommonMark drops one space at each end when both ends have one and the span is not only spaces.
+    shown = inner[1:-1] if inner[:1] == inner[-1:] == " " and inner.strip() else inner
+    assert shown == raw.replace("\n\n", " ")
 
 
 # --- embeddings and positions ----------------------------------------------------------------------------------------

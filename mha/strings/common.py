@@ -58,8 +58,8 @@ STRINGS = {
         "ko": "보이지 않는 제어 문자 또는 텍스트 방향 문자 {n_removed}개를 지웠습니다.",
     },
     "url_param_ignored": {
-        "en": "Link parameter {param}={given!r} could not be used; using {used}.",
-        "ko": "링크의 {param}={given!r} 값은 쓸 수 없어 {used}을(를) 사용합니다.",
+        "en": "Link parameter {param}={given} could not be used; using {used}.",
+        "ko": "링크의 {param}={given} 값은 쓸 수 없어 {used}을(를) 사용합니다.",
     },
     "page_needs_text": {
         "en": "Type a sentence in the sidebar to see its attention.",
