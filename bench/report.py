@@ -1,6 +1,6 @@
 """One command for the whole benchmark report: writes bench/REPORT.md.
 
-    python bench/report.py            # ~10 minutes on 2 cores; starts and stops its own servers (127.0.0.1 only)
+    python bench/report.py            # ~5 minutes on 2 cores; starts and stops its own servers (127.0.0.1 only)
     python bench/report.py --quick    # fewer repeats, one load wave: a smoke run of the report itself
     python bench/report.py --out /tmp/REPORT.md
     python bench/report.py --render /tmp/mha-report.json    # rewrite the report from the last run's figures
