@@ -286,3 +286,54 @@ def wait_app_idle(page, rerun: bool = False, timeout_ms: int = IDLE_TIMEOUT_MS) 
                                           + "[data-testid='stSkeletonElement'])")
                  && [...document.querySelectorAll("[data-testid='stPlotlyChart']")]
                     .every(c => c.querySelector('.main-svg .cartesianlayer'))""", timeout=timeout_ms)
+
+
+# ----------------------------------------------------------------------------- more helpers (journey, hostile input)
+# The Plotly data of every chart, as JSON-able values: typed arrays as lists, Plotly's own bookkeeping (uid, the
+# decoded copy of a base64 array, the points a click selected) left out, so two drawings of one view compare equal.
+_PLOTLY_DATA_JS = """(charts) => Object.fromEntries(charts.map(chart => {
+    const gd = chart.querySelector('.js-plotly-plot');
+    const el = chart.closest("[class*='st-key-']") || chart;
+    const skip = new Set(['uid', '_inputArray', 'selectedpoints']);
+    const json = JSON.stringify(gd ? gd.data : null,
+        (k, v) => skip.has(k) ? undefined : (ArrayBuffer.isView(v) ? Array.from(v) : v));
+    const key = [...el.classList].find(c => c.startsWith('st-key-'));
+    return [key ? key.slice(7) : '?', JSON.parse(json)];
+}))"""
+
+
+def plotly_data(page) -> dict[str, list]:
+    """{chart key: its traces as Plotly holds them in the page} for every keyed Plotly chart in the main area."""
+    return page.locator("[data-testid='stMain'] [data-testid='stPlotlyChart']").evaluate_all(_PLOTLY_DATA_JS)
+
+
+def plotly_array(value):
+    """A trace array as numpy: Plotly's base64 form ({"dtype", "bdata", "shape"}) or a plain (nested) list."""
+    import base64
+
+    import numpy as np
+
+    if isinstance(value, dict) and "bdata" in value:
+        a = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+        shape = value.get("shape")
+        if shape:
+            a = a.reshape([int(s) for s in str(shape).split(",")])
+        return a
+    return np.asarray(value)
+
+
+def click_nav(page, url_path: str) -> None:
+    """Go to another page the way a visitor does: its link in the sidebar navigation."""
+    page.locator(f"[data-testid='stSidebarNavLink'][href$='/{url_path}']").click()
+    page.wait_for_url(re.compile(rf"/{re.escape(url_path)}(\?|$)"))
+    wait_app_idle(page, rerun=True)
+
+
+LINK_BOX = ".st-key-share_link_box"
+
+
+def copy_share_link(page) -> str:
+    """Press the link box's copy button and return what it put on the clipboard (the context needs clipboard
+    permissions: ``page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base_url)``)."""
+    page.locator(f"{LINK_BOX} .mha-copy").click()
+    return page.evaluate("navigator.clipboard.readText()")
