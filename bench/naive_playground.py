@@ -2,74 +2,25 @@
 
     streamlit run bench/naive_playground.py        # it runs on its own too
 
-What makes it naive, on purpose: the course's MultiHeadAttention copied as it is (../shared/seeds/000_*: its
+What makes it naive, on purpose: the course's MultiHeadAttention as it is (../shared/seeds/000_*, kept in tests/course_mha.py: its
 forward returns only the output, so the scores and weights are recomputed by hand from its layers), one
 ``px.imshow`` figure per head per matrix (scores, weights, head outputs) plus one for the output, and everything
 rebuilt on every rerun: no cache, no fragment, float32 numbers sent as Plotly Express makes them. It takes the same
 controls and URL parameters as the app (``text``, ``d_model``, ``num_heads``, ``causal``, ``seed``), so the bench
 can drive both with one set of query parameters. Nothing here is imported by the app.
 """
+import sys
+from pathlib import Path
+
 import plotly.express as px
 import streamlit as st
 import torch
-import torch.nn as nn
 import torch.nn.functional as F
 
 
-# --- the course's class, copied verbatim ---------------------------------------------------------------------------
-class MultiHeadAttention(nn.Module):
-
-    def __init__(self, d_model, num_heads):
-        super().__init__()
-
-        assert d_model % num_heads == 0, "d_model must be divisible by num_heads."
-
-        self.num_heads = num_heads
-        self.d_model = d_model
-        self.head_dim = d_model // num_heads
-
-        self.query_linear = nn.Linear(d_model, d_model, bias=False)
-        self.key_linear = nn.Linear(d_model, d_model, bias=False)
-        self.value_linear = nn.Linear(d_model, d_model, bias=False)
-
-        self.output_linear = nn.Linear(d_model, d_model)
-
-    def split_heads(self, x, batch_size):
-
-        seq_length = x.size(1)
-        x = x.reshape(batch_size, seq_length, self.num_heads, self.head_dim)
-        return x.permute(0, 2, 1, 3)
-
-
-    def compute_attention(self, query, key, value, mask=None):
-
-        scores = torch.matmul(query, key.transpose(-2, -1)) / (self.head_dim ** 0.5)
-
-        if mask is not None:
-            scores = scores.masked_fill(mask == 0, float('-inf'))
-
-        attention_weights = F.softmax(scores, dim=-1)
-        return torch.matmul(attention_weights, value)
-
-
-    def combine_heads(self, x, batch_size):
-
-        x = x.permute(0, 2, 1, 3).contiguous()
-        return x.view(batch_size, -1, self.d_model)
-
-    def forward(self, query, key, value, mask=None):
-        batch_size = query.size(0)
-
-        query = self.split_heads(self.query_linear(query), batch_size)
-        key = self.split_heads(self.key_linear(key), batch_size)
-        value = self.split_heads(self.value_linear(value), batch_size)
-
-        attention_weights = self.compute_attention(query, key, value, mask)
-
-
-        output = self.combine_heads(attention_weights, batch_size)
-
-        return self.output_linear(output)
+# --- the course's class, as written in the course (kept once, in tests/course_mha.py) -----------------------------
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tests.course_mha import MultiHeadAttention  # noqa: E402
 
 
 # --- the student's page ----------------------------------------------------------------------------------------------
