@@ -56,3 +56,24 @@ def test_the_builder_is_part_of_the_key():
     feat = ui.cached_figure(figures.features_heatmap, m, LABELS)
     assert heat is not feat
     assert heat.layout.xaxis.title.text != feat.layout.xaxis.title.text
+
+
+def test_words_are_keyed_by_their_content():
+    english = figures.Words()
+    other = figures.Words(head="헤드")
+    assert ui._fingerprint(figures.Words()) == ui._fingerprint(english)
+    assert ui._fingerprint(other) != ui._fingerprint(english)
+    assert ui._fingerprint(figures.Words(query="key", key="query")) != ui._fingerprint(english)  # swapped fields
+    first = ui.cached_figure(figures.heads_grid, weights(), LABELS, LABELS, words=english)
+    assert ui.cached_figure(figures.heads_grid, weights(), LABELS, LABELS, words=figures.Words()) is first
+    translated = ui.cached_figure(figures.heads_grid, weights(), LABELS, LABELS, words=other)
+    assert translated is not first
+    assert translated.layout.annotations[0].text == "헤드 0"
+
+
+def test_a_dataclass_is_not_the_same_key_as_a_tuple_of_its_fields():
+    from mha.explain import Contributions
+    c = Contributions((0, 1), (0.5, -0.25), 0.0, 0)
+    assert ui._fingerprint(c) == ui._fingerprint(Contributions((0, 1), (0.5, -0.25), 0.0, 0))
+    assert ui._fingerprint(c) != ui._fingerprint(Contributions((0, 1), (0.5, -0.5), 0.0, 0))
+    assert ui._fingerprint(c) != ui._fingerprint(((0, 1), (0.5, -0.25), 0.0, 0))
