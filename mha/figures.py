@@ -17,7 +17,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from mha.text import escape_for_plotly
 
@@ -117,15 +116,51 @@ def _hover(kind: str, head: int | None, words: Words = ENGLISH, value: str | Non
     return f"{head_part}{words.query}: %{{y}}<br>{words.key}: %{{x}}<br>{value}<extra></extra>"
 
 
-def _mask_overlay(allowed: np.ndarray, x, y, **kw) -> go.Heatmap:
-    blocked = (~allowed).astype(np.int8)  # 1 = blocked: grey; 0 = transparent
-    return go.Heatmap(z=blocked, x=x, y=y, zmin=0, zmax=1, colorscale=_MASK_SCALE, showscale=False,
-                      hoverinfo="skip", name="masked", **kw)
-
-
 def _square_axes(fig: go.Figure, n_rows: int, tick_font: int) -> None:
     fig.update_yaxes(autorange="reversed", type="category", tickfont_size=tick_font, automargin=True)
     fig.update_xaxes(type="category", side="top", tickfont_size=tick_font, tickangle=-45, automargin=True)
+
+
+def _subplot_grid(rows: int, cols: int, h_space: float, v_space: float, titles, xaxis: dict, yaxis: dict) -> dict:
+    """Layout entries of a rows x cols grid of subplots, as ``make_subplots`` lays them out (same domains, axis
+    numbering row by row from the top, titles as annotations above each subplot) but as plain dicts: building the
+    figure from one dict is ~4x faster than make_subplots + update_xaxes/update_yaxes. ``xaxis``/``yaxis`` are the
+    settings every subplot's axes get."""
+    width = (1.0 - h_space * (cols - 1)) / cols
+    height = (1.0 - v_space * (rows - 1)) / rows
+    layout: dict = {}
+    annotations = []
+    titles = list(titles)
+    for r in range(rows):  # r = 0 is the top row
+        below = rows - 1 - r  # rows below this one; sums as make_subplots does them, to the same last bit
+        y0 = min(1.0, max(0.0, sum([height] * below) + below * v_space))
+        y1 = min(1.0, max(0.0, y0 + height))
+        for c in range(cols):
+            n = r * cols + c + 1
+            sfx = "" if n == 1 else str(n)
+            x0 = sum([width] * c) + c * h_space
+            x_dom = [x0, x0 + width]
+            layout[f"xaxis{sfx}"] = dict(xaxis, anchor=f"y{sfx}", domain=x_dom)
+            layout[f"yaxis{sfx}"] = dict(yaxis, anchor=f"x{sfx}", domain=[y0, y1])
+            if n <= len(titles) and titles[n - 1]:
+                annotations.append(dict(font=dict(size=16), showarrow=False, text=titles[n - 1],
+                                        x=sum(x_dom) / 2.0, xanchor="center", xref="paper",
+                                        y=y1, yanchor="bottom", yref="paper"))
+    layout["annotations"] = annotations
+    return layout
+
+
+def _subplot_refs(i: int) -> dict:
+    """The axes of the i-th subplot (0-based, row by row): {"xaxis": "x3", "yaxis": "y3"}."""
+    sfx = "" if i == 0 else str(i + 1)
+    return dict(xaxis=f"x{sfx}", yaxis=f"y{sfx}")
+
+
+def _mask_overlay(allowed: np.ndarray, x, y, **kw) -> dict:
+    """The grey cover of blocked cells (a heatmap trace as a dict), transparent elsewhere."""
+    blocked = (~allowed).astype(np.int8)  # 1 = blocked: grey; 0 = transparent
+    return dict(type="heatmap", z=blocked, x=x, y=y, zmin=0, zmax=1, colorscale=_MASK_SCALE, showscale=False,
+                hoverinfo="skip", name="masked", **kw)
 
 
 # Above this many cells in an all-heads grid, colours go to the browser as 8-bit codes instead of float32 numbers
@@ -159,23 +194,26 @@ def heads_grid(mats: np.ndarray, q_labels, k_labels, kind: str = "weights", allo
     cols = max(1, min(cols, H))
     rows = math.ceil(H / cols)
     x, y = axis_labels(k_labels), axis_labels(q_labels)
-    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[f"{words.head} {h}" for h in heads],
-                        horizontal_spacing=0.04 + 0.02 * (Tq <= 24), vertical_spacing=0.08 / max(1, rows / 2))
+    show_ticks = Tq <= 20
+    # Tick labels below the heatmaps: on top they would collide with the titles.
+    xaxis = dict(tickfont=dict(size=9), type="category", side="bottom", tickangle=-45, automargin=True,
+                 showticklabels=show_ticks)
+    yaxis = dict(tickfont=dict(size=9), autorange="reversed", type="category", automargin=True,
+                 showticklabels=show_ticks)
+    layout = _subplot_grid(rows, cols, 0.04 + 0.02 * (Tq <= 24), 0.08 / max(1, rows / 2),
+                           [f"{words.head} {h}" for h in heads], xaxis, yaxis)
+    data = []
     for i, h in enumerate(heads):
-        r, c = divmod(i, cols)
-        fig.add_trace(go.Heatmap(z=z[i], x=x, y=y, coloraxis="coloraxis", hovertemplate=_hover(kind, h, words, value)),
-                      row=r + 1, col=c + 1)
+        refs = _subplot_refs(i)
+        data.append(dict(type="heatmap", z=z[i], x=x, y=y, coloraxis="coloraxis",
+                         hovertemplate=_hover(kind, h, words, value), **refs))
         if allowed is not None and not allowed[i].all():
-            fig.add_trace(_mask_overlay(allowed[i], x, y), row=r + 1, col=c + 1)
+            data.append(_mask_overlay(allowed[i], x, y, **refs))
     cell_px = max(4, min(28, 900 // max(Tq, 1) // cols * 1))
     height = int(rows * (cell_px * Tq + 90) + 60)
-    show_ticks = Tq <= 20
-    _square_axes(fig, Tq, 9)
-    fig.update_xaxes(showticklabels=show_ticks, side="bottom")  # on top they would collide with the titles
-    fig.update_yaxes(showticklabels=show_ticks)
-    fig.update_layout(coloraxis=dict(**color, colorbar=colorbar),
-                      height=max(260, min(height, 2400)), margin=dict(l=10, r=10, t=50, b=10))
-    return fig
+    layout.update(coloraxis=dict(**color, colorbar=colorbar), height=max(260, min(height, 2400)),
+                  margin=dict(l=10, r=10, t=50, b=10))
+    return go.Figure(dict(data=data, layout=layout))
 
 
 def head_heatmap(mat: np.ndarray, q_labels, k_labels, kind: str = "weights", allowed: np.ndarray | None = None,
@@ -185,34 +223,37 @@ def head_heatmap(mat: np.ndarray, q_labels, k_labels, kind: str = "weights", all
     emit no selection events, markers do (``customdata`` = [query index, key index])."""
     Tq, Tk = mat.shape
     x, y = axis_labels(k_labels), axis_labels(q_labels)
-    fig = go.Figure(go.Heatmap(z=mat.astype(np.float32), x=x, y=y, hovertemplate=_hover(kind, head, words),
-                               coloraxis="coloraxis"))
+    data = [dict(type="heatmap", z=mat.astype(np.float32), x=x, y=y, hovertemplate=_hover(kind, head, words),
+                 coloraxis="coloraxis")]
     if allowed is not None and not allowed.all():
-        fig.add_trace(_mask_overlay(allowed, x, y))
+        data.append(_mask_overlay(allowed, x, y))
     if clickable:
         ii, jj = np.meshgrid(np.arange(Tq), np.arange(Tk), indexing="ij")
-        fig.add_trace(go.Scatter(
-            x=[x[j] for j in jj.ravel()], y=[y[i] for i in ii.ravel()], mode="markers",
+        data.append(dict(
+            type="scatter", x=[x[j] for j in jj.ravel()], y=[y[i] for i in ii.ravel()], mode="markers",
             customdata=np.stack([ii.ravel(), jj.ravel()], axis=1).astype(np.int32),
             marker=dict(symbol="square", size=max(6, min(40, 560 // max(Tq, Tk))), opacity=0),
             hovertemplate=_hover(kind, head, words).replace("%{z:.4f}", "%{text}"),
             text=[f"{v:.4f}" for v in mat.ravel()], name="cells", showlegend=False))
-    if selected is not None:
-        i, j = selected
-        if 0 <= i < Tq and 0 <= j < Tk:
-            fig.add_shape(type="rect", x0=j - 0.5, x1=j + 0.5, y0=i - 0.5, y1=i + 0.5,
-                          line=dict(color="#ff7f0e", width=3))
     # The key labels stand at -45° above the rows: a long one (up to 16 characters) would squeeze the rows until
     # Plotly drops every other query label, so the figure grows by the part of the label beyond 6 characters.
     longest = max((len(lab) for lab in k_labels), default=0) if Tk <= 64 else 0
     size = max(280, min(700, 60 + 30 * max(Tq, Tk))) + 5 * max(0, longest - 6)
-    _square_axes(fig, Tq, 11 if Tq <= 30 else 8)
-    fig.update_xaxes(showticklabels=Tk <= 64, title=dict(text=words.key_axis, standoff=4))
-    fig.update_yaxes(showticklabels=Tq <= 64, title=dict(text=words.query_axis, standoff=4))
-    fig.update_layout(coloraxis=dict(**_color_kwargs(kind, zmax if zmax else (None if kind == "weights" else _sym_max(mat))),
-                                     colorbar=dict(title=dict(text=words.kind(kind)), thickness=12)),
-                      height=size, margin=dict(l=10, r=10, t=30, b=10), dragmode=False, clickmode="event+select")
-    return fig
+    tick_font = dict(size=11 if Tq <= 30 else 8)
+    layout = dict(
+        yaxis=dict(autorange="reversed", type="category", tickfont=tick_font, automargin=True,
+                   showticklabels=Tq <= 64, title=dict(text=words.query_axis, standoff=4)),
+        xaxis=dict(type="category", side="top", tickfont=tick_font, tickangle=-45, automargin=True,
+                   showticklabels=Tk <= 64, title=dict(text=words.key_axis, standoff=4)),
+        coloraxis=dict(**_color_kwargs(kind, zmax if zmax else (None if kind == "weights" else _sym_max(mat))),
+                       colorbar=dict(title=dict(text=words.kind(kind)), thickness=12)),
+        height=size, margin=dict(l=10, r=10, t=30, b=10), dragmode=False, clickmode="event+select")
+    if selected is not None:
+        i, j = selected
+        if 0 <= i < Tq and 0 <= j < Tk:
+            layout["shapes"] = [dict(type="rect", x0=j - 0.5, x1=j + 0.5, y0=i - 0.5, y1=i + 0.5,
+                                     line=dict(color="#ff7f0e", width=3))]
+    return go.Figure(dict(data=data, layout=layout))
 
 
 def features_heatmap(mat: np.ndarray, row_labels, kind: str = "output", col_title: str | None = None,
@@ -222,14 +263,15 @@ def features_heatmap(mat: np.ndarray, row_labels, kind: str = "output", col_titl
     T, Fdim = mat.shape
     y = axis_labels(row_labels)
     col_title = words.feature if col_title is None else col_title
-    fig = go.Figure(go.Heatmap(z=mat.astype(np.float32), x=list(range(Fdim)), y=y, coloraxis="coloraxis",
-                               hovertemplate=f"{words.token}: %{{y}}<br>{col_title}: %{{x}}<br>{words.kind(kind)}: "
-                                             "%{z:.4f}<extra></extra>"))
-    fig.update_yaxes(autorange="reversed", type="category", automargin=True, showticklabels=T <= 64)
-    fig.update_xaxes(title=dict(text=col_title))
-    fig.update_layout(coloraxis=dict(**_color_kwargs(kind, zmax or _sym_max(mat)), colorbar=dict(thickness=12)),
-                      height=max(220, min(640, 70 + 22 * T)), margin=dict(l=10, r=10, t=30, b=10))
-    return fig
+    data = [dict(type="heatmap", z=mat.astype(np.float32), x=list(range(Fdim)), y=y, coloraxis="coloraxis",
+                 hovertemplate=f"{words.token}: %{{y}}<br>{col_title}: %{{x}}<br>{words.kind(kind)}: "
+                               "%{z:.4f}<extra></extra>")]
+    layout = dict(
+        yaxis=dict(autorange="reversed", type="category", automargin=True, showticklabels=T <= 64),
+        xaxis=dict(title=dict(text=col_title)),
+        coloraxis=dict(**_color_kwargs(kind, zmax or _sym_max(mat)), colorbar=dict(thickness=12)),
+        height=max(220, min(640, 70 + 22 * T)), margin=dict(l=10, r=10, t=30, b=10))
+    return go.Figure(dict(data=data, layout=layout))
 
 
 def head_outputs_grid(head_outputs: np.ndarray, q_labels, cols: int = 4, words: Words = ENGLISH) -> go.Figure:
@@ -238,20 +280,18 @@ def head_outputs_grid(head_outputs: np.ndarray, q_labels, cols: int = 4, words: 
     cols = max(1, min(cols, H))
     rows = math.ceil(H / cols)
     y = axis_labels(q_labels)
-    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[f"{words.head} {h}" for h in range(H)],
-                        horizontal_spacing=0.05, vertical_spacing=0.1 / max(1, rows / 2))
-    for h in range(H):
-        r, c = divmod(h, cols)
-        fig.add_trace(go.Heatmap(z=head_outputs[h].astype(np.float32), x=list(range(hd)), y=y,
-                                 coloraxis="coloraxis",
-                                 hovertemplate=f"{words.head} {h}<br>{words.token}: %{{y}}<br>{words.dim}: %{{x}}"
-                                               f"<br>{words.value}: %{{z:.4f}}<extra></extra>"),
-                      row=r + 1, col=c + 1)
-    fig.update_yaxes(autorange="reversed", type="category", showticklabels=Tq <= 20, tickfont_size=9)
-    fig.update_layout(coloraxis=dict(**_color_kwargs("output", _sym_max(head_outputs)), colorbar=dict(thickness=12)),
-                      height=max(240, min(rows * (min(22, 600 // max(Tq, 1)) * Tq + 80) + 40, 2000)),
-                      margin=dict(l=10, r=10, t=50, b=10))
-    return fig
+    yaxis = dict(tickfont=dict(size=9), autorange="reversed", type="category", showticklabels=Tq <= 20)
+    layout = _subplot_grid(rows, cols, 0.05, 0.1 / max(1, rows / 2), [f"{words.head} {h}" for h in range(H)],
+                           {}, yaxis)
+    data = [dict(type="heatmap", z=head_outputs[h].astype(np.float32), x=list(range(hd)), y=y,
+                 coloraxis="coloraxis",
+                 hovertemplate=f"{words.head} {h}<br>{words.token}: %{{y}}<br>{words.dim}: %{{x}}"
+                               f"<br>{words.value}: %{{z:.4f}}<extra></extra>", **_subplot_refs(h))
+            for h in range(H)]
+    layout.update(coloraxis=dict(**_color_kwargs("output", _sym_max(head_outputs)), colorbar=dict(thickness=12)),
+                  height=max(240, min(rows * (min(22, 600 // max(Tq, 1)) * Tq + 80) + 40, 2000)),
+                  margin=dict(l=10, r=10, t=50, b=10))
+    return go.Figure(dict(data=data, layout=layout))
 
 
 # --- masks (the Masks page and the bug zoo) ---------------------------------------------------------------------------
