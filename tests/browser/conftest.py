@@ -337,3 +337,22 @@ def copy_share_link(page) -> str:
     permissions: ``page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base_url)``)."""
     page.locator(f"{LINK_BOX} .mha-copy").click()
     return page.evaluate("navigator.clipboard.readText()")
+
+
+def open_url(page, url: str, timeout_ms: int = IDLE_TIMEOUT_MS) -> None:
+    """Load ``url`` and wait until its page has run and drawn: its title is there and the app is idle (just after
+    loading, the app may look idle for a moment before its first run has started)."""
+    page.goto(url)
+    page.wait_for_selector("[data-testid='stMain'] h1", timeout=timeout_ms)
+    wait_app_idle(page, timeout_ms=timeout_ms)
+
+
+def wait_for_link_box(page, link: str, timeout_s: float = 5) -> None:
+    """Wait until the link box shows ``link`` as plain text: decoded for reading as the box does it (Hangul shown
+    as Hangul), and no element inside it. The box follows the address bar twice a second."""
+    want = page.evaluate("u => decodeURI(u)", link)
+    box = page.locator(f"{LINK_BOX} .mha-url")  # inside the component's shadow root: locators reach it
+    deadline = time.monotonic() + timeout_s
+    while (shown := box.evaluate("c => [c.childElementCount, c.textContent]")) != [0, want]:
+        assert time.monotonic() < deadline, f"the link box shows {shown}, expected [0, {want!r}]"
+        page.wait_for_timeout(200)

@@ -26,7 +26,9 @@ import pytest
 from mha.i18n import text as i18n_text
 from mha.text import MAX_LABEL_CHARS, display_labels, safe_label, tokenize
 
-from .conftest import LINK_BOX, click_nav, copy_share_link, save_screenshot, wait_app_idle
+from .conftest import (
+    click_nav, copy_share_link, open_url, save_screenshot, wait_app_idle, wait_for_link_box,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -185,8 +187,7 @@ def test_playground_shows_hostile_tokens_as_plain_text(page, server):
     """Five hostile sentences, the first by link and the others typed into the sidebar text box; then a cell of
     hostile tokens clicked open, and the link box."""
     page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.url)
-    page.goto(f"{server.url}/playground?" + urllib.parse.urlencode({"text": HTML}))
-    wait_app_idle(page)
+    open_url(page, f"{server.url}/playground?" + urllib.parse.urlencode({"text": HTML}))
     for n, text in enumerate((HTML, SCRIPT_STYLE, MARKDOWN, ODD, SHORT_LONG)):
         if n:
             set_text(page, text)
@@ -219,19 +220,13 @@ def test_playground_shows_hostile_tokens_as_plain_text(page, server):
     # The link box: the address as text (no element inside it), and the copied link carries the text as typed.
     link = copy_share_link(page)
     assert urllib.parse.parse_qs(urllib.parse.urlsplit(link).query).get("text") == [MARKDOWN], link
-    want = page.evaluate("u => decodeURI(u)", link)  # what the box shows: the address, Hangul left readable
-    box = page.locator(f"{LINK_BOX} .mha-url")  # inside the component's shadow root: locators reach it
-    deadline = time.monotonic() + 5
-    while (shown := box.evaluate("c => [c.childElementCount, c.textContent]")) != [0, want]:
-        assert time.monotonic() < deadline, f"link box shows {shown}, expected [0, {want!r}]"
-        page.wait_for_timeout(200)
+    wait_for_link_box(page, link)
     assert_nothing_injected(page, "Playground link box")
 
 
 def test_step_by_step_and_heads_show_hostile_tokens_as_plain_text(page, server):
     labels = labels_of(MIXED)
-    page.goto(f"{server.url}/explain?" + urllib.parse.urlencode({"text": MIXED}))
-    wait_app_idle(page)
+    open_url(page, f"{server.url}/explain?" + urllib.parse.urlencode({"text": MIXED}))
     for key in ("ex_qk", "ex_cell_chart"):
         wait_for_tokens(page, key, "x", labels)
         wait_for_tokens(page, key, "y", labels)
@@ -270,10 +265,8 @@ def test_notes_in_the_sidebar_and_on_other_pages_show_input_as_plain_text(page, 
     params = {"text": lines, "d_model": bad_d_model, "num_heads": "**2**", unknown: "1"}
     # The very first page a just-started server runs is routed without app.py (see mha/frame.py); the note on
     # unknown parameters only comes from a later run. Make sure this is not that first run, whatever ran before.
-    page.goto(server.url)
-    wait_app_idle(page)
-    page.goto(f"{server.url}/masks?" + urllib.parse.urlencode(params))
-    wait_app_idle(page)
+    open_url(page, server.url)
+    open_url(page, f"{server.url}/masks?" + urllib.parse.urlencode(params))
     notes = sidebar_texts(page)
     first = tokenize(lines.splitlines()[0]).tokens
     assert safe_label(" ".join(first), max_chars=28) in notes, notes  # the preview of sentence 0, as text
@@ -287,8 +280,7 @@ def test_notes_in_the_sidebar_and_on_other_pages_show_input_as_plain_text(page, 
     save_screenshot(page, "hostile-masks")
 
     # The bug zoo's "as written" bug names the chosen token (query 0) in its caption.
-    page.goto(f"{server.url}/bugs?" + urllib.parse.urlencode({"text": lines, "bz_bug": "seed_two_as_written"}))
-    wait_app_idle(page)
+    open_url(page, f"{server.url}/bugs?" + urllib.parse.urlencode({"text": lines, "bz_bug": "seed_two_as_written"}))
     caption = " ".join(page.locator("[data-testid='stMain'] [data-testid='stCaptionContainer']").all_inner_texts())
     assert "“__init__”" in caption, caption
     assert_nothing_injected(page, "Bug zoo")

@@ -24,7 +24,8 @@ from mha.text import display_labels, tokenize
 from mha.view import DEFAULT_D_MODEL, DEFAULT_NUM_HEADS, ViewSpec, run_view
 
 from .conftest import (
-    LINK_BOX, click_nav, copy_share_link, plotly_array, plotly_data, save_screenshot, wait_app_idle,
+    click_nav, copy_share_link, open_url, plotly_array, plotly_data, save_screenshot, wait_app_idle,
+    wait_for_link_box,
 )
 from .test_playground_browser import cell_box, choose, selected_option, wait_for_subplots, wait_for_ticks
 
@@ -110,8 +111,7 @@ def test_a_learners_journey_from_a_direct_link_to_a_shared_view(fresh_server, op
         save_screenshot(page, f"journey-{next(step):02d}-{name}")
 
     # 1. The first visitor of a just-started server, by a direct link.
-    page.goto(f"{server.url}/playground")
-    wait_app_idle(page)
+    open_url(page, f"{server.url}/playground")
     assert page.locator("h1").first.inner_text().strip() == en("pg_title")
     assert shared_controls(page)["d_model"] == str(DEFAULT_D_MODEL)
     wait_for_subplots(page, "grid", DEFAULT_NUM_HEADS)
@@ -183,8 +183,7 @@ def test_a_learners_journey_from_a_direct_link_to_a_shared_view(fresh_server, op
 
     # 9. Copy the link with the link box's button: the clipboard gets the link the box shows.
     link = copy_share_link(page)
-    shown = page.locator(f"{LINK_BOX} .mha-url").text_content()
-    assert shown == page.evaluate("u => decodeURI(u)", link), (shown, link)
+    wait_for_link_box(page, link)
     params = url_params(link)
     assert {k: params.get(k) for k in ("text", "d_model", "num_heads", "causal", "head", "cell_query", "cell_key",
                                        "lang")} == {
@@ -195,8 +194,7 @@ def test_a_learners_journey_from_a_direct_link_to_a_shared_view(fresh_server, op
 
     # 10. The link, opened in a new browser context (English browser, nothing shared): the same view.
     again = open_page(server.url, "journey-reopened")
-    again.goto(link)
-    wait_app_idle(again)
+    open_url(again, link)
     assert again.locator("h1").first.inner_text().strip() == ko("pg_title")
     assert shared_controls(again) == shared_controls(page)
     assert chosen_head(again, "head") == str(HEAD)
