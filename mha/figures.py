@@ -200,7 +200,12 @@ def heads_grid(mats: np.ndarray, q_labels, k_labels, kind: str = "weights", allo
                  showticklabels=show_ticks)
     yaxis = dict(tickfont=dict(size=9), autorange="reversed", type="category", automargin=True,
                  showticklabels=show_ticks)
-    layout = _subplot_grid(rows, cols, 0.04 + 0.02 * (Tq <= 24), 0.08 / max(1, rows / 2),
+    # Between two rows sit the upper row's slanted key labels and the lower row's titles: leave room for both.
+    label_px = int(4 * min(max((len(lab) for lab in k_labels), default=1), 16)) + 14 if show_ticks else 0
+    cell_px = max(4, min(28, 900 // max(Tq, 1) // cols * 1))
+    height = max(260, min(int(rows * (cell_px * Tq + 60 + label_px) + 60), 2400))
+    v_space = min(0.3, (40 + label_px) / max(1, height - 60)) if rows > 1 else 0.0
+    layout = _subplot_grid(rows, cols, 0.04 + 0.02 * (Tq <= 24), v_space,
                            [f"{words.head} {h}" for h in heads], xaxis, yaxis)
     data = []
     for i, h in enumerate(heads):
@@ -209,9 +214,7 @@ def heads_grid(mats: np.ndarray, q_labels, k_labels, kind: str = "weights", allo
                          hovertemplate=_hover(kind, h, words, value), **refs))
         if allowed is not None and not allowed[i].all():
             data.append(_mask_overlay(allowed[i], x, y, **refs))
-    cell_px = max(4, min(28, 900 // max(Tq, 1) // cols * 1))
-    height = int(rows * (cell_px * Tq + 90) + 60)
-    layout.update(coloraxis=dict(**color, colorbar=colorbar), height=max(260, min(height, 2400)),
+    layout.update(coloraxis=dict(**color, colorbar=colorbar), height=height,
                   margin=dict(l=10, r=10, t=50, b=10))
     return go.Figure(dict(data=data, layout=layout))
 
