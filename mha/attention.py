@@ -165,7 +165,11 @@ class MultiHeadAttention(nn.Module):
         )
 
     def _check_inputs(self, query, key, value, head_mask) -> None:
+        checked: list[torch.Tensor] = []
         for name, x in (("query", query), ("key", key), ("value", value)):
+            if any(x is c for c in checked):  # self-attention passes one tensor three times: check it once
+                continue
+            checked.append(x)
             if not isinstance(x, torch.Tensor):
                 raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}.")
             if x.dim() != 3:
