@@ -116,14 +116,15 @@ def sidebar_controls() -> Settings:
                          bind="query-params", required=True)
     text = sb.text_area(t("ctl_text"), value=DEFAULT_TEXT, key="text", bind="query-params", height=90,
                         help=t("ctl_text_help", max_chars=MAX_CHARS) + " " + t("ctl_text_batch_help", pad=PAD))
-    text_message = _check_text(text)
+    batch = _text_batch(text)  # tokenised once per run for the three checks below
+    text_message = _check_text(batch)
     if text_message:
         kind, msg = text_message
         (sb.error if kind == "error" else sb.caption)(msg)
-    sentence = _sentence_control(text)
+    sentence = _sentence_control(batch)
     kv_text = sb.text_area(t("ctl_kv_text"), value="", key="kv_text", bind="query-params", height=68,
                            placeholder=t("ctl_kv_text_placeholder"), help=t("ctl_kv_text_help"))
-    kv_message = _check_kv_text(text, kv_text)
+    kv_message = _check_kv_text(batch, kv_text)
     if kv_message:
         kind, msg = kv_message
         (sb.error if kind == "error" else sb.caption)(msg)
@@ -163,24 +164,26 @@ def sidebar_controls() -> Settings:
     return settings
 
 
-def _check_text(text: str | None) -> tuple[str, str] | None:
-    """A message for the text box: an error when nothing can be shown, a caption when the text was changed."""
+def _text_batch(text: str | None):
+    """The sentences of the text box, or None when it has nothing visible."""
     try:
-        batch = text_batch(text or "")
+        return text_batch(text or "")
     except TextError:
+        return None
+
+
+def _check_text(batch) -> tuple[str, str] | None:
+    """A message for the text box: an error when nothing can be shown, a caption when the text was changed."""
+    if batch is None:
         return "error", t("err_empty_text")
     if batch.notes:
         return "caption", " ".join(t(n, **batch.note_args) for n in batch.notes)
     return None
 
 
-def _sentence_control(text: str | None) -> int:
+def _sentence_control(batch) -> int:
     """With several lines, a control for which sentence of the batch to show; 0 (and no control) otherwise."""
-    try:
-        batch = text_batch(text or "")
-    except TextError:
-        return 0
-    if batch.size < 2:
+    if batch is None or batch.size < 2:
         return 0
     keep_index("sentence", batch.size, fallback=batch.size - 1)  # lines may have been removed under the choice
     choice = st.sidebar.segmented_control(t("ctl_sentence"), options=list(range(batch.size)), default=0,
@@ -209,17 +212,15 @@ def keep_index(key: str, n: int, fallback: int = 0) -> None:
         st.session_state[key] = pos
 
 
-def _check_kv_text(text: str | None, kv_text: str | None) -> tuple[str, str] | None:
+def _check_kv_text(batch, kv_text: str | None) -> tuple[str, str] | None:
     """A message for the keys/values box: it has nothing visible, or its lines do not pair with the text's."""
     try:
         kv = kv_batch(kv_text or "")
-        if kv is None:
+        if kv is None or batch is None:  # no keys/values text; or the main text is empty: its own message says so
             return None
-        pair_kv(text_batch(text or ""), kv)
+        pair_kv(batch, kv)
     except BatchError as err:
         return "error", t(err.key, **err.args_)
-    except TextError:  # the main text is empty: its own message says so
-        return None
     return ("caption", " ".join(t(n, **kv.note_args) for n in kv.notes)) if kv.notes else None
 
 
@@ -305,9 +306,3 @@ def cached_figure(builder, *args, **kwargs):
     so it never shows another input's figure. The figure is shared: never mutate it."""
     name = f"{builder.__module__}.{builder.__qualname__}"
     return _shared_figure(name, (_fingerprint(args), _fingerprint(kwargs)), builder, args, kwargs)
-
-
-def page_header(title_key: str, intro_key: str | None = None) -> None:
-    st.title(t(title_key))
-    if intro_key:
-        st.caption(t(intro_key))
