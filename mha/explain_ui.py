@@ -5,23 +5,17 @@ The numbers come from ``mha.explain`` (which reads the module's trace) and the p
 """
 from __future__ import annotations
 
-import re
 from dataclasses import astuple
 
 import streamlit as st
 
 from mha import explain
 from mha import explain_figures as xf
-from mha.text import escape_for_plotly
+from mha.text import escape_for_plotly, escape_markdown
 from mha.ui import HEAVY_WORK, cached_figure, chart_words, custom_weights, t
 from mha.view import View, ViewSpec
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~<>$])")
-
-
-def md_escape(label: str) -> str:
-    """A token as literal Markdown text: no emphasis, links, HTML or $maths$ out of what someone typed."""
-    return _MD_SPECIAL.sub(r"\\\1", label)
+md_escape = escape_markdown  # a token as literal Markdown text (the one implementation is in mha.text)
 
 
 def pick_cell(chart_key: str, query_key: str, key_key: str) -> None:

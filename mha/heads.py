@@ -11,7 +11,6 @@ from ``mha.view.build_model`` are shared by every visitor).
 from __future__ import annotations
 
 import dataclasses
-import re
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
@@ -21,19 +20,16 @@ import torch
 
 from mha.attention import MultiHeadAttention
 from mha.masks import causal_mask
-from mha.text import token_inputs
+from mha.text import escape_markdown, token_inputs
 from mha.view import run_view
 
 _EPS = 1e-12
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~<>$])")
 
 # Columns of the statistics table: stable names (the page translates the headers).
 STAT_COLUMNS = ("head", "entropy", "distance", "diagonal", "previous", "max_weight", "sink", "sink_share")
 
 
-def md_literal(label: str) -> str:
-    """A token as literal Markdown text (no emphasis, link, HTML or $maths$ out of what someone typed)."""
-    return _MD_SPECIAL.sub(r"\\\1", label)
+md_literal = escape_markdown  # a token as literal Markdown text (the one implementation is in mha.text)
 
 
 # ----------------------------------------------------------------------------------------------- statistics
