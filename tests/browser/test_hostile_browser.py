@@ -263,9 +263,6 @@ def test_notes_in_the_sidebar_and_on_other_pages_show_input_as_plain_text(page, 
     bad_d_model = "[a](https://evil.example/x)"
     unknown = "[k](https://evil.example)"
     params = {"text": lines, "d_model": bad_d_model, "num_heads": "**2**", unknown: "1"}
-    # The very first page a just-started server runs is routed without app.py (see mha/frame.py); the note on
-    # unknown parameters only comes from a later run. Make sure this is not that first run, whatever ran before.
-    open_url(page, server.url)
     open_url(page, f"{server.url}/masks?" + urllib.parse.urlencode(params))
     notes = sidebar_texts(page)
     first = tokenize(lines.splitlines()[0]).tokens

@@ -118,18 +118,26 @@ def _page_checks(page, url_path: str, title_key: str) -> None:
 def test_every_page_opens_by_direct_link_on_a_fresh_server(fresh_server, open_page):
     """The very first visitor of a just-started server arrives by a direct link: the page must simply open.
     (With a pages/ folder, Streamlit routes that first run differently from every later one: see mha/frame.py.)
+    The link also carries a control's value and a parameter nothing reads: that first run must already use the
+    one, and name and remove the other, exactly like any later run does.
     One fresh server per page, all started and visited side by side to keep the suite short."""
     servers = fresh_server(len(PAGES))
     pages = []
     for server, (_, _, path) in zip(servers, PAGES):
         page = open_page(server.url, f"fresh-{path or 'home'}")
-        page.goto(f"{server.url}/{path}")  # each server's first script run starts now; they run side by side
+        # each server's first script run starts now; they run side by side
+        page.goto(f"{server.url}/{path}?num_heads=2&zz_nobody_reads_this=1")
         pages.append(page)
     failures = []
     for page, (_, title_key, path) in zip(pages, PAGES):
         try:
             wait_app_idle(page)
             _page_checks(page, path, title_key)
+            assert selected_option(page, "num_heads") == "2", "the link's num_heads was not used"
+            notes = page.locator("[data-testid='stSidebar'] [data-testid='stCaptionContainer']").all_inner_texts()
+            assert any("zz_nobody_reads_this" in n for n in notes), f"no note on the unknown parameter: {notes}"
+            params = urllib.parse.parse_qs(urllib.parse.urlsplit(page.url).query)
+            assert "zz_nobody_reads_this" not in params and params.get("num_heads") == ["2"], page.url
         except Exception as exc:  # report every page, not only the first that fails
             failures.append(f"/{path}: {exc}")
     assert not failures, "\n".join(failures)
