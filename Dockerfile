@@ -16,11 +16,11 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 RUN useradd --create-home --uid 10001 app
 WORKDIR /app
 
-# Dependencies first (a layer that survives code changes). CPU-only torch from PyTorch's CPU index: PyPI's Linux
-# wheel would add several GB of CUDA libraries. Korean in the charts needs no fonts here: the browser draws them.
+# Dependencies first (a layer that survives code changes). requirements.txt takes CPU-only torch from PyTorch's CPU
+# index: PyPI's Linux wheel would add several GB of CUDA libraries. Korean in the charts needs no fonts here: the
+# browser draws them.
 COPY requirements.txt ./
-COPY deploy/requirements-hosted.txt deploy/
-RUN pip install -r deploy/requirements-hosted.txt \
+RUN pip install -r requirements.txt \
  && python -c "import torch; assert not torch.cuda.is_available() and '+cpu' in torch.__version__, torch.__version__"
 
 COPY --chown=app:app . .

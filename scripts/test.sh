@@ -5,6 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY="${PYTHON:-python3}"
 
+# requirements.txt names PyTorch's CPU index; where it cannot be reached (offline mirrors, this project's CI machines)
+# pip would otherwise retry it with growing pauses for every package (minutes). One retry keeps real networks safe.
+export PIP_RETRIES="${PIP_RETRIES:-1}"
+
 echo "== installing Python packages (requirements-test.txt)"
 "$PY" -m pip install --quiet --disable-pip-version-check -r requirements-test.txt
 
