@@ -1,7 +1,8 @@
 """Heads: measure every head, compare two, switch some off, see q and k together, order and seeds.
 
-Thin: the numbers come from ``mha.heads`` (pure, tested), the figures from ``mha.heads_figures``. Each tab is a
-fragment, and everything beyond the shared view is cached on plain values (the settings' ViewSpec).
+Thin: the numbers come from ``mha.heads`` (pure, tested), the figures from ``mha.heads_figures``. Only the open
+section is computed; each section is a fragment, and everything beyond the shared view is cached on plain values
+(the settings' ViewSpec). The open section is part of the link: ``/heads?hd_section=ablate``.
 """
 import dataclasses
 
@@ -12,6 +13,7 @@ from mha import heads
 from mha import heads_figures as hf
 from mha.batch import PAD
 from mha.frame import page_setup
+from mha.text import markdown_code
 from mha.ui import HEAVY_WORK, chart_words, current_view, custom_weights, keep_index, settings, t
 from mha.view import MAX_SEED, build_model, custom_model, run_view
 
@@ -55,7 +57,37 @@ def _seed_patterns(spec, seeds: tuple, head: int, sha: str, _state_dict):
         return heads.seed_patterns(spec, seeds, head, state_dict=_state_dict)
 
 
+SECTION_KEY, PICK_KEY = "hd_section", "hd_section_pick"
+
+
+def _open_picked() -> None:
+    st.session_state[SECTION_KEY] = st.session_state.get(PICK_KEY) or SECTIONS[0]
+    st.session_state["_hd_section_picked"] = True  # the learner chose: a note about the link's value is done
+
+
+def section_picker() -> str:
+    """The open section, from the link or the learner. A bound control puts the text it *shows* in the URL, and the
+    picker shows translated titles: so the URL value is held by a hidden bound control over the section ids (the
+    same in every language; anything else in the link gives the first section), and the picker mirrors it."""
+    st.html(f"<style>.st-key-{SECTION_KEY} {{ display: none; }}</style>")
+    section = st.segmented_control(t("hd_section"), SECTIONS, default=SECTIONS[0], key=SECTION_KEY,
+                                   bind="query-params", required=True, label_visibility="collapsed")
+    section = section if section in SECTIONS else SECTIONS[0]
+    if st.session_state.get(PICK_KEY) != section:  # first run, or the URL changed (a link, the back button)
+        st.session_state[PICK_KEY] = section
+    titles = {k: t(f"hd_sec_{k}") for k in SECTIONS}  # in this run's language, whenever the picker formats
+    st.segmented_control(t("hd_section"), SECTIONS, key=PICK_KEY, required=True, on_change=_open_picked,
+                         format_func=titles.get, label_visibility="collapsed", width="stretch")
+    given = (st.session_state.get("_url_params_at_start") or {}).get(SECTION_KEY)
+    if given and given[0] != section and not st.session_state.get("_hd_section_picked"):  # not a section id
+        st.caption(t("url_param_ignored", param=SECTION_KEY, given=markdown_code(given[0][:40]),
+                     used=f"**{titles[section]}**"))
+    return section
+
+
 st.title(t("hd_title"))
+intro = st.empty()  # the sizes, once the view is known
+section = section_picker()  # before the view: a link's section outlives a moment without a sentence
 view = current_view()
 if view is None:
     st.stop()
@@ -66,7 +98,7 @@ H, (Tq, Tk) = view.num_heads, view.weights.shape[1:]
 q_labels = view.labels
 k_labels = getattr(view, "key_labels", None) or view.labels
 square = Tq == Tk and list(k_labels) == list(q_labels)  # self-attention: positions of queries and keys match
-st.caption(t("hd_intro", n=Tq, num_heads=H, head_dim=view.head_dim))
+intro.caption(t("hd_intro", n=Tq, num_heads=H, head_dim=view.head_dim))
 for key, n in (("heads_a", H), ("heads_b", H), ("heads_qk_head", H), ("heads_order_head", H),
                ("heads_seed_head", H), ("heads_query", Tq)):
     keep_index(key, n)  # num_heads or the sentence may have changed since the choice was made
@@ -246,10 +278,5 @@ def seeds() -> None:
     st.info(t("hd_trained"), icon="🎓")
 
 
-# Tabs with translated titles: every tab is computed (each is a fragment, so a click reruns only its own tab);
-# the open tab is not in the URL (a bound tab would put its translated title there), every control inside is.
-for tab, name, draw in zip(st.tabs([t(f"hd_sec_{k}") for k in SECTIONS]), SECTIONS,
-                           (measure, compare, ablate, queries_keys, order, seeds)):
-    with tab:
-        st.caption(t(f"hd_about_{name}"))
-        draw()
+st.caption(t(f"hd_about_{section}"))
+dict(zip(SECTIONS, (measure, compare, ablate, queries_keys, order, seeds)))[section]()

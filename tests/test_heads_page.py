@@ -1,18 +1,28 @@
-"""The Heads page through AppTest: every tab and control, URL parameters, edge cases. Expected numbers are computed
-here from the view or the module directly, not read back from the page's own code path."""
+"""The Heads page through AppTest: every section and control, URL parameters (the open section among them), edge
+cases. Expected numbers are computed here from the view or the module directly, not read back from the page's own
+code path. Only the open section is drawn, so a test of a section opens its link (``hd_section=...``)."""
 import json
 import math
+from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 import pytest
 
 from streamlit.testing.v1 import AppTest
 
-from apptest_utils import APP, TIMEOUT, all_numbers_finite, decode, heatmaps
+from apptest_utils import APP, TIMEOUT, all_numbers_finite, charts_by_key, decode, heatmaps
+from mha.i18n import text as tr
 from mha.view import ViewSpec, build_model, run_view
 
 PAGE = "pages/heads.py"
 TEXT = "Orange is my favorite fruit"
+SECTIONS = ("measure", "compare", "ablate", "qk", "order", "seeds")  # the URL values of hd_section, in order
+# The charts each section draws (the word-order one once the tokens are shuffled), and what brings them out.
+SECTION_CHARTS = {"measure": {"heads_stats_chart", "heads_entropy_chart"},
+                  "compare": {"heads_sim_chart", "heads_pair_chart"},
+                  "ablate": {"heads_change_chart", "heads_results_chart"}, "qk": {"heads_qk_chart"},
+                  "order": {"heads_shuffle_chart"}, "seeds": {"heads_seeds_chart"}}
+EXTRA = {"order": {"heads_shuffle": "1"}}
 
 
 def open_page(page: str = PAGE, **params) -> AppTest:
@@ -37,22 +47,111 @@ def has_chart(at, key):
     return any(el.proto.id.endswith(key) for el in at.get("plotly_chart"))
 
 
+def link_params(at) -> dict[str, list[str]]:
+    """The query of the link in the link box."""
+    return parse_qs(urlsplit(at.session_state["_share_link"]).query, keep_blank_values=True)
+
+
+def pick(at, section: str) -> AppTest:
+    """The learner clicks a section."""
+    return at.segmented_control(key="hd_section_pick").set_value(section).run()
+
+
+def shown_titles(picker) -> list[str]:
+    """A segmented control's options as the learner reads them (a leading emoji travels as the option's icon)."""
+    return [f"{o.content_icon} {o.content}".strip() for o in picker.proto.options]
+
+
+def drawn_charts(at) -> set[str]:
+    return {el.proto.id.split("-", 2)[-1] for el in at.get("plotly_chart")}
+
+
 def texts(at):
     return " ".join(str(e.value) for kind in ("markdown", "caption", "info", "warning", "error")
                     for e in getattr(at, kind))
 
 
-def test_every_tab_runs_with_defaults_and_no_chart_has_nan():
-    at = open_page()
+@pytest.mark.parametrize("section", SECTIONS)
+def test_a_link_opens_its_section_and_draws_only_that_one(section):
+    at = open_page(hd_section=section, **EXTRA.get(section, {}))
     assert not at.exception
     assert at.title[0].value == "Heads explorer"
-    assert [tab.label for tab in at.tabs] == ["📊 Measure", "🔍 Compare", "✂️ Switch off", "🎯 Queries & keys",
-                                              "🔀 Word order", "🎲 Seeds"]
-    keys = ["heads_stats_chart", "heads_entropy_chart", "heads_sim_chart", "heads_pair_chart", "heads_change_chart",
-            "heads_results_chart", "heads_qk_chart", "heads_seeds_chart"]
-    for key in keys:
+    picker = at.segmented_control(key="hd_section_pick")
+    assert picker.value == section and at.session_state["hd_section"] == section
+    assert shown_titles(picker) == [tr(f"hd_sec_{k}", "en") for k in SECTIONS]
+    assert tr(f"hd_about_{section}", "en") in texts(at)
+    assert drawn_charts(at) == SECTION_CHARTS[section]  # this section's charts, no other section's
+    for key in SECTION_CHARTS[section]:
         assert all_numbers_finite(chart(at, key)), key
-    assert not has_chart(at, "heads_shuffle_chart")  # nothing shuffled yet
+
+
+def test_without_a_section_in_the_link_the_first_one_opens():
+    at = open_page()
+    assert at.session_state["hd_section"] == "measure" and drawn_charts(at) == SECTION_CHARTS["measure"]
+    assert not has_chart(at, "heads_shuffle_chart")
+
+
+def test_the_link_carries_the_section_id_in_either_language():
+    at = pick(open_page(), "ablate")
+    assert not at.exception and drawn_charts(at) == SECTION_CHARTS["ablate"]
+    assert link_params(at)["hd_section"] == ["ablate"]
+    pick(at, "order")
+    assert link_params(at)["hd_section"] == ["order"] and tr("hd_about_order", "en") in texts(at)
+    at.segmented_control(key="lang").set_value("ko").run()  # the language changes, the section stays
+    assert at.segmented_control(key="hd_section_pick").value == "order"
+    assert shown_titles(at.segmented_control(key="hd_section_pick")) == [tr(f"hd_sec_{k}", "ko") for k in SECTIONS]
+    assert tr("hd_about_order", "ko") in texts(at)
+    ko_link = link_params(at)
+    assert ko_link["hd_section"] == ["order"] and ko_link["lang"] == ["ko"]  # the id, not "🔀 단어 순서"
+    # the Korean link opened in English: the same section, in English
+    en = open_page(**{**ko_link, "lang": "en"})
+    assert en.session_state["hd_section"] == "order" and tr("hd_about_order", "en") in texts(en)
+    assert not [c.value for c in en.caption if "hd_section" in c.value]  # a good value: no note
+    pick(at, "measure")  # back to the first section: the default is left out of the link
+    assert "hd_section" not in link_params(at) and drawn_charts(at) == SECTION_CHARTS["measure"]
+
+
+@pytest.mark.parametrize("given", [
+    "zzz", "x" * 5000, "<b>ablate</b>", "ABLATE", " ablate", "2",
+    "✂️ Switch off", "✂️ 헤드 끄기",  # a section's title (en, ko) is not its id
+    ["zzz", "ablate"],  # repeated: the first value counts (see below)
+])
+def test_a_section_that_does_not_exist_opens_the_first_with_a_note(given):
+    at = open_page(hd_section=given)
+    assert not at.exception
+    assert at.session_state["hd_section"] == "measure" and drawn_charts(at) == SECTION_CHARTS["measure"]
+    first = given[0] if isinstance(given, list) else given
+    notes = [c.value for c in at.caption if "hd_section=" in c.value]
+    assert len(notes) == 1 and first[:40] in notes[0] and "📊 Measure" in notes[0], notes
+    at.run()
+    assert "hd_section" not in link_params(at)
+    pick(at, "seeds")  # the learner moves on: the note is done, the page works
+    assert not at.exception and not [c.value for c in at.caption if "hd_section=" in c.value]
+    assert drawn_charts(at) == SECTION_CHARTS["seeds"] and link_params(at)["hd_section"] == ["seeds"]
+
+
+def test_a_repeated_section_uses_the_first_value_like_every_segmented_control():
+    at = open_page(hd_section=["ablate", "order"])  # as lang=ko&lang=en gives Korean
+    assert not at.exception and at.session_state["hd_section"] == "ablate"
+    assert drawn_charts(at) == SECTION_CHARTS["ablate"]
+
+
+@pytest.mark.parametrize("section", [k for k in SECTIONS if k != "measure"])
+def test_each_sections_controls_come_back_from_its_link(section):
+    """What tests/test_links.py does for the page, section by section (it sees only the first section)."""
+    from test_links import change, open_link, state, widgets
+
+    at = open_link(PAGE, {"hd_section": section, **EXTRA.get(section, {})})
+    moved = [w.key for w in widgets(at.main) if not w.key.startswith("hd_section") and change(w)]
+    assert moved, "no control to move"
+    at.run()
+    assert not at.exception
+    before, params = state(at), link_params(at)
+    assert params["hd_section"] == [section]
+    again = open_link(PAGE, params)
+    assert not again.exception
+    assert {k: v for k, v in state(again).items() if k in before} == before
+    assert {k: c["data"] for k, c in charts_by_key(again).items()} == {k: c["data"] for k, c in charts_by_key(at).items()}
 
 
 def test_stats_table_agrees_with_a_direct_computation():
@@ -72,7 +171,7 @@ def test_stats_table_agrees_with_a_direct_computation():
 
 
 def test_switching_every_head_off_leaves_the_bias():
-    at = open_page()
+    at = open_page(hd_section="ablate")
     at.multiselect(key="heads_off").set_value([0, 1, 2, 3]).run()
     assert not at.exception
     assert "Every head is off" in texts(at)
@@ -85,7 +184,7 @@ def test_switching_every_head_off_leaves_the_bias():
 
 
 def test_heads_off_comes_from_the_url_and_drops_heads_that_no_longer_exist():
-    at = open_page(heads_off=["1", "3"])
+    at = open_page(hd_section="ablate", heads_off=["1", "3"])
     assert at.multiselect(key="heads_off").value == [1, 3]
     assert "With 2 head(s) off" in texts(at)
     at.selectbox(key="num_heads").set_value(2).run()
@@ -94,7 +193,7 @@ def test_heads_off_comes_from_the_url_and_drops_heads_that_no_longer_exist():
 
 
 def test_metric_and_pair_selectors():
-    at = open_page()
+    at = open_page(hd_section="compare")
     at.segmented_control(key="heads_metric").set_value("cosine").run()
     sim = heatmaps(chart(at, "heads_sim_chart"))[0]
     np.testing.assert_allclose(np.diag(sim), 1.0, rtol=1e-5)
@@ -110,7 +209,7 @@ def test_metric_and_pair_selectors():
 
 
 def test_queries_and_keys_controls():
-    at = open_page(heads_qk_head="1", heads_query="2: my")  # a selectbox keeps its shown label in the URL
+    at = open_page(hd_section="qk", heads_qk_head="1", heads_query="2: my")  # a selectbox keeps its shown label in the URL
     at.slider(key="heads_topk").set_value(2).run()
     assert not at.exception
     spec = chart(at, "heads_qk_chart")
@@ -122,7 +221,7 @@ def test_queries_and_keys_controls():
 
 
 def test_shuffle_moves_outputs_only_without_positions():
-    at = open_page(text="the cat saw the dog", positional="false")
+    at = open_page(hd_section="order", text="the cat saw the dog", positional="false")
     at.button(key="heads_shuffle_next").click().run()
     assert at.number_input(key="heads_shuffle").value == 1
     shown = texts(at)
@@ -138,15 +237,15 @@ def test_shuffle_moves_outputs_only_without_positions():
 
 
 def test_the_shuffle_shows_the_chosen_head():
-    at = open_page(heads_shuffle="1")
+    at = open_page(hd_section="order", heads_shuffle="1")
     at.segmented_control(key="heads_order_head").set_value(2).run()
     original = heatmaps(chart(at, "heads_shuffle_chart"))[0]
     np.testing.assert_allclose(original, run_view(ViewSpec()).weights[2], atol=1e-6)
 
 
 def test_a_shuffle_from_the_link_is_the_same_shuffle():
-    a = open_page(text="one two three four five six", heads_shuffle="42")
-    b = open_page(text="one two three four five six", heads_shuffle="42")
+    a = open_page(hd_section="order", text="one two three four five six", heads_shuffle="42")
+    b = open_page(hd_section="order", text="one two three four five six", heads_shuffle="42")
     ya = chart(a, "heads_shuffle_chart")["data"][1]["y"]
     assert ya == chart(b, "heads_shuffle_chart")["data"][1]["y"]
     assert sorted(ya) == sorted(chart(a, "heads_shuffle_chart")["data"][0]["y"]) and ya != chart(
@@ -154,7 +253,7 @@ def test_a_shuffle_from_the_link_is_the_same_shuffle():
 
 
 def test_repeated_word_button_sets_the_example_without_positions():
-    at = open_page()
+    at = open_page(hd_section="order")
     assert "No word appears twice" in texts(at)
     at.button(key="heads_try_repeat").click().run()
     assert not at.exception
@@ -166,7 +265,7 @@ def test_repeated_word_button_sets_the_example_without_positions():
 
 
 def test_top_keys_slider_follows_the_keys_a_query_may_see():
-    at = open_page(causal="true", heads_query="4: fruit")
+    at = open_page(hd_section="qk", causal="true", heads_query="4: fruit")
     at.slider(key="heads_topk").set_value(5).run()
     at.selectbox(key="heads_query").set_value(1).run()  # with the causal mask, query 1 sees two keys
     assert not at.exception
@@ -175,7 +274,7 @@ def test_top_keys_slider_follows_the_keys_a_query_may_see():
 
 
 def test_seeds_tab_shows_the_chosen_head_for_four_seeds():
-    at = open_page(seed="7", heads_seed_head="3")
+    at = open_page(hd_section="seeds", seed="7", heads_seed_head="3")
     spec = chart(at, "heads_seeds_chart")
     assert [a["text"] for a in spec["layout"]["annotations"]] == ["seed 7", "seed 8", "seed 9", "seed 10"]
     for m, s in zip(heatmaps(spec), (7, 8, 9, 10)):
@@ -186,15 +285,15 @@ def test_seeds_tab_shows_the_chosen_head_for_four_seeds():
 
 
 def test_korean():
-    at = open_page(lang="ko")
+    at = open_page(lang="ko", hd_section="seeds")
     assert not at.exception
     assert at.title[0].value == "헤드 탐색기"
-    assert at.tabs[0].label == "📊 측정"
-    assert "학습된 모델" in texts(at)
+    assert at.segmented_control(key="hd_section_pick").value == "seeds"
+    assert "학습된 모델" in texts(at) and has_chart(at, "heads_seeds_chart")
 
 
 def test_one_head_has_nothing_to_compare():
-    at = open_page(num_heads="1")
+    at = open_page(hd_section="compare", num_heads="1")
     assert not at.exception
     assert "There is only one head" in texts(at)
     assert not has_chart(at, "heads_sim_chart")
@@ -210,21 +309,23 @@ def test_cross_attention_leaves_out_the_positional_measures():
 
 
 def test_a_padded_batch_shuffles_only_the_real_tokens():
-    at = open_page(text="a b\nc d e f", heads_shuffle="1", positional="false")
+    at = open_page(hd_section="order", text="a b\nc d e f", heads_shuffle="1", positional="false")
     assert not at.exception
     labels = chart(at, "heads_shuffle_chart")["data"][0]["y"]
     assert [lab.replace("\u200b", "") for lab in labels] == ["a", "b"]
 
 
+@pytest.mark.parametrize("section", SECTIONS)
 @pytest.mark.parametrize("params", [
     {"text": ""},
     {"heads_off": ["9", "x"], "heads_a": "7", "heads_b": "-1", "heads_qk_head": "12", "heads_query": "99",
-     "heads_topk": "99", "heads_shuffle": "-5", "heads_metric": "kl", "heads_seed_head": "x"},
+     "heads_topk": "99", "heads_shuffle": "-5", "heads_metric": "kl", "heads_seed_head": "x", "heads_order_head": "-1"},
     {"text": "<b>x</b> [a](javascript:alert(1)) **y** `z`", "heads_shuffle": "2"},
-])
-def test_odd_input_never_breaks_the_page(params):
-    at = open_page(**params)
+], ids=["no text", "garbage controls", "markup"])
+def test_odd_input_never_breaks_any_section(params, section):
+    at = open_page(hd_section=section, **params)
     assert not at.exception
+    assert at.session_state["hd_section"] == section
     for el in at.get("plotly_chart"):
         assert all_numbers_finite(json.loads(el.proto.spec))
 
@@ -240,6 +341,7 @@ def test_uploaded_weights_are_what_the_page_switches_off():
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     at.session_state[CUSTOM_WEIGHTS_KEY] = {"sha": "f" * 64, "name": "mine.pt", "d_model": 16, "state_dict": sd}
     at.query_params["heads_off"] = ["0", "1", "2", "3"]
+    at.query_params["hd_section"] = "ablate"
     at.switch_page(PAGE)
     at.run()
     assert not at.exception
@@ -247,6 +349,7 @@ def test_uploaded_weights_are_what_the_page_switches_off():
     change = decode(chart(at, "heads_change_chart")["data"][0]["y"]).astype(float)
     np.testing.assert_allclose(change, np.linalg.norm(mine.output - sd["output_linear.bias"].numpy(), axis=-1),
                                rtol=1e-4)
+    at.segmented_control(key="hd_section_pick").set_value("seeds").run()
     assert "Your uploaded weights are in use" in texts(at)
     seeded = build_model(16, 4, 0)
     assert torch.equal(seeded.output_linear.bias, init_weights(MultiHeadAttention(16, 4), 0).output_linear.bias)

@@ -12,6 +12,7 @@ STRINGS = {
         "ko": "토큰 {n}개 · head_dim {head_dim}인 헤드 {num_heads}개. 헤드가 여러 개인 것은 각 헤드가 문장을 다르게 "
               "볼 수 있게 하기 위해서입니다. 여기서 그 차이를 재어 봅니다.",
     },
+    "hd_section": {"en": "Section", "ko": "볼 내용"},
     "hd_sec_measure": {"en": "📊 Measure", "ko": "📊 측정"},
     "hd_sec_compare": {"en": "🔍 Compare", "ko": "🔍 비교"},
     "hd_sec_ablate": {"en": "✂️ Switch off", "ko": "✂️ 헤드 끄기"},
