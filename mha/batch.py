@@ -192,6 +192,82 @@ def block_row(allowed: np.ndarray, row: int) -> np.ndarray:
     return out
 
 
+# --- a custom mask as text: the Masks page's URL parameter and text box ------------------------------------------------
+
+MAX_MASK_CHARS = 2 * MAX_CUSTOM * (MAX_CUSTOM + 1)  # room for a 24 x 24 mask with a space after every digit
+_ROW_BREAK = re.compile(r"[\s.,;/|]+")  # what may separate rows when typed; encode_mask writes a dot
+
+
+class MaskTextError(ValueError):
+    """A mask text that is not a mask of the expected shape. ``key`` and ``args_`` name a translated message."""
+
+    def __init__(self, key: str, message: str, **args):
+        super().__init__(message)
+        self.key = key
+        self.args_ = args
+
+
+def encode_mask(allowed) -> str:
+    """(Tq, Tk) bool -> one row of digits per query, 1 = may attend, 0 = blocked, a dot between rows.
+
+    Readable in a link and in a text box: the 3 x 3 causal mask is ``100.110.111`` (row i = query i's keys)."""
+    allowed = np.asarray(allowed, dtype=bool)
+    if allowed.ndim != 2 or 0 in allowed.shape:
+        raise ValueError(f"a mask to write as text is (Tq, Tk) with Tq, Tk >= 1, got shape {allowed.shape}.")
+    return ".".join("".join("1" if a else "0" for a in row) for row in allowed)
+
+
+def _shown_char(c: str) -> str:
+    """A character for a message: itself when visible, else its code point (an invisible control, a joiner)."""
+    return c if c.isprintable() and not c.isspace() else f"U+{ord(c):04X}"
+
+
+def decode_mask(text: str, tq: int, tk: int) -> np.ndarray:
+    """The (Tq, Tk) bool mask written as text by ``encode_mask`` (rows may also be split by spaces, commas, slashes
+    or semicolons). Strict: anything but 0 and 1 in a row, a wrong number of rows or of digits in a row raises
+    MaskTextError naming the problem and the expected shape."""
+    text = text if isinstance(text, str) else ""
+    shape = dict(tq=tq, tk=tk)
+    if len(text) > MAX_MASK_CHARS:
+        raise MaskTextError("mk_cells_err_long", f"the mask text has {len(text)} characters, at most "
+                            f"{MAX_MASK_CHARS}: write {tq} rows of {tk} digits.", n=len(text), max=MAX_MASK_CHARS,
+                            **shape)
+    for pos, c in enumerate(text, start=1):
+        if c not in "01" and not _ROW_BREAK.fullmatch(c):
+            raise MaskTextError("mk_cells_err_char", f"character {pos} ({_shown_char(c)!r}) is not 0, 1 or a dot "
+                                f"between rows: write {tq} rows of {tk} digits.", char=_shown_char(c), pos=pos, **shape)
+    rows = [r for r in _ROW_BREAK.split(text) if r]
+    if not rows:
+        raise MaskTextError("mk_cells_err_empty", f"the mask text is empty: write {tq} rows of {tk} digits.", **shape)
+    if len(rows) != tq:
+        raise MaskTextError("mk_cells_err_rows", f"the mask text has {len(rows)} rows, the sentence {tq} queries: "
+                            f"write {tq} rows of {tk} digits.", rows=len(rows), **shape)
+    for i, row in enumerate(rows):
+        if len(row) != tk:
+            raise MaskTextError("mk_cells_err_cols", f"row {i} has {len(row)} digits, the sentence {tk} keys: "
+                                f"write {tq} rows of {tk} digits.", row=i, n=len(row), **shape)
+    return np.array([[c == "1" for c in row] for row in rows], dtype=bool).reshape(tq, tk)
+
+
+def apply_cell_edits(allowed, edited_rows, columns) -> np.ndarray:
+    """A copy of ``allowed`` (Tq, Tk) with a table's cell edits applied: ``edited_rows`` is {row position: {column
+    name: value}} as st.data_editor reports it, ``columns`` the table's column names (one per key). Edits of
+    anything else (the index, an unknown column or row) are ignored."""
+    out = np.array(allowed, dtype=bool, copy=True)
+    where = {name: j for j, name in enumerate(columns)}
+    for row, cells in (edited_rows or {}).items():
+        try:
+            i = int(row)
+        except (TypeError, ValueError):
+            continue
+        if not 0 <= i < out.shape[0] or not isinstance(cells, dict):
+            continue
+        for name, value in cells.items():
+            if name in where:
+                out[i, where[name]] = bool(value)  # a cleared checkbox (None) is unticked: blocked
+    return out
+
+
 @dataclass(frozen=True)
 class Masked:
     """One sentence's attention under a given (Tq, Tk) mask, every head. float32 numpy, no NaN anywhere."""
@@ -215,4 +291,4 @@ def apply_mask(q: np.ndarray, k: np.ndarray, v: np.ndarray, allowed: np.ndarray)
 
 __all__ = ["PAD", "MAX_SENTENCES", "Batch", "BatchError", "make_batch", "pair_kv", "batch_mask", "split_lines",
            "MASK_KINDS", "CUSTOM_STARTS", "MAX_CUSTOM", "mask_kinds", "sentence_mask", "custom_start", "block_row",
-           "Masked", "apply_mask"]
+           "MAX_MASK_CHARS", "MaskTextError", "encode_mask", "decode_mask", "apply_cell_edits", "Masked", "apply_mask"]

@@ -12,10 +12,11 @@ import torch
 
 from mha import figures
 from mha import torch_check as tc
-from mha.batch import CUSTOM_STARTS, MAX_CUSTOM, PAD, apply_mask, block_row, custom_start, mask_kinds, sentence_mask
+from mha.batch import (CUSTOM_STARTS, MAX_CUSTOM, PAD, MaskTextError, apply_cell_edits, apply_mask, block_row,
+                       custom_start, decode_mask, encode_mask, mask_kinds, sentence_mask)
 from mha.frame import page_setup
 from mha.masks import to_torch_attn_mask
-from mha.text import escape_markdown
+from mha.text import escape_markdown, markdown_code
 from mha.ui import chart_words, current_view, custom_weights, keep_index, settings, t
 
 page_setup()
@@ -45,21 +46,95 @@ def names(labels) -> list[str]:
     return [f"{i} {lab}" for i, lab in enumerate(labels)]
 
 
+CELLS, TABLE = "mk_cells", "_mk_custom_table"  # the mask as text (URL-bound); what the table showed on the last run
+
+
+def _restart(tq: int, tk: int) -> None:
+    """"Start from" chosen (a callback: before any widget is drawn): the mask becomes that pattern."""
+    st.session_state[CELLS] = encode_mask(custom_start(st.session_state["mk_custom_start"], tq, tk))
+
+
+def _tidy(tq: int, tk: int) -> None:
+    """A typed mask that fits is written back the way the link writes it (a dot between rows)."""
+    try:
+        st.session_state[CELLS] = encode_mask(decode_mask(st.session_state[CELLS], tq, tk))
+    except MaskTextError:
+        pass  # the page says what is wrong, next to the box
+
+
+def _table_now(last: dict, crc: int, tq: int, tk: int, cols: list[str]) -> np.ndarray | None:
+    """The mask the table shows now (the mask it started from plus the learner's clicks); None when the last run drew
+    no table for these labels."""
+    if last.get("crc") != crc or last.get("key") not in st.session_state:
+        return None
+    return apply_cell_edits(decode_mask(last["origin"], tq, tk), st.session_state[last["key"]].get("edited_rows"), cols)
+
+
+def _clicked(crc: int, tq: int, tk: int, cols: list[str]) -> None:
+    """A click in the table (a callback, so the link is right on this very run): the text follows the table."""
+    table = _table_now(st.session_state.get(TABLE) or {}, crc, tq, tk, cols)
+    if table is not None:
+        st.session_state[CELLS] = encode_mask(table)
+
+
 def custom_mask(tq: int, tk: int, q_labels, k_labels) -> np.ndarray | None:
-    """The learner's mask, edited cell by cell (a table of checkboxes), or None (with a message) when too big."""
+    """The learner's mask, or None (with a message) when too big: a table of checkboxes and the same mask as text
+    (URL-bound, so the link carries it; it can be typed or pasted too). The text is the truth; the table keeps its
+    widget while it agrees with the text, and starts afresh from the text when the text changed some other way."""
     st.markdown(f"**{t('mk_custom_title')}**")
     if max(tq, tk) > MAX_CUSTOM:
+        st.session_state.pop(TABLE, None)
         st.warning(t("mk_custom_too_big", max=MAX_CUSTOM, tq=tq, tk=tk))
         return None
+    # Not in the link: the text below holds the whole mask. Choosing a start resets the mask to it.
     start = st.segmented_control(t("mk_custom_start"), CUSTOM_STARTS, default="all", key="mk_custom_start",
-                                 required=True, format_func=lambda s: t(f"mk_start_{s}"))
-    cols = names(k_labels)
-    table = pd.DataFrame(custom_start(start, tq, tk), columns=cols, index=names(q_labels))
+                                 required=True, format_func=lambda s: t(f"mk_start_{s}"), on_change=_restart,
+                                 args=(tq, tk))
+    cols, rows = names(k_labels), names(q_labels)
+    crc = zlib.crc32(" ".join(cols + rows).encode())  # another sentence: another table
+    pattern = encode_mask(custom_start(start, tq, tk))
+    default = encode_mask(np.ones((tq, tk), dtype=bool))  # what a link without the parameter means
+    last = st.session_state.get(TABLE) or {}
+    table = _table_now(last, crc, tq, tk, cols)
+    dropped = False
+    if CELLS in st.session_state:  # widgets may still be given values here, before they are drawn
+        if table is not None and encode_mask(table) != last["shown"]:
+            st.session_state[CELLS] = encode_mask(table)  # clicked since the last run (AppTest sets edits directly)
+        elif last.get("crc", crc) != crc and not _fits(st.session_state[CELLS], tq, tk):
+            dropped = st.session_state[CELLS] != last["pattern"]  # a mask the learner made, not the start pattern
+            st.session_state[CELLS] = pattern
     st.caption(t("mk_custom_help"))
-    # Edits belong to this start and this sentence: a new shape or start begins a fresh table.
-    edited = st.data_editor(table, key=f"mk_custom_{start}_{zlib.crc32(' '.join(cols + names(q_labels)).encode())}",
-                            column_config={c: st.column_config.CheckboxColumn(c, width="small") for c in cols})
-    return edited.to_numpy(dtype=bool)
+    box = st.container()  # the table goes above the text, but is drawn after it: it shows what the text says
+    text = st.text_input(t("mk_cells"), value=default, key=CELLS, bind="query-params", on_change=_tidy, args=(tq, tk),
+                         help=t("mk_cells_help", example=encode_mask(custom_start("causal", 3, 3))))
+    try:
+        mask = decode_mask(text, tq, tk)
+    except MaskTextError as err:
+        mask = table if table is not None else custom_start(start, tq, tk)
+        args = {**err.args_, **({"char": markdown_code(err.args_["char"])} if "char" in err.args_ else {})}
+        st.error(f"{t(err.key, **args)} {t('mk_cells_expected', tq=tq, tk=tk)} "
+                 f"{t('mk_cells_start' if table is None else 'mk_cells_kept')}")
+    if dropped:
+        st.info(t("mk_cells_dropped", tq=tq, tk=tk))
+    if table is not None and (table == mask).all():
+        key, origin = last["key"], last["origin"]
+    else:
+        origin = encode_mask(mask)
+        key = f"mk_custom_{crc}_{zlib.crc32(origin.encode())}"
+    with box:
+        st.data_editor(pd.DataFrame(decode_mask(origin, tq, tk), columns=cols, index=rows), key=key,
+                       column_config={c: st.column_config.CheckboxColumn(c, width="small") for c in cols},
+                       on_change=_clicked, args=(crc, tq, tk, cols))
+    st.session_state[TABLE] = {"crc": crc, "key": key, "origin": origin, "shown": encode_mask(mask), "pattern": pattern}
+    return mask
+
+
+def _fits(text: str, tq: int, tk: int) -> bool:
+    try:
+        decode_mask(text, tq, tk)
+        return True
+    except MaskTextError:
+        return False
 
 
 st.title(t("mk_title"))
@@ -84,6 +159,8 @@ keep_index("mk_head", H)
 head = st.segmented_control(t("mk_head"), list(range(H)), default=0, key="mk_head", bind="query-params",
                             required=True)
 
+if kind != "custom":
+    st.session_state.pop(TABLE, None)  # the table is gone with this run: a later one starts from the text
 allowed = custom_mask(Tq, Tk, view.labels, view.key_labels) if kind == "custom" else None
 if allowed is None:
     allowed = sentence_mask("none" if kind == "custom" else kind, Tq, Tk, view.key_is_pad)

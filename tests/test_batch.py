@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mha.batch import (
-    MASK_KINDS, PAD, BatchError, apply_mask, batch_mask, block_row, custom_start, make_batch, mask_kinds, pair_kv,
-    sentence_mask, split_lines,
+    MASK_KINDS, MAX_CUSTOM, MAX_MASK_CHARS, PAD, BatchError, MaskTextError, apply_cell_edits, apply_mask, batch_mask,
+    block_row, custom_start, decode_mask, encode_mask, make_batch, mask_kinds, pair_kv, sentence_mask, split_lines,
 )
 from mha.text import TextError, tokenize
 from mha.view import ViewSpec, run_view, view_inputs
@@ -226,6 +226,84 @@ def test_custom_starts_and_block_row():
     assert not block_row(m, 1)[1].any() and m.all()  # a copy: the original is untouched
     with pytest.raises(ValueError):
         custom_start("diagonal", 2, 2)
+
+
+# --- a custom mask as text ------------------------------------------------------------------------------------------
+
+
+@st.composite
+def masks(draw):
+    tq, tk = draw(st.integers(1, MAX_CUSTOM)), draw(st.integers(1, MAX_CUSTOM))
+    return np.array(draw(st.lists(st.booleans(), min_size=tq * tk, max_size=tq * tk)), dtype=bool).reshape(tq, tk)
+
+
+@settings(max_examples=200, deadline=None)
+@given(masks())
+def test_mask_text_round_trip(allowed):
+    text = encode_mask(allowed)
+    tq, tk = allowed.shape
+    assert len(text) == tq * (tk + 1) - 1 <= MAX_MASK_CHARS and set(text) <= set("01.")
+    rows = text.split(".")
+    assert len(rows) == tq and all(len(r) == tk for r in rows)
+    assert all(rows[i][j] == "01"[int(allowed[i, j])] for i in range(tq) for j in range(tk))  # 1 = may attend
+    back = decode_mask(text, tq, tk)
+    assert back.dtype == bool and back.shape == (tq, tk) and (back == allowed).all()
+
+
+def test_mask_text_reads_like_the_mask():
+    assert encode_mask(np.tri(3, dtype=bool)) == "100.110.111"  # causal: query i sees keys 0..i
+    assert encode_mask(custom_start("row", 2, 3)) == "000.111"
+    assert encode_mask([[True]]) == "1"
+    with pytest.raises(ValueError):
+        encode_mask(np.ones((0, 3), dtype=bool))
+    with pytest.raises(ValueError):
+        encode_mask(np.ones(3, dtype=bool))
+
+
+@pytest.mark.parametrize("typed", ["100.110.111", " 100 110 111 ", "100,110,111", "100/110/111", "100;110;111",
+                                   "100\n110\n111", "100..110.111.", "100 | 110 | 111"])
+def test_typed_rows_may_be_split_by_spaces_commas_or_slashes(typed):
+    assert (decode_mask(typed, 3, 3) == np.tri(3, dtype=bool)).all()
+
+
+@pytest.mark.parametrize("text,key,args,words", [
+    ("", "mk_cells_err_empty", {}, "empty"),
+    (" . . ", "mk_cells_err_empty", {}, "empty"),
+    ("10x.110.111", "mk_cells_err_char", {"char": "x", "pos": 3}, "character 3"),
+    ("100.110.11\u202e1", "mk_cells_err_char", {"char": "U+202E", "pos": 11}, "U+202E"),  # invisible: its code
+    ("100.110.1\u200b11", "mk_cells_err_char", {"char": "U+200B", "pos": 10}, "U+200B"),
+    ("TFF.TTF.TTT", "mk_cells_err_char", {"char": "T", "pos": 1}, "not 0, 1"),
+    ("100.110.11１", "mk_cells_err_char", {"char": "１", "pos": 11}, "not 0, 1"),  # a full-width digit is not 1
+    ("100.110", "mk_cells_err_rows", {"rows": 2}, "2 rows"),
+    ("1 0 0 1 1 0 1 1 1", "mk_cells_err_rows", {"rows": 9}, "9 rows"),
+    ("100.1100.111", "mk_cells_err_cols", {"row": 1, "n": 4}, "row 1 has 4 digits"),
+    ("1" * (MAX_MASK_CHARS + 1), "mk_cells_err_long", {"n": MAX_MASK_CHARS + 1, "max": MAX_MASK_CHARS}, "characters"),
+])
+def test_mask_text_rejected_with_a_reason_and_the_expected_shape(text, key, args, words):
+    with pytest.raises(MaskTextError) as err:
+        decode_mask(text, 3, 3)
+    assert err.value.key == key and err.value.args_ == {**args, "tq": 3, "tk": 3}
+    assert words in str(err.value) and "write 3 rows of 3 digits" in str(err.value)
+
+
+def test_mask_text_of_another_shape_is_rejected():
+    text = encode_mask(np.ones((3, 4), dtype=bool))
+    assert decode_mask(text, 3, 4).all()
+    for tq, tk in ((4, 3), (3, 5), (2, 4)):
+        with pytest.raises(MaskTextError):
+            decode_mask(text, tq, tk)
+    with pytest.raises(MaskTextError):
+        decode_mask(None, 1, 1)  # a missing value is an empty mask text, not a crash
+
+
+def test_table_edits_apply_to_a_copy():
+    start = np.tri(3, dtype=bool)
+    cols = ["0 a", "1 b", "2 a"]
+    edited = apply_cell_edits(start, {0: {"1 b": True}, "2": {"0 a": False, "2 a": None}}, cols)
+    assert (edited == [[1, 1, 0], [1, 1, 0], [0, 1, 0]]).all() and (start == np.tri(3, dtype=bool)).all()
+    ignored = {5: {"0 a": False}, -1: {"0 a": False}, "x": {"0 a": False}, 1: {"_index": "q", "9 z": False}, 2: None}
+    assert (apply_cell_edits(start, ignored, cols) == start).all()  # other rows, the index, unknown columns
+    assert (apply_cell_edits(start, {}, cols) == start).all() and (apply_cell_edits(start, None, cols) == start).all()
 
 
 @pytest.mark.parametrize("kind", ["none", "causal", "padding", "causal_padding"])

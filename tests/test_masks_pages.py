@@ -1,13 +1,15 @@
 """AppTest for issue 5: the batch / padding / cross-attention controls in the sidebar, the Masks page and the Bug
 zoo page — every control, the numbers in their charts, no NaN in any chart for any mask — and every page of the
 app with a batch and with cross-attention (Tq != Tk)."""
+from urllib.parse import parse_qs, urlsplit
+
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from apptest_utils import APP, TIMEOUT, all_numbers_finite, chart_specs, decode, heatmaps
 from mha import bugs
-from mha.batch import PAD, sentence_mask
+from mha.batch import PAD, decode_mask, encode_mask, sentence_mask
 from mha.figures import axis_labels
 from mha.pages import PAGES
 from mha.attention import MultiHeadAttention
@@ -190,6 +192,144 @@ def test_custom_mask_too_big_to_edit_gets_a_message():
     at = direct_link(MASKS, text=" ".join(f"w{i}" for i in range(30)), mk_kind="custom")
     assert "can be edited up to 24" in texts(at) and not at.data_editor
     assert all(all_numbers_finite(spec) for spec in charts(at).values())
+
+
+# --- the custom mask in the link: the table, its text and the link agree ------------------------------------------------
+
+
+def mask_and_weights(at) -> tuple[np.ndarray, np.ndarray]:
+    """The mask chart's cells as bool (Tq, Tk) and the weights chart's (Tq, Tk) for the chosen head."""
+    c = charts(at)
+    weights = heatmaps(c["mk_weights_chart"])[0]
+    mask = decode(c["mk_mask_chart"]["data"][0]["z"]).reshape(weights.shape).astype(bool)
+    assert all(all_numbers_finite(spec) for spec in c.values())  # no NaN, whatever the mask
+    return mask, weights
+
+
+def assert_weights_follow(mask: np.ndarray, weights: np.ndarray) -> None:
+    assert (weights[~mask] == 0).all()  # exactly 0 where blocked, and on a row with nothing allowed
+    rows = mask.any(1)
+    np.testing.assert_allclose(weights[rows].sum(-1), 1.0, atol=1e-5)
+
+
+def link_params(at) -> dict:
+    return {k: v[0] for k, v in parse_qs(urlsplit(at.session_state["_share_link"]).query).items()}
+
+
+def test_a_custom_mask_comes_back_from_its_link():
+    cells = "1000.0110.0000.1011"  # query 2 may attend to nothing
+    at = direct_link(MASKS, text="a b c d", mk_kind="custom", mk_cells=cells, mk_head="1")
+    mask, weights = mask_and_weights(at)
+    np.testing.assert_array_equal(mask, decode_mask(cells, 4, 4))
+    assert_weights_follow(mask, weights)
+    assert not weights[2].any()
+    assert at.text_input(key="mk_cells").value == cells
+    np.testing.assert_array_equal(at.data_editor[0].value.to_numpy(), decode_mask(cells, 4, 4))  # the table too
+    assert "Every key of query 2 (c) is blocked" in texts(at) and not at.error
+    at.run()
+    assert link_params(at)["mk_cells"] == cells and link_params(at)["mk_kind"] == "custom"
+
+
+def test_an_untouched_custom_mask_shows_as_text_and_stays_out_of_the_link():
+    at = direct_link(MASKS, text="a b c", mk_kind="custom")
+    assert at.text_input(key="mk_cells").value == "111.111.111"  # the text shows the mask even when untouched
+    at.run()
+    assert "mk_cells" not in link_params(at)  # everything allowed: what a link without it opens
+    at.segmented_control(key="mk_custom_start").set_value("causal").run()
+    assert at.text_input(key="mk_cells").value == "100.110.111"  # a start is a mask like any other ...
+    np.testing.assert_array_equal(mask_and_weights(at)[0], np.tri(3, dtype=bool))
+    at.run()
+    again = direct_link(MASKS, **link_params(at))  # ... and its link opens it, whatever the start shows there
+    np.testing.assert_array_equal(mask_and_weights(again)[0], np.tri(3, dtype=bool))
+
+
+def test_a_click_in_the_table_changes_the_text_and_the_link():
+    at = direct_link(MASKS, text="a b c", mk_kind="custom", mk_cells="100.110.111")
+    editor = at.data_editor[0]
+    at.session_state[editor.key] = {"edited_rows": {0: {"2 c": True}, 2: {"0 a": False, "1 b": False, "2 c": False}},
+                                    "added_rows": [], "deleted_rows": []}
+    at.run()
+    assert not at.exception
+    expected = "101.110.000"
+    assert at.text_input(key="mk_cells").value == expected and at.query_params["mk_cells"] == expected  # address bar
+    assert at.data_editor[0].key == editor.key  # the same table: it is not redrawn from scratch on every click
+    mask, weights = mask_and_weights(at)
+    np.testing.assert_array_equal(mask, decode_mask(expected, 3, 3))
+    assert_weights_follow(mask, weights)
+    at.run()  # (the browser's click runs a callback first; AppTest's edit arrives with the run, so the link follows)
+    params = link_params(at)
+    assert params["mk_cells"] == expected
+    again = direct_link(MASKS, **params)  # the copied link opens the same mask
+    np.testing.assert_array_equal(mask_and_weights(again)[0], mask)
+
+
+def test_a_typed_mask_becomes_the_table():
+    at = direct_link(MASKS, text="a b c", mk_kind="custom")
+    at.text_input(key="mk_cells").set_value(" 011 / 101 / 110 ").run()
+    assert not at.exception and not at.error
+    assert at.text_input(key="mk_cells").value == "011.101.110"  # written back the way the link writes it
+    table = at.data_editor[0].value.to_numpy()
+    np.testing.assert_array_equal(table, ~np.eye(3, dtype=bool))
+    np.testing.assert_array_equal(mask_and_weights(at)[0], table)
+
+
+@pytest.mark.parametrize("typed,reason", [
+    ("11x.000.111", "Character 3, `x`, is not 0, 1 or a dot."),
+    ("1.0.1.1", "The mask text has 4 row(s), but this sentence has 3 queries."),
+    ("100.110", "The mask text has 2 row(s), but this sentence has 3 queries."),
+    ("100.1101.111", "Row 1 has 4 digits, but this sentence has 3 keys."),
+    ("", "The mask text is empty."),
+    ("<b>1</b>", "Character 1, `<`, is not 0, 1 or a dot."),
+    ("1" * 5000, "The mask text has 5000 characters, more than 1200."),
+])
+def test_bad_mask_text_says_why_and_the_table_keeps_the_last_mask(typed, reason):
+    at = direct_link(MASKS, text="a b c", mk_kind="custom", mk_cells="100.010.001")
+    at.text_input(key="mk_cells").set_value(typed).run()
+    assert not at.exception
+    message = at.error[0].value
+    assert message.startswith(reason) and "Expected: 3 rows (queries) of 3 digits (keys)" in message, message
+    assert message.endswith("The table keeps the last valid mask.")
+    mask, weights = mask_and_weights(at)
+    np.testing.assert_array_equal(mask, np.eye(3, dtype=bool))  # the last valid mask, still in the table
+    np.testing.assert_array_equal(at.data_editor[0].value.to_numpy(), np.eye(3, dtype=bool))
+    assert_weights_follow(mask, weights)
+    at.text_input(key="mk_cells").set_value("111.111.000").run()  # fixed: the table follows again
+    assert not at.error and not mask_and_weights(at)[0][2].any()
+
+
+@pytest.mark.parametrize("cells,reason", [("1x1.\u202e", "Character 2, `x`, is not 0, 1 or a dot."),
+                                          ("1111.1111.1111", "Row 0 has 4 digits, but this sentence has 3 keys.")])
+def test_a_bad_mask_in_a_link_says_why_and_allows_everything(cells, reason):
+    at = direct_link(MASKS, text="a b c", mk_kind="custom", mk_cells=cells)
+    assert at.error[0].value.startswith(reason) and at.error[0].value.endswith("The table shows the start pattern.")
+    mask, weights = mask_and_weights(at)
+    np.testing.assert_array_equal(mask, np.ones((3, 3), dtype=bool))
+    assert_weights_follow(mask, weights)
+
+
+def test_a_new_sentence_keeps_a_mask_that_fits_and_drops_one_that_does_not():
+    at = direct_link(MASKS, text="a b c", mk_kind="custom", mk_cells="011.101.110")
+    at.text_area(key="text").set_value("x y z").run()  # same shape, other words: the mask stays
+    assert not at.exception and not at.info
+    assert list(at.data_editor[0].value.columns) == ["0 x", "1 y", "2 z"]
+    np.testing.assert_array_equal(mask_and_weights(at)[0], ~np.eye(3, dtype=bool))
+    at.text_area(key="text").set_value("x y z w").run()  # another shape: dropped, with a note
+    assert not at.exception and not at.error
+    assert "your mask no longer fits" in texts(at)
+    assert at.text_input(key="mk_cells").value == encode_mask(np.ones((4, 4), dtype=bool))
+    np.testing.assert_array_equal(mask_and_weights(at)[0], np.ones((4, 4), dtype=bool))
+    at.segmented_control(key="mk_custom_start").set_value("causal").run()
+    at.text_area(key="text").set_value("x y").run()  # the start pattern untouched: it follows, without a note
+    assert not at.exception and "your mask no longer fits" not in texts(at)
+    assert at.text_input(key="mk_cells").value == "10.11"
+
+
+def test_a_custom_mask_in_cross_attention():
+    at = direct_link(MASKS, text="the cat", kv_text="a dog ran", mk_kind="custom", mk_cells="101.000")  # Tq 2, Tk 3
+    mask, weights = mask_and_weights(at)
+    np.testing.assert_array_equal(mask, [[1, 0, 1], [0, 0, 0]])
+    assert_weights_follow(mask, weights)
+    assert texts(at).count("✅ Pass") == 2
 
 
 def test_fully_masked_demo_row_and_polarity_tables():

@@ -139,6 +139,44 @@ STRINGS = {
         "ko": "직접 만드는 마스크는 {max} × {max}칸까지 편집할 수 있습니다. 이 문장은 쿼리 {tq}개 × 키 {tk}개입니다. "
               "문장을 줄이면 편집할 수 있습니다.",
     },
+    "mk_cells": {"en": "Mask as text", "ko": "텍스트로 쓴 마스크"},
+    "mk_cells_help": {
+        "en": "The same mask as the table, in the link too: one row of digits per query (top to bottom), one digit "
+              "per key, 1 = may attend, 0 = blocked, a dot between rows ({example} is the causal mask of 3 "
+              "tokens). Type or paste a mask here and the table follows; tick a cell and this text follows.",
+        "ko": "표와 같은 마스크이며 링크에도 들어갑니다. 쿼리마다(위에서 아래로) 숫자 한 줄, 키마다 숫자 하나: "
+              "1 = 허용, 0 = 차단, 줄 사이에는 점({example}은 토큰 3개의 인과 마스크). 여기에 마스크를 입력하거나 "
+              "붙여 넣으면 표가 따라오고, 표의 칸을 바꾸면 이 텍스트가 따라옵니다.",
+    },
+    "mk_cells_expected": {
+        "en": "Expected: {tq} rows (queries) of {tk} digits (keys), 1 = may attend, 0 = blocked, a dot between rows.",
+        "ko": "필요한 모양: 숫자 {tk}개(키)짜리 줄 {tq}개(쿼리), 1 = 허용, 0 = 차단, 줄 사이에는 점.",
+    },
+    "mk_cells_kept": {"en": "The table keeps the last valid mask.", "ko": "표는 마지막으로 올바르던 마스크를 유지합니다."},
+    "mk_cells_start": {"en": "The table shows the start pattern.", "ko": "표는 시작 모양을 보여 줍니다."},
+    "mk_cells_err_empty": {"en": "The mask text is empty.", "ko": "마스크 텍스트가 비어 있습니다."},
+    "mk_cells_err_long": {
+        "en": "The mask text has {n} characters, more than {max}.",
+        "ko": "마스크 텍스트가 {n}자로, {max}자보다 깁니다.",
+    },
+    "mk_cells_err_char": {
+        "en": "Character {pos}, {char}, is not 0, 1 or a dot.",
+        "ko": "{pos}번째 문자({char})는 0, 1, 점이 아닙니다.",
+    },
+    "mk_cells_err_rows": {
+        "en": "The mask text has {rows} row(s), but this sentence has {tq} queries.",
+        "ko": "마스크 텍스트는 {rows}줄인데 이 문장의 쿼리는 {tq}개입니다.",
+    },
+    "mk_cells_err_cols": {
+        "en": "Row {row} has {n} digits, but this sentence has {tk} keys.",
+        "ko": "{row}번 줄의 숫자는 {n}개인데 이 문장의 키는 {tk}개입니다.",
+    },
+    "mk_cells_dropped": {
+        "en": "The sentence changed shape, so your mask no longer fits: the table starts again from the pattern above "
+              "({tq} × {tk}).",
+        "ko": "문장의 모양이 바뀌어 직접 만든 마스크가 더는 맞지 않습니다. 표는 위의 시작 모양({tq} × {tk})에서 "
+              "다시 시작합니다.",
+    },
     "mk_full_title": {"en": "A query with nothing to attend to", "ko": "어텐션할 곳이 없는 쿼리"},
     "mk_full_explain": {
         "en": "Every key of query {rows} is blocked. Softmax over a row of −∞ is 0 / 0 = NaN. This module "
