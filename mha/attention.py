@@ -37,18 +37,42 @@ class AttentionSteps:
     fully_masked: torch.Tensor  # (..., Tq) bool: the query row had no key to attend to
 
 
+def _matmul(a, b, factor: float = 1.0):
+    """factor * (a @ b) over the last two dims, (..., n, m). Same-batch inputs (the module's (B, H, T, head_dim))
+    go straight to one batched kernel, with the factor applied inside it (alpha of baddbmm) rather than as a pass
+    of its own over the result; anything else (unbatched, broadcasting) follows torch.matmul's rules."""
+    batch = a.shape[:-2]
+    if a.dim() < 3 or b.shape[:-2] != batch:
+        out = torch.matmul(a, b)
+        return out * factor if factor != 1.0 else out
+    n, k, m = a.size(-2), a.size(-1), b.size(-1)
+    a3, b3 = a.reshape(-1, n, k), b.reshape(-1, k, m)  # batch dims flattened: views when contiguous
+    if factor == 1.0:
+        return torch.bmm(a3, b3).view(*batch, n, m)
+    # beta=0: the added term (a broadcast zero) is ignored
+    return torch.baddbmm(_zero(a3), a3, b3, beta=0.0, alpha=factor).view(*batch, n, m)
+
+
+_ZEROS: dict = {}
+
+
+def _zero(like: torch.Tensor) -> torch.Tensor:
+    """A 0-dim zero of ``like``'s dtype and device, made once: only ever read (baddbmm's ignored added term)."""
+    key = (like.dtype, like.device)
+    zero = _ZEROS.get(key)
+    if zero is None:
+        zero = _ZEROS[key] = torch.zeros((), dtype=like.dtype, device=like.device)
+    return zero
+
+
 def attention_steps(query, key, value, mask=None, *, scale: bool = True, temperature: float = 1.0) -> AttentionSteps:
     """Scaled dot-product attention with every step kept. The one implementation in this package.
 
     ``scale=False`` drops the 1/sqrt(head_dim) factor and ``temperature`` divides the scores before softmax:
     both exist for the scaling lab; the module always uses the defaults.
     """
-    head_dim = query.size(-1)
-    if scale:
-        # Scale q (Tq x head_dim) rather than the scores (Tq x Tk): the course's QK^T / sqrt(head_dim) up to rounding
-        # (exactly, when head_dim is a power of 4), without a pass over the largest tensor.
-        query = query / math.sqrt(head_dim)
-    scores = torch.matmul(query, key.transpose(-2, -1))  # (..., Tq, Tk)
+    # The course's QK^T / sqrt(head_dim), up to rounding
+    scores = _matmul(query, key.transpose(-2, -1), 1.0 / math.sqrt(query.size(-1)) if scale else 1.0)  # (..., Tq, Tk)
     logits = scores / temperature if temperature != 1.0 else scores
     allowed = as_allowed(mask, scores.shape)
     if allowed is None:
@@ -61,7 +85,7 @@ def attention_steps(query, key, value, mask=None, *, scale: bool = True, tempera
         blocked = ~allowed | fully_masked.unsqueeze(-1)
         logits = logits.masked_fill(~allowed & ~fully_masked.unsqueeze(-1), float("-inf"))
         weights = F.softmax(logits, dim=-1).masked_fill(blocked, 0.0)
-    output = torch.matmul(weights, value)  # (..., Tq, Dv)
+    output = _matmul(weights, value)  # (..., Tq, Dv)
     return AttentionSteps(scores=scores, allowed=allowed, weights=weights, output=output, fully_masked=fully_masked)
 
 
@@ -149,20 +173,62 @@ class MultiHeadAttention(nn.Module):
             head_mask = torch.as_tensor(head_mask)  # e.g. [1, 0, 1, 1] from a UI control
         self._check_inputs(query, key, value, head_mask)
         batch_size = query.size(0)
-        q = self.split_heads(self.query_linear(query), batch_size)  # (B, H, Tq, head_dim)
-        k = self.split_heads(self.key_linear(key), batch_size)  # (B, H, Tk, head_dim)
-        v = self.split_heads(self.value_linear(value), batch_size)  # (B, H, Tk, head_dim)
+        fused = self._fused_qkv_weight() if query is key and key is value else None
+        if fused is not None:
+            # Self-attention: the three projections as one matrix product (the same numbers, one pass over x)
+            qkv = F.linear(query, fused)  # (B, T, 3 * d_model): [Q | K | V]
+            # split_heads of all three at once, in one copy: (B, T, 3, H, head_dim) -> (3, B, H, T, head_dim)
+            q, k, v = qkv.view(batch_size, -1, 3, self.num_heads, self.head_dim).permute(2, 0, 3, 1, 4) \
+                .contiguous().unbind(0)  # each (B, H, T, head_dim), contiguous
+        else:
+            q = self.split_heads(self.query_linear(query), batch_size)  # (B, H, Tq, head_dim)
+            k = self.split_heads(self.key_linear(key), batch_size)  # (B, H, Tk, head_dim)
+            v = self.split_heads(self.value_linear(value), batch_size)  # (B, H, Tk, head_dim)
         steps = attention_steps(q, k, v, mask)
         kept = steps.output
         if head_mask is not None:
             kept = kept * head_mask.to(kept.dtype).view(1, -1, 1, 1)  # (B, H, Tq, head_dim)
         concat = self.combine_heads(kept, batch_size)  # (B, Tq, d_model)
         output = self.output_linear(concat)  # (B, Tq, d_model)
+        if not math.isfinite(output.sum().item()):  # finite inputs can still overflow: one cheap reduction
+            self._explain_overflow(q, k, v, steps, output)
         return AttentionTrace(
             q=q, k=k, v=v, scores=steps.scores, mask=steps.allowed, weights=steps.weights,
             head_outputs=steps.output, concat=concat, output=output, fully_masked=steps.fully_masked,
             head_mask=head_mask,
         )
+
+    def _fused_qkv_weight(self) -> Optional[torch.Tensor]:
+        """The Q, K and V weights stacked (3 * d_model, d_model), kept between calls, or None while autograd needs
+        the three separate weights. Rebuilt whenever a weight changes (optimizer step, load_state_dict, copy_,
+        .to(), .double())."""
+        modules = self._modules  # plain dict lookups: nn.Module attribute access is slow next to a small matmul
+        wq, wk, wv = (modules[name]._parameters["weight"] for name in ("query_linear", "key_linear", "value_linear"))
+        if torch.is_grad_enabled() and (wq.requires_grad or wk.requires_grad or wv.requires_grad):
+            return None
+        # A new tensor (load, .to(), .double()) has a new address; an in-place edit bumps the version counter.
+        key = (wq._version, wk._version, wv._version, wq.data_ptr(), wk.data_ptr(), wv.data_ptr())
+        weights = (wq, wk, wv)
+        cached = self.__dict__.get("_qkv_cache")
+        if cached is None or cached[0] != key:
+            with torch.no_grad():
+                cached = (key, torch.cat(weights))
+            # One assignment of a derived value: safe for a module shared between threads (a race rebuilds it twice)
+            self.__dict__["_qkv_cache"] = cached
+        return cached[1]
+
+    def _explain_overflow(self, q, k, v, steps: AttentionSteps, output) -> None:
+        """Raise a clear error if a finite input overflowed somewhere; return if only the check's sum overflowed."""
+        dtype = output.dtype
+        for name, t, what in (
+            ("q", q, "the query projection"), ("k", k, "the key projection"), ("v", v, "the value projection"),
+            ("scores", steps.scores, "the scores QK^T / sqrt(head_dim)"), ("output", output, "the output"),
+        ):
+            if not torch.isfinite(t).all():
+                raise ValueError(
+                    f"{what} overflowed {dtype} (|values| above {torch.finfo(dtype).max:.3g}): the inputs or the "
+                    f"weights are too large for this precision. Scale them down, or run in torch.float64."
+                )
 
     def _check_inputs(self, query, key, value, head_mask) -> None:
         checked: list[torch.Tensor] = []

@@ -121,16 +121,19 @@ def extras(spec: ViewSpec, state_dict: dict | None = None) -> Extras:
     embeddings and positions, the projections before ``split_heads``, and QKᵀ before scaling.
 
     Everything comes from the code the module runs: ``embed_tokens`` and ``sinusoidal_positions`` (what
-    ``token_inputs`` adds up), the module's own ``query_linear``/``key_linear``/``value_linear``, and
-    ``attention_steps(scale=False)`` on the trace's q, k, v and mask. So every number equals the module's.
+    ``token_inputs`` adds up), the module's own ``query_linear``/``key_linear``/``value_linear`` outputs (the trace's
+    q, k, v with ``combine_heads``), and ``attention_steps(scale=False)`` on the trace's q, k, v and mask. So every number equals the module's.
     ``state_dict``: uploaded weights, exactly as given to ``run_view``. Raises like ``run_view``.
     """
     inp = view_inputs(spec, state_dict)
     model = inp.model  # shared: read only
     with torch.no_grad():
         tr = model.trace(inp.query, inp.key, inp.key, inp.mask)
-        query = model.query_linear(inp.query)  # (B, Tq, d_model)
-        key, value = model.key_linear(inp.key), model.value_linear(inp.key)  # (B, Tk, d_model)
+        # The projections as the trace computed them (self-attention runs all three as one matrix product):
+        # combine_heads undoes split_heads exactly, so these are query_linear(x), key_linear(x_kv), value_linear(x_kv)
+        B = inp.query.size(0)
+        query = model.combine_heads(tr.q, B)  # (B, Tq, d_model)
+        key, value = model.combine_heads(tr.k, B), model.combine_heads(tr.v, B)  # (B, Tk, d_model)
         qk = attention_steps(tr.q, tr.k, tr.v, tr.mask, scale=False).scores  # (B, H, Tq, Tk)
     b = min(max(spec.sentence, 0), inp.queries.size - 1)  # the sentence run_view shows
     tokens = inp.queries.padded()[b]

@@ -35,6 +35,9 @@ FORMAT_VERSION = 1
 # float64 doubles that; anything bigger cannot be one of ours. Streamlit's own limit (.streamlit/config.toml
 # maxUploadSize = 10 MB) stops larger files before they reach us.
 MAX_WEIGHTS_BYTES = 9 * 1024 * 1024
+# Trained attention weights are of order 1. Far larger values are not a trained model, and at d_model 512 values
+# above ~1e8 can overflow float32 scores; up to 1e4 every intermediate the app shows stays finite.
+MAX_ABS_WEIGHT = 1e4
 MAX_D_MODEL = 512
 
 # The course's MultiHeadAttention (and ours): parameter name -> shape as a function of d_model.
@@ -247,7 +250,8 @@ def load_state_dict_bytes(data: bytes, d_model: int | None = None, num_heads: in
 
     ``d_model=None`` takes d_model from the file (its query_linear.weight); otherwise the file must match it.
     Raises WeightsError (with a message key) for: too large, not a torch file, a pickle that wants to run code or
-    build objects (refused by ``weights_only=True``), wrong keys, wrong shapes, non-float or non-finite values."""
+    build objects (refused by ``weights_only=True``), wrong keys, wrong shapes, non-float or non-finite values,
+    values beyond ±MAX_ABS_WEIGHT."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise WeightsError("share_err_not_bytes")
     size = len(data)
@@ -280,12 +284,15 @@ def load_state_dict_bytes(data: bytes, d_model: int | None = None, num_heads: in
         t = sd[name].detach().to(device="cpu", dtype=torch.float32).contiguous().clone()
         if not torch.isfinite(t).all():
             raise WeightsError("share_err_not_finite", name=name)
+        largest = float(t.abs().max()) if t.numel() else 0.0
+        if largest > MAX_ABS_WEIGHT:
+            raise WeightsError("share_err_too_large", name=name, found=largest, limit=MAX_ABS_WEIGHT)
         out[name] = t
     return out
 
 
 __all__ = [
-    "COURSE_KEYS", "MAX_WEIGHTS_BYTES", "WeightsError", "check_state_dict", "expected_shapes", "infer_d_model",
+    "COURSE_KEYS", "MAX_ABS_WEIGHT", "MAX_WEIGHTS_BYTES", "WeightsError", "check_state_dict", "expected_shapes", "infer_d_model",
     "load_state_dict_bytes", "matrix_csv", "sha256", "state_dict_bytes", "view_arrays", "view_json", "view_meta",
     "view_npz",
 ]

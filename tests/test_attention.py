@@ -560,3 +560,85 @@ def test_property_invariants_and_reference(case):
     torch.testing.assert_close(t.weights, weights, rtol=1e-10, atol=1e-10)
     torch.testing.assert_close(t.output, output, rtol=1e-10, atol=1e-10)
     assert torch.equal(m(query, key, value, mask), t.output)
+
+
+# --- self-attention's fused Q/K/V projection ------------------------------------------------------------------
+def _separate(m, x, mask=None):
+    """The same call down the three-projection path: a key that is equal to, but not the same tensor as, x."""
+    return m.trace(x, x.clone(), x.clone(), mask)
+
+
+@pytest.mark.parametrize("num_heads", HEADS)
+def test_fused_self_attention_matches_the_three_projections(gen, num_heads):
+    m = make_module(D_MODEL, num_heads)
+    x = randn(gen, 2, 5, D_MODEL)
+    mask = make_mask("both", 2, 5, 5)
+    with torch.no_grad():
+        fused, separate = m.trace(x, x, x, mask), _separate(m, x, mask)
+    assert m.__dict__.get("_qkv_cache") is not None  # the fused path really ran
+    for name in ("q", "k", "v", "scores", "weights", "head_outputs", "concat", "output"):
+        torch.testing.assert_close(getattr(fused, name), getattr(separate, name), **TOL[torch.float64])
+
+
+@pytest.mark.parametrize("change", ["load_state_dict", "in_place", "to_float32"])
+def test_the_fused_weight_follows_every_change_of_the_weights(gen, change):
+    """The stacked Q/K/V weight is kept between calls: it must never serve numbers of weights that changed."""
+    m = make_module(D_MODEL, 4)
+    x = randn(gen, 1, 6, D_MODEL)
+    with torch.no_grad():
+        m.trace(x, x, x)  # builds the cache
+        if change == "load_state_dict":
+            m.load_state_dict(make_module(D_MODEL, 4, seed=99).state_dict())
+        elif change == "in_place":
+            m.key_linear.weight.mul_(-2.0)
+        else:
+            m.float()
+            x = x.float()
+        got, want = m.trace(x, x, x), _separate(m, x)
+    tol = TOL[x.dtype]
+    torch.testing.assert_close(got.k, want.k, **tol)
+    torch.testing.assert_close(got.output, want.output, **tol)
+
+
+def test_training_gets_gradients_for_all_three_projections(gen):
+    """With autograd on, self-attention uses the three weights themselves: each gets the same gradient as on
+    the three-projection path."""
+    m = make_module(D_MODEL, 4)
+    x = randn(gen, 1, 5, D_MODEL)
+    m(x, x, x).square().sum().backward()
+    fused = {n: p.grad.clone() for n, p in m.named_parameters()}
+    m.zero_grad()
+    m(x, x.clone(), x.clone()).square().sum().backward()
+    for name, p in m.named_parameters():
+        assert fused[name].abs().sum() > 0, name
+        torch.testing.assert_close(fused[name], p.grad, **TOL[torch.float64])
+
+
+def test_the_fused_weight_is_not_part_of_the_state_dict(gen):
+    m = make_module(D_MODEL, 4)
+    x = randn(gen, 1, 5, D_MODEL)
+    with torch.no_grad():
+        m.trace(x, x, x)
+    assert set(m.state_dict()) == {"query_linear.weight", "key_linear.weight", "value_linear.weight",
+                                   "output_linear.weight", "output_linear.bias"}
+
+
+# --- finite inputs whose products overflow -----------------------------------------------------------------------
+@pytest.mark.parametrize("scale", [1e20, 1e30])
+def test_inputs_too_large_for_float32_raise_a_clear_error(gen, scale):
+    m = make_module(8, 2, dtype=torch.float32)
+    x = randn(gen, 1, 4, 8, dtype=torch.float32) * scale
+    assert torch.isfinite(x).all()
+    with pytest.raises(ValueError, match=r"overflowed torch\.float32.*Scale them down, or run in torch\.float64"):
+        m(x, x, x)
+    m.double()
+    assert torch.isfinite(m(x.double(), x.double(), x.double())).all()  # the fix the message names works
+
+
+def test_weights_too_large_raise_the_same_error(gen):
+    m = make_module(8, 2, dtype=torch.float32)
+    with torch.no_grad():
+        m.value_linear.weight.mul_(1e37)
+    x = randn(gen, 1, 4, 8, dtype=torch.float32) * 100
+    with pytest.raises(ValueError, match="the value projection overflowed"):
+        m.trace(x, x, x)

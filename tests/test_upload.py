@@ -10,7 +10,8 @@ import torch
 from course_mha import MultiHeadAttention as CourseMHA  # the course's class, copied verbatim from the seed
 from mha import export
 from mha.i18n import text
-from mha.view import ViewSpec, build_model, run_view
+from mha.export import MAX_ABS_WEIGHT, load_state_dict_bytes
+from mha.view import D_MODEL_CHOICES, ViewSpec, build_model, run_view
 
 
 def _saved(obj) -> bytes:
@@ -116,6 +117,23 @@ def test_non_float_and_non_finite_values_are_refused():
     bad[3, 5] = float("nan")
     err = _refused(_saved({**sd, "value_linear.weight": bad}), "share_err_not_finite")
     assert "value_linear.weight" in str(err)
+    big = sd["output_linear.bias"].clone()
+    big[0] = -3 * MAX_ABS_WEIGHT  # finite, but no trained model has it; it could overflow float32 downstream
+    err = _refused(_saved({**sd, "output_linear.bias": big}), "share_err_too_large")
+    assert "output_linear.bias" in str(err)
+
+
+def test_the_largest_weights_allowed_keep_every_intermediate_finite():
+    """At the limit, with the largest d_model and the longest text, the app's numbers stay finite."""
+    from mha.view import MAX_TOKENS
+
+    d_model = max(D_MODEL_CHOICES)
+    sd = {name: torch.full(t.shape, MAX_ABS_WEIGHT) for name, t in CourseMHA(d_model, 4).state_dict().items()}
+    loaded = load_state_dict_bytes(_saved(sd), d_model)
+    view = run_view(ViewSpec(text=" ".join(f"w{i}" for i in range(MAX_TOKENS)), d_model=d_model, num_heads=4),
+                    state_dict=loaded)
+    for name in ("q", "k", "v", "scores", "weights", "head_outputs", "concat", "output"):
+        assert np.isfinite(getattr(view, name)).all(), name
 
 
 def test_a_huge_tensor_that_is_only_a_view_is_refused_by_shape_without_materialising_it():
