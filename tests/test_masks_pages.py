@@ -324,6 +324,26 @@ def test_a_new_sentence_keeps_a_mask_that_fits_and_drops_one_that_does_not():
     assert at.text_input(key="mk_cells").value == "10.11"
 
 
+def test_the_mask_waits_while_another_kind_is_shown():
+    at = direct_link(MASKS, text="a b c", mk_kind="custom", mk_cells="011.101.110")
+    at.segmented_control(key="mk_kind").set_value("causal").run()
+    at.run()
+    assert "mk_cells" not in link_params(at)  # not part of a causal view's link ...
+    at.segmented_control(key="mk_kind").set_value("custom").run()
+    assert at.text_input(key="mk_cells").value == "011.101.110"  # ... but still the learner's mask when back
+    np.testing.assert_array_equal(mask_and_weights(at)[0], ~np.eye(3, dtype=bool))
+
+
+def test_the_custom_mask_in_korean():
+    from test_i18n import HANGUL, _english_prose
+
+    at = direct_link(MASKS, text="a b c", mk_kind="custom", mk_cells="1x", lang="ko")
+    box = at.text_input(key="mk_cells")
+    assert box.label == "텍스트로 쓴 마스크" and HANGUL.search(box.help)
+    message = at.error[0].value
+    assert HANGUL.search(message) and "`x`" in message and not _english_prose(message), message
+
+
 def test_a_custom_mask_in_cross_attention():
     at = direct_link(MASKS, text="the cat", kv_text="a dog ran", mk_kind="custom", mk_cells="101.000")  # Tq 2, Tk 3
     mask, weights = mask_and_weights(at)
