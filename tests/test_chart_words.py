@@ -195,7 +195,9 @@ KO_TEXT = "오렌지는 내가 좋아하는 과일이다"  # Korean tokens: any 
 # difference) besides the default one (the seed bug's head-by-head chart)
 EXTRA = {"pages/heads.py": {"heads_shuffle": "1"}}
 OUTPUT_BUG = "combine_heads_no_permute"
-CASES = [(page, EXTRA.get(page, {})) for page, _, _ in PAGES] + [("pages/bugs.py", {"bz_bug": OUTPUT_BUG})]
+CASES = [(page, EXTRA.get(page, {})) for page, _, _ in PAGES] + [("pages/bugs.py", {"bz_bug": OUTPUT_BUG})] + [
+    ("pages/heads.py", {"hd_section": section, **EXTRA["pages/heads.py"]})  # the Heads page draws its open section
+    for section in ("compare", "ablate", "qk", "order", "seeds")]
 
 
 @pytest.mark.parametrize("page,params", CASES, ids=lambda c: c if isinstance(c, str) else ",".join(c) or "-")

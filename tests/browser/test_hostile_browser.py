@@ -92,6 +92,13 @@ def wait_for_tokens(page, chart_key: str, axis: str, labels: list[str], every: b
         page.wait_for_timeout(200)
 
 
+def open_heads_section(page, section: str) -> None:
+    """Click a section of the Heads page (by its English title without the icon) and wait for it."""
+    words = en(f"hd_sec_{section}").split(" ", 1)[1]
+    page.locator(".st-key-hd_section_pick button", has_text=words).click()
+    wait_app_idle(page, rerun=True)
+
+
 def chart_title(page, chart_key: str) -> str:
     return page.locator(f".st-key-{chart_key} .gtitle").first.text_content().replace(ZWSP, "")
 
@@ -246,9 +253,14 @@ def test_step_by_step_and_heads_show_hostile_tokens_as_plain_text(page, server):
     click_nav(page, "heads")  # the sentence stays: it is a shared control
     assert page.locator(".st-key-text textarea").input_value() == MIXED
     wait_for_tokens(page, "heads_entropy_chart", "x", labels)
-    for key in ("heads_change_chart", "heads_results_chart"):  # in tabs that are not open: drawn all the same
+    open_heads_section(page, "ablate")  # only the open section is drawn
+    for key in ("heads_change_chart", "heads_results_chart"):
         wait_for_tokens(page, key, "x", labels)
+    assert_nothing_injected(page, "Heads: switch off")
+    open_heads_section(page, "compare")
     wait_for_tokens(page, "heads_pair_chart", "y", labels)
+    assert_nothing_injected(page, "Heads: compare")
+    open_heads_section(page, "qk")
     # The q/k picture labels its points with the tokens (a scatter's text, not ticks).
     points = [s.replace(ZWSP, "") for s in page.locator(".st-key-heads_qk_chart .textpoint text").all_text_contents()]
     assert points and set(points) <= set(labels), points

@@ -221,4 +221,6 @@ def test_a_learners_journey_from_a_direct_link_to_a_shared_view(fresh_server, op
             [SENTENCE], [str(NUM_HEADS)], ["true"]), page.url
         wait_for_data(page, check, f"the journey's numbers on /{path}")
         shot(path)
+    page.locator(".st-key-hd_section_pick button", has_text=ko("hd_sec_qk").split(" ", 1)[1]).click()
+    wait_app_idle(page, rerun=True)  # the Heads page draws only its open section
     assert head_buttons(page, "heads_qk_head").count() == NUM_HEADS
