@@ -50,7 +50,7 @@ CELLS, TABLE = "mk_cells", "_mk_custom_table"  # the mask as text (URL-bound); w
 
 
 def _restart(tq: int, tk: int) -> None:
-    """"Start from" chosen (a callback: before any widget is drawn): the mask becomes that pattern."""
+    """A start chosen (a callback: before any widget is drawn): the mask becomes that pattern."""
     st.session_state[CELLS] = encode_mask(custom_start(st.session_state["mk_custom_start"], tq, tk))
 
 
@@ -100,8 +100,8 @@ def custom_mask(tq: int, tk: int, q_labels, k_labels) -> np.ndarray | None:
     if CELLS in st.session_state:  # widgets may still be given values here, before they are drawn
         if table is not None and encode_mask(table) != last["shown"]:
             st.session_state[CELLS] = encode_mask(table)  # clicked since the last run (AppTest sets edits directly)
-        elif last.get("crc", crc) != crc and not _fits(st.session_state[CELLS], tq, tk):
-            dropped = st.session_state[CELLS] != last["pattern"]  # a mask the learner made, not the start pattern
+        elif last.get("crc") != crc and not _fits(st.session_state[CELLS], tq, tk):  # another sentence since
+            dropped = st.session_state[CELLS] != last.get("pattern")  # a mask the learner made, not a start pattern
             st.session_state[CELLS] = pattern
     st.caption(t("mk_custom_help"))
     box = st.container()  # the table goes above the text, but is drawn after it: it shows what the text says

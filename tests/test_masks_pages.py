@@ -324,6 +324,15 @@ def test_a_new_sentence_keeps_a_mask_that_fits_and_drops_one_that_does_not():
     assert at.text_input(key="mk_cells").value == "10.11"
 
 
+def test_a_mask_kept_while_the_sentence_was_too_long_is_dropped_if_it_no_longer_fits():
+    at = direct_link(MASKS, text="a b c", mk_kind="custom", mk_cells="011.101.110")
+    at.text_area(key="text").set_value(" ".join(f"w{i}" for i in range(30))).run()
+    assert not at.exception and "can be edited up to 24" in texts(at)
+    at.text_area(key="text").set_value("a b").run()
+    assert not at.exception and not at.error and "your mask no longer fits" in texts(at)
+    assert at.text_input(key="mk_cells").value == "11.11"
+
+
 def test_the_mask_waits_while_another_kind_is_shown():
     at = direct_link(MASKS, text="a b c", mk_kind="custom", mk_cells="011.101.110")
     at.segmented_control(key="mk_kind").set_value("causal").run()
