@@ -177,9 +177,8 @@ class MultiHeadAttention(nn.Module):
         if fused is not None:
             # Self-attention: the three projections as one matrix product (the same numbers, one pass over x)
             qkv = F.linear(query, fused)  # (B, T, 3 * d_model): [Q | K | V]
-            # split_heads of all three at once, in one copy: (B, T, 3, H, head_dim) -> (3, B, H, T, head_dim)
-            q, k, v = qkv.view(batch_size, -1, 3, self.num_heads, self.head_dim).permute(2, 0, 3, 1, 4) \
-                .contiguous().unbind(0)  # each (B, H, T, head_dim), contiguous
+            # split_heads of all three at once: (B, T, 3, H, head_dim) -> 3 x (B, H, T, head_dim), views of qkv
+            q, k, v = qkv.view(batch_size, -1, 3, self.num_heads, self.head_dim).permute(2, 0, 3, 1, 4).unbind(0)
         else:
             q = self.split_heads(self.query_linear(query), batch_size)  # (B, H, Tq, head_dim)
             k = self.split_heads(self.key_linear(key), batch_size)  # (B, H, Tk, head_dim)

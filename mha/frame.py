@@ -3,16 +3,14 @@
 Normally ``app.py`` calls ``run_app()``, which draws the frame and runs the chosen page. But because a
 ``pages/`` folder exists, Streamlit routes the very first request to a freshly started server in its legacy
 multipage mode: a direct link such as ``/playground`` then runs ``pages/playground.py`` alone, without app.py.
-Every page therefore starts with ``page_setup()``: a no-op inside ``run_app()``; otherwise it does what
-``run_app()`` does (frame, navigation, the page, ``share_ui.after_page()``), running the page file once more inside
-the frame, then stops the outer run. Registering the navigation switches the server to ``st.navigation`` for
-every later run.
+Every page therefore starts with ``page_setup()``: a no-op inside ``run_app()``; otherwise it registers the
+navigation (which switches the server to ``st.navigation`` for every later run) and reruns at once, so that the
+first visitor's page, too, is run by app.py: the same frame, the same widgets (the ids Streamlit gives them depend
+on the route), the same link checks after the page.
 """
 from __future__ import annotations
 
-import sys
 import threading
-from pathlib import Path
 
 import streamlit as st
 import torch
@@ -54,20 +52,10 @@ def run_app() -> None:
 
 
 def page_setup() -> None:
-    """First call of every page. When Streamlit ran the page file without app.py, run it the way app.py would:
-    frame, this page inside it, the end-of-page link check; then stop the outer run of the file."""
+    """First call of every page: when Streamlit ran the page file without app.py, switch to app.py's navigation
+    and rerun through it."""
     if getattr(_inside_app, "active", False):
         return
-    _inside_app.active = True
-    try:
-        _config_and_controls()
-        page = _navigation()
-        page_file = sys._getframe(1).f_globals.get("__file__")
-        if page_file is None or Path(page_file).resolve() != Path(str(page._page)).resolve():
-            return  # not the page st.navigation resolved: let the running file go on (as before)
-        page.run()  # this very file once more, inside the frame
-        share_ui.after_page()
-    finally:
-        _inside_app.active = False
-    st.stop()
+    _navigation()  # registering the pages switches this server to st.navigation for every run from now on
+    st.rerun()  # ... including this one: run again, through app.py, like every later run
 
