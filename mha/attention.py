@@ -37,42 +37,17 @@ class AttentionSteps:
     fully_masked: torch.Tensor  # (..., Tq) bool: the query row had no key to attend to
 
 
-def _matmul(a, b, factor: float = 1.0):
-    """factor * (a @ b) over the last two dims, (..., n, m). Same-batch inputs (the module's (B, H, T, head_dim))
-    go straight to one batched kernel, with the factor applied inside it (alpha of baddbmm) rather than as a pass
-    of its own over the result; anything else (unbatched, broadcasting) follows torch.matmul's rules."""
-    batch = a.shape[:-2]
-    if a.dim() < 3 or b.shape[:-2] != batch:
-        out = torch.matmul(a, b)
-        return out * factor if factor != 1.0 else out
-    n, k, m = a.size(-2), a.size(-1), b.size(-1)
-    a3, b3 = a.reshape(-1, n, k), b.reshape(-1, k, m)  # batch dims flattened: views when contiguous
-    if factor == 1.0:
-        return torch.bmm(a3, b3).view(*batch, n, m)
-    # beta=0: the added term (a broadcast zero) is ignored
-    return torch.baddbmm(_zero(a3), a3, b3, beta=0.0, alpha=factor).view(*batch, n, m)
-
-
-_ZEROS: dict = {}
-
-
-def _zero(like: torch.Tensor) -> torch.Tensor:
-    """A 0-dim zero of ``like``'s dtype and device, made once: only ever read (baddbmm's ignored added term)."""
-    key = (like.dtype, like.device)
-    zero = _ZEROS.get(key)
-    if zero is None:
-        zero = _ZEROS[key] = torch.zeros((), dtype=like.dtype, device=like.device)
-    return zero
-
-
 def attention_steps(query, key, value, mask=None, *, scale: bool = True, temperature: float = 1.0) -> AttentionSteps:
     """Scaled dot-product attention with every step kept. The one implementation in this package.
 
     ``scale=False`` drops the 1/sqrt(head_dim) factor and ``temperature`` divides the scores before softmax:
     both exist for the scaling lab; the module always uses the defaults.
     """
-    # The course's QK^T / sqrt(head_dim), up to rounding
-    scores = _matmul(query, key.transpose(-2, -1), 1.0 / math.sqrt(query.size(-1)) if scale else 1.0)  # (..., Tq, Tk)
+    if scale:
+        # Scale q (Tq x head_dim) rather than the scores (Tq x Tk): the course's QK^T / sqrt(head_dim) up to rounding
+        # (exactly, when head_dim is a power of 4), without a pass over the largest tensor.
+        query = query * (1.0 / math.sqrt(query.size(-1)))
+    scores = torch.matmul(query, key.transpose(-2, -1))  # (..., Tq, Tk)
     logits = scores / temperature if temperature != 1.0 else scores
     allowed = as_allowed(mask, scores.shape)
     if allowed is None:
@@ -85,7 +60,7 @@ def attention_steps(query, key, value, mask=None, *, scale: bool = True, tempera
         blocked = ~allowed | fully_masked.unsqueeze(-1)
         logits = logits.masked_fill(~allowed & ~fully_masked.unsqueeze(-1), float("-inf"))
         weights = F.softmax(logits, dim=-1).masked_fill(blocked, 0.0)
-    output = _matmul(weights, value)  # (..., Tq, Dv)
+    output = torch.matmul(weights, value)  # (..., Tq, Dv)
     return AttentionSteps(scores=scores, allowed=allowed, weights=weights, output=output, fully_masked=fully_masked)
 
 
@@ -230,11 +205,13 @@ class MultiHeadAttention(nn.Module):
                 )
 
     def _check_inputs(self, query, key, value, head_mask) -> None:
-        checked: list[torch.Tensor] = []
-        for name, x in (("query", query), ("key", key), ("value", value)):
-            if any(x is c for c in checked):  # self-attention passes one tensor three times: check it once
-                continue
-            checked.append(x)
+        if query is key and key is value:  # self-attention passes one tensor three times: check it once
+            inputs = (("query", query),)
+        else:
+            inputs = tuple((name, x) for name, x, seen in (("query", query, ()), ("key", key, (query,)),
+                                                           ("value", value, (query, key)))
+                           if not any(x is s for s in seen))
+        for name, x in inputs:
             if not isinstance(x, torch.Tensor):
                 raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}.")
             if x.dim() != 3:
