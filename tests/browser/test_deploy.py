@@ -1,4 +1,4 @@
-"""The Dockerfile's HEALTHCHECK command, run as written against a real server (no container engine is needed)."""
+"""The Dockerfile's HEALTHCHECK and CMD, run as written against a real server (no container engine is needed)."""
 from __future__ import annotations
 
 import re
@@ -24,3 +24,29 @@ def test_the_healthcheck_passes_on_a_running_app_and_fails_without_one(server):
     assert up.returncode == 0, up.stderr.decode()
     down = subprocess.run([sys.executable, "-c", healthcheck_command(_free_port())], capture_output=True, timeout=30)
     assert down.returncode != 0
+
+
+def test_the_images_command_serves_the_app_and_passes_its_healthcheck():
+    """The Dockerfile's CMD, as written (only the port moved off 8501), from a checkout: the server it starts
+    answers the HEALTHCHECK. The image itself is not built here (no container engine on these machines)."""
+    import json
+    import time
+
+    text = (ROOT / "Dockerfile").read_text()
+    cmd = json.loads(re.search(r"^CMD (\[.*\])\s*$", text, re.M).group(1))
+    assert cmd[:3] == ["streamlit", "run", "app.py"] and "--server.port=8501" in cmd
+    port = _free_port()
+    argv = [sys.executable, "-m", *[a.replace("8501", str(port)) for a in cmd]]
+    proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            check = subprocess.run([sys.executable, "-c", healthcheck_command(port)], capture_output=True, timeout=30)
+            if check.returncode == 0:
+                break
+            assert proc.poll() is None, f"the image's command exited with {proc.returncode}"
+            assert time.monotonic() < deadline, "no healthy server within 60 s"
+            time.sleep(0.5)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)
