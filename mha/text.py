@@ -190,8 +190,9 @@ def token_inputs(tokens, d_model: int, seed: int = 0, positional: bool = True, d
 
 
 def init_weights(module: torch.nn.Module, seed: int) -> torch.nn.Module:
-    """Re-initialise every nn.Linear like PyTorch's default (U(-1/sqrt(fan_in), 1/sqrt(fan_in))), but from a
-    private generator: reproducible for a seed and safe under threads (the global RNG is never touched)."""
+    """Re-initialise every parameter of ``module`` (for MultiHeadAttention: the four nn.Linear weights and the output
+    bias) like PyTorch's nn.Linear default, U(-1/sqrt(fan_in), 1/sqrt(fan_in)), in name order, from a private
+    generator: reproducible for a seed and safe under threads (the global RNG is never touched)."""
     g = torch.Generator().manual_seed(int(seed))
     with torch.no_grad():
         for name, p in sorted(module.named_parameters()):
