@@ -5,6 +5,7 @@ import streamlit as st
 
 from mha import explain_figures as xf
 from mha import figures
+from mha.batch import PAD
 from mha.explain_ui import cell_breakdown, course_step, extras, pick_cell
 from mha.frame import page_setup
 from mha.text import escape_for_plotly
@@ -58,9 +59,10 @@ course_step(3, "split_heads", B(view.q), [("ex_split", "", lambda: xf.split_head
 zmax = float(abs(ex.qk[head]).max()) or 1.0  # steps 4-6 share QKᵀ's scale: dividing by √head_dim shows as paler
 course_step(4, "qk", B(ex.qk), [("ex_qk", "", hm(ex.qk[head], "QKᵀ", zmax=zmax))], **fmt)
 course_step(5, "scale", B(view.scores), [("ex_scores", "", hm(view.scores[head], "scores", zmax=zmax))], **fmt)
+no_mask = t("ex_no_mask_cross", pad=PAD) if view.is_cross else t("ex_no_mask")  # no causal mask in cross-attention
 course_step(6, "mask", B(view.scores), [("ex_masked", "", hm(view.scores[head], "scores", zmax=zmax,
                                                              allowed=view.allowed[head]))],
-            note=t("ex_no_mask") if view.allowed.all() else None, **fmt)
+            note=no_mask if view.allowed.all() else None, **fmt)
 course_step(7, "softmax", B(view.weights), [("ex_weights", "", hm(view.weights[head], "weights",
                                                                    allowed=view.allowed[head]))], **fmt)
 

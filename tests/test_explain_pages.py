@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from apptest_utils import all_numbers_finite, decode, open_page
-from mha import explain
+from mha import explain, i18n
 from mha.attention import MultiHeadAttention
 from mha.text import init_weights
 from mha.ui import CUSTOM_WEIGHTS_KEY
@@ -154,6 +154,17 @@ def test_cross_attention_and_korean():
     np.testing.assert_array_equal(z(charts(at)["ex_x_kv"]), view.x_kv)
     assert at.title[0].value == "단계별 설명"
     assert "어텐션 점수: Q-K 유사도" in markdown(at) and "Q–K similarity" not in markdown(at)
+
+
+def test_mask_step_hint_fits_the_kind_of_attention():
+    """The causal toggle is disabled in cross-attention: the mask step must not send the learner to it."""
+    cross = open_with(EXPLAIN, text="I like cats", kv_text="the cat sat on the mat today")
+    infos = [i.value for i in cross.info]
+    assert i18n.text("ex_no_mask", "en") not in infos
+    assert not any("Turn on the causal mask" in i for i in infos)
+    assert i18n.text("ex_no_mask_cross", "en", pad="[PAD]") in infos
+    self_att = open_with(EXPLAIN, text="I like cats")  # self-attention, causal off: turning it on is the hint
+    assert i18n.text("ex_no_mask", "en") in [i.value for i in self_att.info]
 
 
 def test_lab_compares_scaling_and_temperature_on_the_sentence():

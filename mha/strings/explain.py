@@ -120,6 +120,17 @@ STRINGS = {
         "ko": "마스크가 꺼져 있어 이 단계에서는 아무것도 바뀌지 않습니다. 사이드바에서 인과 마스크를 켜면 차단된 칸을 "
               "볼 수 있습니다.",
     },
+    "ex_no_mask_cross": {
+        "en": "No key is blocked here, so this step changes nothing. In cross-attention the causal mask does not "
+              "apply (query i and key i are tokens of two different texts). What can block keys here is the "
+              "padding mask: give the keys/values text one line per sentence, of different lengths, and the "
+              "shorter lines' {pad} keys turn grey. To see the causal mask, clear the keys/values text "
+              "(self-attention) and turn it on in the sidebar.",
+        "ko": "여기서는 차단된 키가 없어 이 단계에서 아무것도 바뀌지 않습니다. 교차 어텐션에서는 인과 마스크를 "
+              "쓰지 않습니다(쿼리 i와 키 i가 서로 다른 텍스트의 토큰). 여기서 키를 막을 수 있는 것은 패딩 "
+              "마스크입니다. 키/값 텍스트를 문장마다 한 줄씩, 길이가 다르게 쓰면 짧은 줄의 {pad} 키가 회색이 "
+              "됩니다. 인과 마스크를 보려면 키/값 텍스트를 비워 자기어텐션으로 바꾸고 사이드바에서 켜세요.",
+    },
     "ex_step_softmax": {"en": "Softmax: scores become weights", "ko": "softmax: 점수가 가중치로"},
     "ex_step_softmax_text": {
         "en": "**Attention weights: softmax.** Each row becomes a probability distribution, "
