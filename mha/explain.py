@@ -262,16 +262,16 @@ def cell_breakdown(view: View, head: int, i: int, j: int) -> CellBreakdown:
 class RowStats:
     """Per query row (shape (..., Tq)). Fully masked rows (all weights 0) get 0 everywhere."""
 
-    entropy: np.ndarray  # nats: log(n) for a uniform row over n keys, 0 for a one-hot row
+    entropy: np.ndarray  # bits (as on the Heads page): log2(n) for a uniform row over n keys, 0 for a one-hot row
     max_weight: np.ndarray  # the largest weight: 1/n (uniform) .. 1 (saturated)
     grad_norm: np.ndarray  # Frobenius norm of the softmax Jacobian diag(w) - w wᵀ: ~0 when saturated
-    max_entropy: np.ndarray  # log(number of allowed keys): the entropy of a uniform row
+    max_entropy: np.ndarray  # log2(number of allowed keys) bits: the entropy of a uniform row
 
 
 def row_entropy(weights: np.ndarray) -> np.ndarray:
-    """-sum_j w_j log w_j over the last axis, with 0 log 0 = 0 (so masked keys and empty rows add nothing)."""
+    """-sum_j w_j log2 w_j over the last axis, in bits; 0 log 0 = 0 (masked keys and empty rows add nothing)."""
     w = np.asarray(weights, dtype=np.float64)
-    logs = np.log(np.where(w > 0, w, 1.0))
+    logs = np.log2(np.where(w > 0, w, 1.0))
     return np.maximum(-(w * logs).sum(axis=-1), 0.0)
 
 
@@ -298,7 +298,7 @@ def row_stats(weights: np.ndarray, allowed: np.ndarray | None = None) -> RowStat
     w = np.asarray(weights, dtype=np.float64)
     n_allowed = (np.asarray(allowed).sum(axis=-1) if allowed is not None else np.full(w.shape[:-1], w.shape[-1]))
     return RowStats(entropy=row_entropy(w), max_weight=w.max(axis=-1, initial=0.0), grad_norm=softmax_gradient_norm(w),
-                    max_entropy=np.log(np.maximum(n_allowed, 1)).astype(np.float64))
+                    max_entropy=np.log2(np.maximum(n_allowed, 1)).astype(np.float64))
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -309,6 +309,20 @@ def check_temperature(temperature: float) -> float:
     if not (math.isfinite(t) and t > 0):
         raise ValueError(f"temperature must be a positive number, got {temperature!r}: try 1.0 (no change).")
     return t
+
+
+def coldness(temperature: float) -> str:
+    """How much sharper than the module a softmax at this temperature is: "none", "slightly", "cold", "very_cold".
+
+    The lab's text uses it for τ = 1/√head_dim (what dropping the scaling amounts to): head_dim 1 changes nothing,
+    head_dim 4 (τ = 0.5) only sharpens a little, head_dim 64 and up (τ ≤ 1/8) is a very cold softmax.
+    """
+    temperature = check_temperature(temperature)
+    if temperature >= 1.0:
+        return "none"
+    if temperature > 0.25:  # head_dim < 16
+        return "slightly"
+    return "cold" if temperature > 0.125 else "very_cold"  # head_dim < 64 / head_dim >= 64
 
 
 def lab_weights(view: View, *, scale: bool = True, temperature: float = 1.0) -> np.ndarray:
@@ -337,7 +351,7 @@ class Sweep:
     max_unscaled: tuple[float, ...]
     grad_scaled: tuple[float, ...]
     grad_unscaled: tuple[float, ...]
-    uniform_entropy: float  # log(n_tokens): the largest possible entropy
+    uniform_entropy: float  # log2(n_tokens) bits: the largest possible entropy
     n_tokens: int
     n_samples: int
 
@@ -366,5 +380,5 @@ def head_dim_sweep(head_dims=SWEEP_HEAD_DIMS, n_tokens: int = 8, n_samples: int 
             out[gr].append(float(stats.grad_norm.mean()))
     return Sweep(head_dims=head_dims, entropy_scaled=tuple(out["es"]), entropy_unscaled=tuple(out["eu"]),
                  max_scaled=tuple(out["ms"]), max_unscaled=tuple(out["mu"]), grad_scaled=tuple(out["gs"]),
-                 grad_unscaled=tuple(out["gu"]), uniform_entropy=math.log(n_tokens), n_tokens=int(n_tokens),
+                 grad_unscaled=tuple(out["gu"]), uniform_entropy=math.log2(n_tokens), n_tokens=int(n_tokens),
                  n_samples=int(n_samples))

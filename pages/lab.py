@@ -67,7 +67,8 @@ st.plotly_chart(xf.sweep_figure(result, hd, names=(t("lab_with"), t("lab_without
 st.subheader(t("lab_temp_title"))
 tau = st.slider(t("lab_temperature"), min_value=0.1, max_value=5.0, value=1.0, step=0.05, key="lab_temperature",
                 bind="query-params", help=t("lab_temp_help"))
-st.caption(t("lab_temp_text", head=head, tau=f"{tau:g}", inv_sqrt=f"{1 / math.sqrt(hd):.3g}"))
+st.caption(t("lab_temp_text", head=head, tau=f"{tau:g}", inv_sqrt=f"{1 / math.sqrt(hd):.3g}",
+             coldness=t("lab_cold_" + explain.coldness(1 / math.sqrt(hd)))))
 warm = explain.lab_weights(view, temperature=tau)[head]  # attention_steps(..., temperature=tau)
 left, right = st.columns([2, 3], gap="medium")
 left.plotly_chart(xf.matrix(warm, view.labels, view.key_labels, "weights", allowed=allowed, head=head,

@@ -15,7 +15,7 @@ import torch.nn.functional as F
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mha import explain
+from mha import explain, heads
 from mha import explain_figures as xf
 from mha.explain_ui import md_escape
 from mha.strings.explain import STRINGS
@@ -223,9 +223,10 @@ def test_row_stats_on_hand_built_rows():
                      [0.5, 0.5, 0.0, 0.0]])  # uniform over two allowed keys
     allowed = np.array([[1, 1, 1, 1], [1, 1, 1, 1], [0, 0, 0, 0], [1, 1, 0, 0]], dtype=bool)
     s = explain.row_stats(rows, allowed)
-    np.testing.assert_allclose(s.entropy, [math.log(4), 0.0, 0.0, math.log(2)], atol=1e-12)
+    np.testing.assert_allclose(s.entropy, [2.0, 0.0, 0.0, 1.0], atol=1e-12)  # bits: even over 4 keys = 2 bits
+    np.testing.assert_allclose(s.entropy, heads.row_entropy(rows), atol=1e-12)  # the Heads page's unit too
     np.testing.assert_allclose(s.max_weight, [0.25, 1.0, 0.0, 0.5])
-    np.testing.assert_allclose(s.max_entropy, [math.log(4), math.log(4), 0.0, math.log(2)])
+    np.testing.assert_allclose(s.max_entropy, [2.0, 2.0, 0.0, 1.0])  # ceiling log2(allowed keys)
     assert s.grad_norm[1] == 0.0 and s.grad_norm[2] == 0.0 and s.grad_norm[0] > 0.1
     assert all(np.isfinite(a).all() for a in (s.entropy, s.max_weight, s.grad_norm, s.max_entropy))
 
@@ -265,6 +266,13 @@ def test_a_warmer_softmax_never_has_lower_entropy(t1, t2):
     assert (e_hi >= e_lo - 1e-6).all()
 
 
+@pytest.mark.parametrize("head_dim, word", [(1, "none"), (4, "slightly"), (8, "slightly"), (16, "cold"),
+                                             (32, "cold"), (64, "very_cold"), (512, "very_cold")])
+def test_coldness_of_dropping_the_scaling_grows_with_head_dim(head_dim, word):
+    assert explain.coldness(1 / math.sqrt(head_dim)) == word
+    assert STRINGS[f"lab_cold_{word}"]["en"] and STRINGS[f"lab_cold_{word}"]["ko"]
+
+
 @pytest.mark.parametrize("bad", [0, -1.0, float("nan"), float("inf")])
 def test_temperature_must_be_positive_and_finite(bad):
     with pytest.raises(ValueError, match="temperature must be a positive number"):
@@ -281,6 +289,7 @@ def test_sweep_unscaled_saturates_while_scaled_stays_flat(seed):
     assert (np.diff(sw.grad_unscaled) < 0).all() and sw.grad_unscaled[-1] < 0.25 * sw.grad_unscaled[0]
     assert np.ptp(es) < 0.1 * es.mean(), es  # scaled: roughly flat
     assert np.ptp(sw.max_scaled) < 0.1 and np.ptp(sw.grad_scaled) < 0.1 * np.mean(sw.grad_scaled)
+    assert sw.uniform_entropy == pytest.approx(3.0)  # log2(8 tokens) bits
     assert es.min() > 0.7 * sw.uniform_entropy  # and far from saturated
     assert eu[-1] < 0.2 * es[-1]
 

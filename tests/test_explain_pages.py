@@ -197,6 +197,28 @@ def test_lab_compares_scaling_and_temperature_on_the_sentence():
     assert bars({"data": [temp_stats[3]]}).mean() > bars({"data": [temp_stats[0]]}).mean()  # warmer: more spread
     why = markdown(at)
     assert "sensible range" in why and "극적으로 작거나" in why and "δ_ij" in why  # seed 2, quoted; the derivative
+    # entropy in bits, as on the Heads page, and labelled so: chart bars and metrics from the module's weights
+    allowed = view.allowed[1]
+    w = view.weights[1].astype(np.float64)
+    bits = -(np.where(w > 0, w * np.log2(np.where(w > 0, w, 1.0)), 0.0)).sum(1)
+    np.testing.assert_allclose(ent_scaled, bits, atol=1e-5)
+    ceiling = [tr for tr in stats if tr.get("type") == "scatter"][0]
+    np.testing.assert_allclose(decode(ceiling["y"]).astype(float), np.log2(allowed.sum(1)), atol=1e-9)
+    assert "bits" in ceiling["name"]
+    titles = [a["text"] for a in c["lab_pair_stats"]["layout"]["annotations"]]
+    assert "entropy (bits)" in titles and "mean entropy (bits)" in [
+        a["text"] for a in c["lab_sweep"]["layout"]["annotations"]]
+    metric = next(m for m in at.metric if m.label == "Mean entropy (bits)")
+    assert float(metric.value) == pytest.approx(bits.mean(), abs=1e-3)
+    # head_dim 256: dropping the scaling is τ = 1/16, a very cold softmax
+    assert any("τ = 1/√head_dim = 0.0625: a very cold softmax" in cap.value for cap in at.caption)
+
+
+def test_lab_says_how_cold_a_small_head_dims_softmax_is_in_korean():
+    at = open_with(LAB, d_model=16, num_heads=4, lang="ko")  # head_dim 4: τ = 0.5, only a little colder
+    captions = " ".join(cap.value for cap in at.caption)
+    assert i18n.text("lab_cold_slightly", "ko") in captions and "아주 차가운" not in captions
+    assert any(m.label == "평균 엔트로피 (비트)" for m in at.metric)
 
 
 def test_playground_shows_the_breakdown_of_the_selected_cell():

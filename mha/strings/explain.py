@@ -268,17 +268,18 @@ STRINGS = {
               "바꿔 보세요.",
     },
     "lab_stats_text": {
-        "en": "Per query row: **entropy** (how spread the attention is: log(number of keys) when even, 0 when all "
-              "on one key), the **largest weight**, and the size of the **softmax gradient** ‖∂weights/∂scores‖ "
-              "(how much the scores can still learn).",
-        "ko": "쿼리 행마다: **엔트로피**(어텐션이 얼마나 퍼졌는지: 고르면 log(키 개수), 한 키에 몰리면 0), "
-              "**가장 큰 가중치**, **softmax 기울기**의 크기 ‖∂가중치/∂점수‖(점수가 아직 얼마나 배울 수 있는지).",
+        "en": "Per query row: **entropy** in bits (how spread the attention is: log₂(number of keys) bits when "
+              "even, 0 when all on one key), the **largest weight**, and the size of the **softmax gradient** "
+              "‖∂weights/∂scores‖ (how much the scores can still learn).",
+        "ko": "쿼리 행마다: **엔트로피**(비트 단위, 어텐션이 얼마나 퍼졌는지: 고르면 log₂(키 개수)비트, 한 키에 "
+              "몰리면 0), **가장 큰 가중치**, **softmax 기울기**의 크기 ‖∂가중치/∂점수‖(점수가 아직 얼마나 배울 수 "
+              "있는지).",
     },
-    "lab_entropy": {"en": "entropy", "ko": "엔트로피"},
+    "lab_entropy": {"en": "entropy (bits)", "ko": "엔트로피 (비트)"},
     "lab_maxw": {"en": "max weight", "ko": "최대 가중치"},
     "lab_grad": {"en": "softmax gradient", "ko": "softmax 기울기"},
-    "lab_uniform": {"en": "uniform (log n)", "ko": "균등 (log n)"},
-    "lab_mean_entropy": {"en": "Mean entropy", "ko": "평균 엔트로피"},
+    "lab_uniform": {"en": "uniform (log₂ n bits)", "ko": "균등 (log₂ n 비트)"},
+    "lab_mean_entropy": {"en": "Mean entropy (bits)", "ko": "평균 엔트로피 (비트)"},
     "lab_mean_maxw": {"en": "Mean max weight", "ko": "평균 최대 가중치"},
     "lab_mean_grad": {"en": "Mean softmax gradient", "ko": "평균 softmax 기울기"},
     "lab_metric_help": {
@@ -296,7 +297,7 @@ STRINGS = {
               "가중치를 거의 다 가져가고(최대 가중치 → 1, 엔트로피 → 0) softmax 기울기는 사라집니다. "
               "√head_dim으로 나누면 분산이 1로 유지되어 곡선이 평평합니다.",
     },
-    "lab_mean_entropy_axis": {"en": "mean entropy", "ko": "평균 엔트로피"},
+    "lab_mean_entropy_axis": {"en": "mean entropy (bits)", "ko": "평균 엔트로피 (비트)"},
     "lab_mean_maxw_axis": {"en": "mean max weight", "ko": "평균 최대 가중치"},
     "lab_mean_grad_axis": {"en": "mean softmax gradient", "ko": "평균 softmax 기울기"},
     "lab_with": {"en": "with 1/√head_dim", "ko": "1/√head_dim 있음"},
@@ -312,9 +313,26 @@ STRINGS = {
     },
     "lab_temp_text": {
         "en": "weights = softmax(scores / τ) for head {head}, τ = {tau}. Dropping the 1/√head_dim scaling is the "
-              "same as τ = 1/√head_dim = {inv_sqrt}: a very cold softmax.",
+              "same as τ = 1/√head_dim = {inv_sqrt}: {coldness}",
         "ko": "헤드 {head}의 가중치 = softmax(점수 / τ), τ = {tau}. 1/√head_dim을 빼는 것은 "
-              "τ = 1/√head_dim = {inv_sqrt}로 두는 것과 같습니다. 아주 차가운 softmax이지요.",
+              "τ = 1/√head_dim = {inv_sqrt}로 두는 것과 같습니다. {coldness}",
+    },
+    # how cold τ = 1/√head_dim is: the keys are the values of explain.coldness
+    "lab_cold_none": {
+        "en": "with head_dim 1 that is τ = 1, so nothing changes.",
+        "ko": "head_dim이 1이면 τ = 1이라 아무것도 바뀌지 않습니다.",
+    },
+    "lab_cold_slightly": {
+        "en": "a somewhat colder softmax; the weights get a little sharper.",
+        "ko": "조금 더 차가운 softmax로, 가중치가 약간 뾰족해집니다.",
+    },
+    "lab_cold_cold": {
+        "en": "a cold softmax; the weights get clearly sharper.",
+        "ko": "차가운 softmax로, 가중치가 눈에 띄게 뾰족해집니다.",
+    },
+    "lab_cold_very_cold": {
+        "en": "a very cold softmax; the weights get much sharper.",
+        "ko": "아주 차가운 softmax로, 가중치가 훨씬 뾰족해집니다.",
     },
     "lab_tau_module": {"en": "τ = 1 (the module)", "ko": "τ = 1 (모듈)"},
     "lab_tau": {"en": "τ = {tau}", "ko": "τ = {tau}"},
