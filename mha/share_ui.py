@@ -14,6 +14,8 @@ computation is keyed on the file's sha256, never on the tensors.
 """
 from __future__ import annotations
 
+import re
+
 from pathlib import Path
 from typing import Callable
 from urllib.parse import quote, urlencode, urlsplit
@@ -23,7 +25,7 @@ import streamlit as st
 from mha import export, i18n
 from mha.pages import PAGES, url_path
 from mha.text import markdown_code
-from mha.ui import CUSTOM_WEIGHTS_KEY, custom_weights as _fitting_weights, settings, t
+from mha.ui import CUSTOM_WEIGHTS_KEY, SHARED_KEYS, custom_weights as _fitting_weights, settings, t
 from mha.view import D_MODEL_CHOICES, head_choices
 
 def _guard_number_urls() -> None:
@@ -47,6 +49,38 @@ def _guard_number_urls() -> None:
 
 
 _guard_number_urls()
+
+_INDEX_FORM = re.compile(r"\s*(\d{1,6})\s*(?::.*)?", re.S)
+
+
+def _accept_index_urls() -> None:
+    """The app's pickers of a position or a head show "3: cat" and Streamlit 1.67 writes that label into the link;
+    a link written by hand says ``cell_query=3``, and a link made for another sentence ``cell_query=3: dog``.
+    Streamlit drops both without a word. Read the number instead when the options are labelled "<i>: ..."."""
+    from streamlit.runtime.state.session_state import SessionState
+
+    original = SessionState._seed_widget_from_url
+    if getattr(original, "_mha_index_urls", False):
+        return
+
+    def seed(self, metadata, user_key, widget_id, url_value):
+        try:
+            options = metadata.formatted_options
+            value = url_value if isinstance(url_value, str) else (url_value[0] if url_value else None)
+            if options and metadata.value_type == "string_value" and value is not None and value not in options:
+                match = _INDEX_FORM.fullmatch(value)
+                i = int(match.group(1)) if match else -1
+                if 0 <= i < len(options) and str(options[i]).startswith(f"{i}: "):
+                    url_value = options[i]
+        except Exception:  # noqa: BLE001 internals moved: Streamlit's own handling applies
+            pass
+        return original(self, metadata, user_key, widget_id, url_value)
+
+    seed._mha_index_urls = True
+    SessionState._seed_widget_from_url = seed
+
+
+_accept_index_urls()
 
 TEXT_PARAMS = ("text", "kv_text")  # where an empty value means what it says: no text
 
@@ -272,9 +306,11 @@ def after_page() -> None:
     if st.session_state.get("_share_unknown_checked"):
         return
     st.session_state["_share_unknown_checked"] = True
-    known = set(_bindings()) | {"lang"}
+    bindings = _bindings()
+    known = set(bindings) | {"lang"}
     raw = st.session_state.get("_url_params_at_start") or {}
     unknown = [k for k in raw if k not in known and k.lower() not in EMBED_KEYS]
+    _note_refused_page_values(raw, bindings)
     for key in unknown:
         try:
             del st.query_params[key]
@@ -283,6 +319,55 @@ def after_page() -> None:
     if unknown:
         shown = ", ".join(markdown_code(k[:40]) for k in unknown[:5]) + (" …" if len(unknown) > 5 else "")
         st.sidebar.caption("🔗 " + t("share_param_unknown", key=shown))
+
+
+# Page controls whose refused link values the page itself explains, next to them (Heads' section, the Masks page's
+# mask text, which is also rewritten in a canonical form).
+SELF_NOTED = ("hd_section", "mk_cells")
+
+
+def _shown_url_value(meta, value) -> str | None:
+    """The query-string form of a widget value, the default included."""
+    from streamlit.runtime.state.query_params import _coerce_value_for_query_url
+
+    v = _coerce_value_for_query_url(meta.serializer(value), meta.value_type)
+    return v[0] if isinstance(v, list) and len(v) == 1 else (None if isinstance(v, list) else v)
+
+
+def _same_url_value(given: str, shown: str) -> bool:
+    """Whether a link's value is what the control shows: up to case and spaces, as a number ("0.50" is 0.5), or
+    as a position ("3" is "3: cat")."""
+    a, b = given.strip(), shown.strip()
+    if a.lower() == b.lower():
+        return True
+    try:
+        return float(a) == float(b)
+    except ValueError:
+        pass
+    match = _INDEX_FORM.fullmatch(a)
+    return match is not None and ":" not in a and b.startswith(f"{int(match.group(1))}: ")
+
+
+def _note_refused_page_values(raw: dict, bindings: dict) -> None:
+    """A page control's link value that it could not use (garbage, out of range, repeated): name it, and what is
+    used instead, under the link box. (The sidebar's controls note theirs next to them: see ui._url_notes.)"""
+    notes = []
+    for key, given in raw.items():
+        if key in SHARED_KEYS or key in SELF_NOTED or key not in bindings or not given:
+            continue
+        meta, value = bindings[key]
+        try:
+            shown = _shown_url_value(meta, value)
+        except Exception:  # noqa: BLE001 a value a serializer refuses: nothing to compare
+            continue
+        if shown is None:
+            continue
+        first = given[0]
+        if len(given) > 1 or not _same_url_value(first, str(shown)):
+            notes.append(t("url_param_ignored", param=key, given=markdown_code(first[:40]),
+                           used=markdown_code(str(shown)[:40])))
+    for note in notes:
+        st.sidebar.caption("🔗 " + note)
 
 
 # ----------------------------------------------------------------------------------------------- custom weights

@@ -244,3 +244,43 @@ def test_a_huge_number_is_clamped_not_an_error():
     assert not at.exception
     assert 0 <= at.session_state["seed"] <= 9999
     assert 0 <= at.session_state["head"] < at.session_state["num_heads"]
+
+
+# ------------------------------------------------------------------------------------ hand-written page values
+def _link_notes(at: AppTest) -> str:
+    return " ".join(c.value for c in at.sidebar.caption if c.value.startswith("🔗"))
+
+
+def test_a_position_written_as_a_number_is_read_like_its_label():
+    """Pickers show "3: the"; Streamlit writes that label into links, but a teacher types cell_query=3."""
+    text = "the cat saw the dog"
+    at = open_link("pages/playground.py", {"text": text, "cell_query": "3", "cell_key": "1"})
+    assert not at.exception
+    assert (at.session_state["cell_query"], at.session_state["cell_key"]) == (3, 1)
+    assert "cell_query" not in _link_notes(at) and "cell_key" not in _link_notes(at)
+    at.run()  # the link box is drawn before the page: it knows the page's controls from the second run on
+    _, params = link_of(at)
+    assert params["cell_query"].split(":")[0] == "3" and params["cell_key"].split(":")[0] == "1"
+    # ... and so does a label made for another sentence: the position counts, the note says which token it is now
+    at = open_link("pages/explain.py", {"text": text, "ex_cell_query": "2: mat"})
+    assert at.session_state["ex_cell_query"] == 2
+    assert "ex_cell_query=" in _link_notes(at) and "2: saw" in _link_notes(at)
+
+
+@pytest.mark.parametrize("page, params, key", [
+    ("pages/playground.py", {"cell_query": "99"}, "cell_query"),
+    ("pages/playground.py", {"cell_key": "cat"}, "cell_key"),
+    ("pages/explain.py", {"ex_cell_key": ["1", "2"]}, "ex_cell_key"),
+    ("pages/lab.py", {"lab_temperature": "-3"}, "lab_temperature"),
+    ("pages/bugs.py", {"bz_bug": "no_such_bug"}, "bz_bug"),
+])
+def test_a_page_value_the_control_cannot_use_is_named_in_a_note(page, params, key):
+    at = open_link(page, params)
+    assert not at.exception
+    assert f"{key}=" in _link_notes(at), _link_notes(at)
+
+
+def test_values_the_controls_use_as_given_get_no_note():
+    at = open_link("pages/lab.py", {"lab_temperature": "0.50", "lab_head": "1"})
+    assert at.session_state["lab_temperature"] == 0.5
+    assert _link_notes(at) == ""
