@@ -151,6 +151,9 @@ if st.session_state.get("mk_kind", default_kind) not in kinds:  # a causal mask 
     st.session_state["mk_kind"] = default_kind
 kind = st.segmented_control(t("mk_kind"), kinds, default=default_kind,
                             key="mk_kind", bind="query-params", required=True, help=t("mk_kind_help", pad=PAD))
+# the options are their URL ids in every language (a bound control puts the shown label in links): name them here
+st.caption(" · ".join(f"{'**' if k == kind else ''}`{k}` {t('mk_opt_' + k, pad=PAD)}{'**' if k == kind else ''}"
+                      for k in kinds))
 if view.is_cross:
     st.caption(t("mk_kind_cross"))
 if kind.endswith("padding") and not view.key_is_pad.any():

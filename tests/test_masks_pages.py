@@ -153,6 +153,19 @@ def test_masks_page_charts_for_each_kind(kind):
     assert texts(at).count("✅ Pass") == 2 and "❌" not in texts(at)
 
 
+def test_mask_options_are_named_in_the_pages_language_but_links_keep_the_ids():
+    at = direct_link(MASKS, text=BATCH, mk_kind="causal_padding", lang="ko")
+    control = at.segmented_control(key="mk_kind")
+    assert control.value == "causal_padding"  # the URL value stays the same in every language
+    legend = next(c.value for c in at.caption if "`causal_padding`" in c.value)
+    for kind, name in [("none", "마스크 없음"), ("causal", "인과"), ("padding", "패딩"), ("custom", "직접")]:
+        assert f"`{kind}` {name}" in legend  # every option explained in Korean, next to its id
+    assert "**`causal_padding` 인과 + 패딩" in legend  # the chosen one stands out
+    cross = direct_link(MASKS, text="the cat", kv_text="a dog ran", lang="ko")
+    legend = next(c.value for c in cross.caption if "`padding`" in c.value)
+    assert "`causal`" not in legend and "`causal_padding`" not in legend  # only the options offered
+
+
 def test_masks_page_padding_without_pads_says_so():
     at = direct_link(MASKS, text="a b c", mk_kind="padding")
     assert "has no [PAD]" in texts(at)

@@ -92,6 +92,12 @@ STRINGS = {
         "ko": "none: 모든 키를 봄 · causal: 자신과 앞쪽 키만 · padding: {pad} 키 제외 · causal_padding: 둘 다 · "
               "custom: 칸을 직접 선택.",
     },
+    # the options keep their language-independent ids (they go into links); this legend says what each one is
+    "mk_opt_none": {"en": "no mask: every query sees every key", "ko": "마스크 없음: 모든 키를 봄"},
+    "mk_opt_causal": {"en": "causal: itself and earlier keys", "ko": "인과: 자신과 앞쪽 키만"},
+    "mk_opt_padding": {"en": "padding: no {pad} key", "ko": "패딩: {pad} 키 제외"},
+    "mk_opt_causal_padding": {"en": "causal + padding: both", "ko": "인과 + 패딩: 둘 다"},
+    "mk_opt_custom": {"en": "custom: tick the cells yourself", "ko": "직접: 칸을 직접 선택"},
     "mk_kind_cross": {
         "en": "Cross-attention (keys from another text): causal masks need self-attention and are not offered.",
         "ko": "교차 어텐션(키가 다른 텍스트에서 옴)에서는 인과 마스크를 쓸 수 없어 목록에서 뺐습니다.",
