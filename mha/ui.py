@@ -158,7 +158,9 @@ def sidebar_controls() -> Settings:
     settings = Settings(text=text or "", d_model=int(d_model), num_heads=int(num_heads),
                         causal=bool(causal) and not is_cross, seed=int(seed), positional=bool(positional),
                         lang=lang(), padding=bool(padding), kv_text=kv_text or "", sentence=int(sentence))
-    for note in _url_notes({**settings.__dict__}):
+    # The toggle keeps a linked causal=true in cross-attention (disabled, its caption says why; it applies again
+    # once the keys/values text is cleared): that value was used, not refused.
+    for note in _url_notes({**settings.__dict__, "causal": bool(causal)}):
         sb.warning(note, icon="🔗")
     st.session_state["_settings"] = settings
     return settings

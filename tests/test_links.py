@@ -284,3 +284,16 @@ def test_values_the_controls_use_as_given_get_no_note():
     at = open_link("pages/lab.py", {"lab_temperature": "0.50", "lab_head": "1"})
     assert at.session_state["lab_temperature"] == 0.5
     assert _link_notes(at) == ""
+
+
+def test_a_linked_causal_mask_in_cross_attention_is_explained_once_and_kept_for_later():
+    at = open_link("pages/playground.py", {"text": "I like cats", "kv_text": "the cat sat on the mat",
+                                           "causal": "true"})
+    assert not at.exception
+    assert not any("causal=" in w.value for w in at.sidebar.warning)  # not "could not be used" ...
+    from mha.i18n import text as i18n_text
+
+    assert any(c.value == i18n_text("ctl_causal_cross", "en") for c in at.sidebar.caption)  # ... but why it is off
+    assert at.session_state["_settings"].causal is False
+    at.sidebar.text_area(key="kv_text").set_value("").run()  # back to self-attention: the causal mask applies
+    assert at.session_state["_settings"].causal is True
