@@ -107,7 +107,8 @@ if heads.sanitize_heads(st.session_state.get("heads_off"), H) != list(st.session
 
 
 def head_picker(key: str) -> int:
-    return st.segmented_control(t("hd_head"), list(range(H)), default=0, key=key, bind="query-params", required=True)
+    return st.segmented_control(t("hd_head_control"), list(range(H)), default=0, key=key, bind="query-params",
+                                required=True)
 
 
 @st.fragment

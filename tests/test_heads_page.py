@@ -210,6 +210,7 @@ def test_metric_and_pair_selectors():
 
 def test_queries_and_keys_controls():
     at = open_page(hd_section="qk", heads_qk_head="1", heads_query="2: my")  # a selectbox keeps its shown label in the URL
+    assert at.segmented_control(key="heads_qk_head").label == "Head"
     at.slider(key="heads_topk").set_value(2).run()
     assert not at.exception
     spec = chart(at, "heads_qk_chart")
@@ -225,7 +226,9 @@ def test_shuffle_moves_outputs_only_without_positions():
     at.button(key="heads_shuffle_next").click().run()
     assert at.number_input(key="heads_shuffle").value == 1
     shown = texts(at)
-    assert "Positional encoding **off**: ✅" in shown and "Positional encoding **on**: ❌" in shown
+    assert "Positional encoding **off**: ✅" in shown and "Positional encoding **on**: 🔄" in shown
+    assert "❌" not in shown and "expected" in shown  # the change with positions on is the lesson, not a failure
+    assert at.segmented_control(key="heads_order_head").label == "Head"  # capitalised, as on every other page
     original, shuffled, back = heatmaps(chart(at, "heads_shuffle_chart"))
     np.testing.assert_allclose(back, original, atol=1e-6)  # put back in order: the same map
     assert not np.allclose(shuffled, original)

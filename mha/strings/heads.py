@@ -45,7 +45,8 @@ STRINGS = {
         "en": "The same head under four random initialisations: the weights are random, so the patterns are too.",
         "ko": "같은 헤드를 무작위 초기화 네 가지로 봅니다. 가중치가 무작위이니 패턴도 무작위입니다.",
     },
-    "hd_head": {"en": "head", "ko": "헤드"},
+    "hd_head": {"en": "head", "ko": "헤드"},  # inside charts (axis titles, hover)
+    "hd_head_control": {"en": "Head", "ko": "헤드"},  # the label of a head picker, as on every page
     "hd_bits": {"en": "bits", "ko": "비트"},
     "hd_download_csv": {"en": "Download CSV", "ko": "CSV 내려받기"},
     # measure
@@ -267,8 +268,10 @@ STRINGS = {
         "ko": "✅ 출력이 토큰을 따라 자리만 옮겼습니다(최대 차이 {err:.1e})",
     },
     "hd_not_moved": {
-        "en": "❌ outputs changed, not just moved (largest difference {err:.2f})",
-        "ko": "❌ 출력이 자리만 옮긴 게 아니라 바뀌었습니다(최대 차이 {err:.2f})",
+        "en": "🔄 outputs changed, not just moved (largest difference {err:.2f}): expected, because the shuffle "
+              "gave the tokens new positions (or, with the causal mask, other keys to see)",
+        "ko": "🔄 출력이 자리만 옮긴 게 아니라 바뀌었습니다(최대 차이 {err:.2f}). 예상한 결과입니다. 섞으면 토큰의 "
+              "위치가 바뀌기 때문입니다(인과 마스크가 켜져 있으면 보이는 키도 바뀝니다)",
     },
     "hd_shuffle_result": {
         "en": "- Positional encoding **off**: {off}\n- Positional encoding **on**: {on}",
