@@ -49,16 +49,34 @@ def matrix(mat: np.ndarray, q_labels, k_labels, kind: str = "weights", *, allowe
     return fig
 
 
+# Head labels side by side over a chart ~380 px wide (a page column): above this many heads "head 3" no longer
+# fits its band, so the labels become "h3" and every other one is raised a line (each gets two bands' width).
+CROWDED_HEADS = 8
+
+
+def head_labels(num_heads: int, head_word: str, words: Words = ENGLISH) -> list[str]:
+    """One label per head: "head 3", or the short form (``words.head_short``) when the heads are crowded."""
+    if num_heads > CROWDED_HEADS:
+        return [words.head_short.format(n=h) for h in range(num_heads)]
+    return [f"{head_word} {h}" for h in range(num_heads)]
+
+
+def _stagger(h: int, num_heads: int) -> int:
+    """Extra pixels above a head's label: odd heads one line up when crowded."""
+    return 13 if num_heads > CROWDED_HEADS and h % 2 else 0
+
+
 def _band_shapes(fig: go.Figure, num_heads: int, head_dim: int, n_rows: int, head_word: str, row=None, col=None,
-                 labels_on_top: bool = True) -> None:
+                 labels_on_top: bool = True, words: Words = ENGLISH) -> None:
     """Outline the columns that belong to each head in a (T, d_model) heatmap."""
+    labels = head_labels(num_heads, head_word, words)
     for h in range(num_heads):
         x0, x1 = h * head_dim - 0.5, (h + 1) * head_dim - 0.5
         fig.add_shape(type="rect", x0=x0, x1=x1, y0=-0.5, y1=n_rows - 0.5, line=dict(color=head_color(h), width=3),
                       row=row, col=col)
         if labels_on_top and num_heads <= 16:
-            fig.add_annotation(x=(x0 + x1) / 2, y=-0.5, yshift=10, text=f"{head_word} {h}", showarrow=False,
-                               font=dict(color=head_color(h), size=11), row=row, col=col)
+            fig.add_annotation(x=(x0 + x1) / 2, y=-0.5, yshift=10 + _stagger(h, num_heads), text=labels[h],
+                               showarrow=False, font=dict(color=head_color(h), size=11), row=row, col=col)
 
 
 def banded_features(mat: np.ndarray, labels, num_heads: int, *, kind: str = "output", col_title: str = "d_model",
@@ -67,8 +85,9 @@ def banded_features(mat: np.ndarray, labels, num_heads: int, *, kind: str = "out
     T, D = mat.shape
     fig = figures.features_heatmap(mat, labels, kind=kind, col_title=col_title, zmax=zmax, words=words)
     if num_heads > 1:
-        _band_shapes(fig, num_heads, D // num_heads, T, words.head if head_word is None else head_word)
-        fig.update_layout(margin=dict(t=40))
+        _band_shapes(fig, num_heads, D // num_heads, T, words.head if head_word is None else head_word,
+                     words=words)
+        fig.update_layout(margin=dict(t=40 + _stagger(1, num_heads)))
     return fig
 
 
@@ -82,9 +101,14 @@ def split_heads_figure(mat: np.ndarray, per_head: np.ndarray, labels, *, head_wo
     head_word = words.head if head_word is None else head_word
     col_title = words.feature if col_title is None else col_title
     zmax = _absmax(np.concatenate([mat.ravel(), per_head.ravel()]))
+    cell = max(6, min(20, 420 // max(T, 1)))
+    height = int(2 * cell * T + 200)
+    # between the two rows: the top chart's feature numbers (~20 px) and the heads' titles (two lines if crowded)
+    gap_px = 24 + 24 + _stagger(1, H) + 8
     fig = make_subplots(rows=2, cols=H, specs=[[{"colspan": H}] + [None] * (H - 1), [{} for _ in range(H)]],
-                        subplot_titles=[top_title] + [f"{head_word} {h}" for h in range(H)],
-                        vertical_spacing=0.16, horizontal_spacing=min(0.03, 0.3 / H), row_heights=[0.5, 0.5])
+                        subplot_titles=[top_title] + head_labels(H, head_word, words),
+                        vertical_spacing=min(0.4, gap_px / (height - 50)), horizontal_spacing=min(0.03, 0.3 / H),
+                        row_heights=[0.5, 0.5])
     y = figures.axis_labels(labels)
     hover = f"{words.token}: %{{y}}<br>{col_title}: %{{x}}<br>{words.value}: %{{z:.4f}}<extra></extra>"
     fig.add_trace(go.Heatmap(z=mat.astype(np.float32), x=list(range(D)), y=y, coloraxis="coloraxis",
@@ -102,14 +126,14 @@ def split_heads_figure(mat: np.ndarray, per_head: np.ndarray, labels, *, head_wo
                       line=dict(color=head_color(h), width=3))
     for h, ann in enumerate(fig.layout.annotations[1:]):
         ann.font = dict(color=head_color(h), size=11)
+        ann.yshift = _stagger(h, H)
     fig.update_yaxes(autorange="reversed", type="category", showticklabels=False)
     fig.update_yaxes(showticklabels=T <= 30, tickfont_size=10, row=1, col=1)
     fig.update_xaxes(showticklabels=False)
     fig.update_xaxes(showticklabels=True, row=1, col=1)
-    cell = max(6, min(20, 420 // max(T, 1)))
     fig.update_layout(coloraxis=dict(colorscale=figures.DIVERGING_SCALE, cmin=-zmax, cmax=zmax,
                                      colorbar=dict(thickness=12)),
-                      height=int(2 * cell * T + 170), margin=dict(l=10, r=10, t=40, b=10))
+                      height=height, margin=dict(l=10, r=10, t=40, b=10))
     return fig
 
 

@@ -37,6 +37,7 @@ class Words:
     they stay as they are in every language. ``{placeholders}`` are filled with ``str.format``.
     """
     head: str = "head"  # "head 3": followed by the head's number
+    head_short: str = "h{n}"  # a head's label where "head 3" would not fit (16 heads side by side)
     query: str = "query"
     key: str = "key"
     value: str = "value"
@@ -76,6 +77,7 @@ class Words:
     weight_from_query: str = "weight from the query"
     pc: str = "PC {n}"  # a principal component
     exact_below: str = "exact value: enlarge this head below"  # hover of a large all-heads grid
+    fitted_scale: str = "scale 0 … {top}<br>(not 0 … 1)"  # a weights colour bar fitted to long rows
 
     def kind(self, name: str) -> str:
         """How a matrix kind is shown: English words translated, course identifiers (weights, scores, ...) kept."""
@@ -97,9 +99,31 @@ def axis_labels(labels) -> list[str]:
     return out
 
 
+# With this many keys or more, a row's weights are small (uniform = 1/Tk): if every weight shown is below
+# FIT_BELOW, the weights colour scale ends at the largest one instead of 1 (else 128 tokens look all white), and
+# the colour bar says so. Shorter rows keep the fixed 0..1 scale the pages' captions describe.
+FIT_KEYS = 24
+FIT_BELOW = 0.5
+
+
+def weights_top(mats: np.ndarray) -> float:
+    """The top of the weights colour scale: 1.0, or for long rows whose weights are all below FIT_BELOW the
+    largest weight rounded up to two significant digits."""
+    m = float(np.max(mats)) if np.size(mats) else 1.0
+    if np.shape(mats)[-1] < FIT_KEYS or not (0 < m < FIT_BELOW) or not math.isfinite(m):
+        return 1.0
+    step = 10.0 ** (math.floor(math.log10(m)) - 1)
+    return min(1.0, math.ceil(m / step - 1e-9) * step)
+
+
+def _weights_bar_title(top: float, words: Words) -> str:
+    return words.kind("weights") if top >= 1.0 else \
+        f"{words.kind('weights')}<br><sub>{words.fitted_scale.format(top=f'{top:.2g}')}</sub>"
+
+
 def _color_kwargs(kind: str, zmax: float | None = None) -> dict:
     if kind == "weights":
-        return dict(colorscale=WEIGHTS_SCALE, cmin=0.0, cmax=1.0)
+        return dict(colorscale=WEIGHTS_SCALE, cmin=0.0, cmax=1.0 if zmax is None else zmax)
     return dict(colorscale=DIVERGING_SCALE, cmid=0.0) if zmax is None else dict(
         colorscale=DIVERGING_SCALE, cmin=-zmax, cmax=zmax)
 
@@ -177,13 +201,30 @@ def _coded(mats: np.ndarray, lo: float, hi: float) -> tuple[np.ndarray, dict]:
                        ticktext=[f"{v:.2g}" for v in ticks])
 
 
+def _text_px(text: str, font: float) -> float:
+    """About how wide a label is drawn, in pixels: CJK characters are ~1 em wide, others ~0.6 em."""
+    return sum(font * (1.0 if ord(ch) >= 0x1100 else 0.6) for ch in str(text) if ch != _ZWSP)
+
+
+def _first_column_labels_only(layout: dict, n_cells: int, cols: int) -> None:
+    """Row (token) labels on the grid's first column only: every panel has the same rows, and a panel's labels
+    would otherwise run into the panel on its left."""
+    for i in range(n_cells):
+        if i % cols:
+            sfx = "" if i == 0 else str(i + 1)
+            layout[f"yaxis{sfx}"] = dict(layout[f"yaxis{sfx}"], showticklabels=False)
+
+
 def heads_grid(mats: np.ndarray, q_labels, k_labels, kind: str = "weights", allowed: np.ndarray | None = None,
                cols: int = 4, heads=None, words: Words = ENGLISH) -> go.Figure:
     """Small multiples: one heatmap per head (H, Tq, Tk) on one shared colour scale. A large grid sends 8-bit
-    colour codes (see GRID_CODED_CELLS) and its hover names the cell but not the number."""
+    colour codes (see GRID_CODED_CELLS) and its hover names the cell but not the number. Weights of long rows get
+    a colour scale fitted to them (``weights_top``)."""
     H, Tq, Tk = mats.shape
-    color = _color_kwargs(kind, None if kind == "weights" else _sym_max(mats))
-    colorbar = dict(title=dict(text=words.kind(kind)), thickness=12)
+    top = weights_top(mats) if kind == "weights" else None
+    color = _color_kwargs(kind, top if kind == "weights" else _sym_max(mats))
+    colorbar = dict(title=dict(text=_weights_bar_title(top, words) if kind == "weights" else words.kind(kind)),
+                    thickness=12)
     z, value = mats.astype(np.float32), None
     if mats.size > GRID_CODED_CELLS:
         z, ticks = _coded(mats, color["cmin"], color["cmax"])
@@ -200,13 +241,15 @@ def heads_grid(mats: np.ndarray, q_labels, k_labels, kind: str = "weights", allo
                  showticklabels=show_ticks)
     yaxis = dict(tickfont=dict(size=9), autorange="reversed", type="category", automargin=True,
                  showticklabels=show_ticks)
-    # Between two rows sit the upper row's slanted key labels and the lower row's titles: leave room for both.
-    label_px = int(4 * min(max((len(lab) for lab in k_labels), default=1), 16)) + 14 if show_ticks else 0
+    # Between two rows sit the upper row's slanted key labels (a label of n px at -45° drops n/√2 px) and the
+    # lower row's titles (16 px font): leave room for both.
+    longest = max((_text_px(lab, 9) for lab in x), default=0.0)
+    label_px = int(longest * 0.71) + 16 if show_ticks else 0
     cell_px = max(4, min(28, 900 // max(Tq, 1) // cols * 1))
     height = max(260, min(int(rows * (cell_px * Tq + 60 + label_px) + 60), 2400))
-    v_space = min(0.3, (40 + label_px) / max(1, height - 60)) if rows > 1 else 0.0
-    layout = _subplot_grid(rows, cols, 0.04 + 0.02 * (Tq <= 24), v_space,
-                           [f"{words.head} {h}" for h in heads], xaxis, yaxis)
+    v_space = min(0.3, (34 + label_px) / max(1, height - 60)) if rows > 1 else 0.0
+    layout = _subplot_grid(rows, cols, 0.03, v_space, [f"{words.head} {h}" for h in heads], xaxis, yaxis)
+    _first_column_labels_only(layout, rows * cols, cols)
     data = []
     for i, h in enumerate(heads):
         refs = _subplot_refs(i)
@@ -248,8 +291,9 @@ def head_heatmap(mat: np.ndarray, q_labels, k_labels, kind: str = "weights", all
                    showticklabels=Tq <= 64, title=dict(text=words.query_axis, standoff=4)),
         xaxis=dict(type="category", side="top", tickfont=tick_font, tickangle=-45, automargin=True,
                    showticklabels=Tk <= 64, title=dict(text=words.key_axis, standoff=4)),
-        coloraxis=dict(**_color_kwargs(kind, zmax if zmax else (None if kind == "weights" else _sym_max(mat))),
-                       colorbar=dict(title=dict(text=words.kind(kind)), thickness=12)),
+        coloraxis=dict(**_color_kwargs(kind, zmax or (weights_top(mat) if kind == "weights" else _sym_max(mat))),
+                       colorbar=dict(title=dict(text=_weights_bar_title(zmax or weights_top(mat), words)
+                                                if kind == "weights" else words.kind(kind)), thickness=12)),
         height=size, margin=dict(l=10, r=10, t=30, b=10), dragmode=False, clickmode="event+select")
     if selected is not None:
         i, j = selected
@@ -278,22 +322,26 @@ def features_heatmap(mat: np.ndarray, row_labels, kind: str = "output", col_titl
 
 
 def head_outputs_grid(head_outputs: np.ndarray, q_labels, cols: int = 4, words: Words = ENGLISH) -> go.Figure:
-    """Each head's output (H, Tq, head_dim) as small multiples on one shared diverging scale."""
+    """Each head's output (H, Tq, head_dim) as small multiples on one shared diverging scale. Token labels on the
+    first column only; between two rows, room for the upper row's feature numbers and the lower row's titles."""
     H, Tq, hd = head_outputs.shape
     cols = max(1, min(cols, H))
     rows = math.ceil(H / cols)
     y = axis_labels(q_labels)
-    yaxis = dict(tickfont=dict(size=9), autorange="reversed", type="category", showticklabels=Tq <= 20)
-    layout = _subplot_grid(rows, cols, 0.05, 0.1 / max(1, rows / 2), [f"{words.head} {h}" for h in range(H)],
-                           {}, yaxis)
+    yaxis = dict(tickfont=dict(size=9), autorange="reversed", type="category", automargin=True,
+                 showticklabels=Tq <= 20)
+    xaxis = dict(tickfont=dict(size=10))
+    height = max(240, min(rows * (min(22, 600 // max(Tq, 1)) * Tq + 80) + 40, 2000))
+    v_space = min(0.3, 62 / max(1, height - 60)) if rows > 1 else 0.0  # ~20 px of numbers, ~22 px of title, air
+    layout = _subplot_grid(rows, cols, 0.03, v_space, [f"{words.head} {h}" for h in range(H)], xaxis, yaxis)
+    _first_column_labels_only(layout, rows * cols, cols)
     data = [dict(type="heatmap", z=head_outputs[h].astype(np.float32), x=list(range(hd)), y=y,
                  coloraxis="coloraxis",
                  hovertemplate=f"{words.head} {h}<br>{words.token}: %{{y}}<br>{words.dim}: %{{x}}"
                                f"<br>{words.value}: %{{z:.4f}}<extra></extra>", **_subplot_refs(h))
             for h in range(H)]
     layout.update(coloraxis=dict(**_color_kwargs("output", _sym_max(head_outputs)), colorbar=dict(thickness=12)),
-                  height=max(240, min(rows * (min(22, 600 // max(Tq, 1)) * Tq + 80) + 40, 2000)),
-                  margin=dict(l=10, r=10, t=50, b=10))
+                  height=height, margin=dict(l=10, r=10, t=50, b=10))
     return go.Figure(dict(data=data, layout=layout))
 
 

@@ -40,11 +40,16 @@ st.markdown(t("bz_intro"))
 runs = _zoo(s.spec(), *(custom_weights(s.d_model) or ("", None)), view)
 
 st.subheader(t("bz_summary"))
+st.caption(t("bz_summary_note"))
+# fixed column widths that add up to less than the page (~700 px): long names are cut with "…", hover shows them
+widths = {"bz_col_bug": 175, "bz_col_test": 190, "bz_col_out": 62, "bz_col_w": 62, "bz_col_one_head": 62,
+          "bz_col_what": 130}
 st.dataframe(pd.DataFrame([{
     t("bz_col_bug"): b.name, t("bz_col_test"): b.test, t("bz_col_out"): fmt(runs[b.name].max_error_output),
     t("bz_col_w"): fmt(runs[b.name].max_error_weights),
     t("bz_col_one_head"): fmt(runs[b.name].max_error_one_head) if b.hidden_by_one_head else "",
-    t("bz_col_what"): t(f"bz_{b.name}_title")} for b in bugs.BUGS]), hide_index=True, key="bz_table")
+    t("bz_col_what"): t(f"bz_{b.name}_title")} for b in bugs.BUGS]), hide_index=True, key="bz_table",
+    column_config={t(k): st.column_config.TextColumn(width=w) for k, w in widths.items()})
 
 name = st.selectbox(t("bz_pick"), bugs.BUG_NAMES, key="bz_bug", bind="query-params", help=t("bz_pick_help"))
 bug, run = bugs.get_bug(name), runs[name]

@@ -43,7 +43,7 @@ def test_large_grid_sends_8bit_codes_that_decode_to_the_numbers(kind):
     axis = spec["layout"]["coloraxis"]
     assert (axis["cmin"], axis["cmax"]) == (0, 255)
     # the colour-bar ticks sit at the codes of the values they name
-    lo, hi = (0.0, 1.0) if kind == "weights" else (-np.abs(mats).max(), np.abs(mats).max())
+    lo, hi = (0.0, figures.weights_top(mats)) if kind == "weights" else (-np.abs(mats).max(), np.abs(mats).max())
     for code, text in zip(axis["colorbar"]["tickvals"], axis["colorbar"]["ticktext"]):
         assert float(text) == pytest.approx(lo + code / 255 * (hi - lo), rel=0.05, abs=0.01)
     decoded = lo + np.stack([_z(tr).astype(float).reshape(T, T) for tr in traces]) / 255 * (hi - lo)
@@ -116,3 +116,73 @@ def test_each_head_of_a_grid_is_drawn_in_its_own_titled_cell(H):
     domains = {(tuple(layout["xaxis" + t["xaxis"][1:]]["domain"]), tuple(layout["yaxis" + t["yaxis"][1:]]["domain"]))
                for t in heat}
     assert len(domains) == H  # no two heads drawn on top of each other
+
+
+# --- layout: no two texts on top of each other ------------------------------------------------------------------
+
+
+def _panel_boxes(layout: dict, width_px: float = 700.0):
+    """Paper-coordinate boxes of the figure's titles (annotations) and of each panel's tick-label bands, in px."""
+    m = layout["margin"]
+    pw, ph = width_px - m["l"] - m["r"] - 80, layout["height"] - m["t"] - m["b"]  # ~80 px: the colour bar
+    return pw, ph
+
+
+def _title_boxes(layout: dict, width_px: float = 700.0, font_px: float = 16.0):
+    pw, ph = _panel_boxes(layout, width_px)
+    boxes = []
+    for a in layout["annotations"]:
+        w = figures._text_px(a["text"], a.get("font", {}).get("size", font_px))
+        x, y = a["x"] * pw, a["y"] * ph
+        boxes.append((x - w / 2, y, x + w / 2, y + font_px + 4))
+    return boxes
+
+
+def _overlap(a, b) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+@pytest.mark.parametrize("builder", ["heads_grid", "head_outputs_grid"])
+@pytest.mark.parametrize("H, T", [(1, 3), (4, 5), (16, 5), (16, 3), (8, 20), (16, 128)])
+@pytest.mark.parametrize("label", ["favorite", "가나다라마바사아자차"])
+def test_grid_titles_and_row_labels_do_not_overlap(builder, H, T, label):
+    labels = [label] * T
+    mats = _grid(H, T, "weights")
+    fig = (figures.heads_grid(mats, labels, labels) if builder == "heads_grid"
+           else figures.head_outputs_grid(mats, labels, words=figures.Words(head="헤드")))
+    layout = fig.to_plotly_json()["layout"]
+    cols = min(4, H)
+    # token labels only left of the first column: elsewhere they would run into the panel on the left
+    for i in range(H):
+        ya = layout["yaxis" + ("" if i == 0 else str(i + 1))]
+        assert ya.get("showticklabels", True) == (i % cols == 0 and T <= 20)
+    # two titles never overlap, and between a panel's bottom and the title of the panel below is room for the
+    # upper panel's tick labels (numbers: ~20 px; slanted key labels: their drop at -45°)
+    boxes = _title_boxes(layout)
+    assert not any(_overlap(a, b) for n, a in enumerate(boxes) for b in boxes[n + 1:])
+    _, ph = _panel_boxes(layout)
+    tick_px = 20.0 if builder == "head_outputs_grid" else (figures._text_px(label, 9) * 0.71 + 8 if T <= 20 else 0)
+    for i in range(H - cols):
+        below = layout["annotations"][i + cols]
+        upper_bottom = layout["yaxis" + ("" if i == 0 else str(i + 1))]["domain"][0] * ph
+        assert upper_bottom - tick_px >= below["y"] * ph + 16 + 2, (i, upper_bottom, below["y"] * ph)
+
+
+def test_weights_scale_fits_long_rows_and_stays_0_to_1_for_short_ones():
+    short = _grid(4, 5, "weights")
+    fig = figures.heads_grid(short, list("abcde"), list("abcde")).to_plotly_json()["layout"]["coloraxis"]
+    assert (fig["cmin"], fig["cmax"]) == (0.0, 1.0) and fig["colorbar"]["title"]["text"] == "weights"
+    T = 100
+    long = _grid(4, T, "weights")  # rows of 100 keys: every weight ~1/100
+    labels = [f"t{i}" for i in range(T)]
+    axis = figures.heads_grid(long, labels, labels).to_plotly_json()["layout"]["coloraxis"]
+    top = figures.weights_top(long)
+    assert long.max() <= top < 0.1  # covers every weight, far below 1
+    assert (axis["cmin"], axis["cmax"]) == (0.0, top)
+    assert "not 0 … 1" in axis["colorbar"]["title"]["text"]
+    one = figures.head_heatmap(long[0], labels, labels).to_plotly_json()["layout"]["coloraxis"]
+    assert long[0].max() <= one["cmax"] < 0.1 and "not 0 … 1" in one["colorbar"]["title"]["text"]
+    sharp = long.copy()
+    sharp[0, 0] = 0.0
+    sharp[0, 0, 0] = 0.9  # one sharp weight: the fixed 0..1 scale again
+    assert figures.weights_top(sharp) == 1.0

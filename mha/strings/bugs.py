@@ -21,10 +21,16 @@ STRINGS = {
     "bz_summary": {"en": "All bugs on this sentence", "ko": "이 문장에서 본 모든 버그"},
     "bz_col_bug": {"en": "bug", "ko": "버그"},
     "bz_col_what": {"en": "what goes wrong", "ko": "무엇이 틀리나"},
-    "bz_col_out": {"en": "max error, output", "ko": "최대 오차, 출력"},
-    "bz_col_w": {"en": "max error, weights", "ko": "최대 오차, 가중치"},
-    "bz_col_one_head": {"en": "max error with num_heads = 1", "ko": "num_heads = 1일 때 최대 오차"},
-    "bz_col_test": {"en": "caught by", "ko": "잡아내는 테스트"},
+    "bz_col_out": {"en": "output", "ko": "출력"},
+    "bz_col_w": {"en": "weights", "ko": "가중치"},
+    "bz_col_one_head": {"en": "1 head", "ko": "헤드 1개"},
+    "bz_summary_note": {
+        "en": "Numbers: the largest |error| against the real module, in the output, in the weights, and in the "
+              "output with num_heads = 1 (for the bugs one head hides). Hover a cut-off cell to read all of it.",
+        "ko": "숫자: 실제 모듈과 비교한 최대 |오차| — 출력, 가중치, 그리고 num_heads = 1일 때의 출력(헤드 하나가 "
+              "숨기는 버그만). 잘린 칸은 마우스를 올리면 전부 보입니다.",
+    },
+    "bz_col_test": {"en": "caught by", "ko": "잡는 테스트"},
     "bz_not_comparable": {"en": "— (see below)", "ko": "— (아래 참고)"},
     "bz_pick": {"en": "Bug", "ko": "버그"},
     "bz_pick_help": {

@@ -5,6 +5,7 @@ The English text is the field's default (tests/test_chart_words.py checks they a
 """
 STRINGS = {
     "ch_head": {"en": "head", "ko": "헤드"},
+    "ch_head_short": {"en": "h{n}", "ko": "{n}번"},
     "ch_query": {"en": "query", "ko": "쿼리"},
     "ch_key": {"en": "key", "ko": "키"},
     "ch_value": {"en": "value", "ko": "값"},
@@ -43,5 +44,6 @@ STRINGS = {
     "ch_keys": {"en": "keys", "ko": "키"},
     "ch_weight_from_query": {"en": "weight from the query", "ko": "쿼리가 준 가중치"},
     "ch_pc": {"en": "PC {n}", "ko": "주성분 {n}"},
+    "ch_fitted_scale": {"en": "scale 0 … {top}<br>(not 0 … 1)", "ko": "범위 0 … {top}<br>(0 … 1 아님)"},
     "ch_exact_below": {"en": "exact value: enlarge this head below", "ko": "정확한 값: 아래에서 이 헤드를 크게 보세요"},
 }
