@@ -186,3 +186,22 @@ def test_weights_scale_fits_long_rows_and_stays_0_to_1_for_short_ones():
     sharp[0, 0] = 0.0
     sharp[0, 0, 0] = 0.9  # one sharp weight: the fixed 0..1 scale again
     assert figures.weights_top(sharp) == 1.0
+
+
+@pytest.mark.parametrize("H", [1, 2, 4, 8, 16])
+@pytest.mark.parametrize("words", [figures.ENGLISH, figures.Words(head="헤드", head_short="{n}번")])
+def test_head_labels_side_by_side_do_not_run_together(H, words):
+    """Steps 3 and 9: one coloured label per head over a ~380 px wide chart; labels on the same line (the same
+    yshift) must not overlap."""
+    from mha import explain_figures as xf
+    T, hd = 3, 4
+    mat = np.random.default_rng(0).normal(size=(T, H * hd))
+    split = xf.split_heads_figure(mat, mat.reshape(T, H, hd).transpose(1, 0, 2), ["a", "b", "c"], words=words)
+    banded = xf.banded_features(mat, ["a", "b", "c"], H, words=words)
+    width = 380.0
+    split_anns = [(a.x * width, a.yshift or 0, a.text) for a in split.layout.annotations[1:]]
+    banded_anns = [((a.x + 0.5) / (H * hd) * width, a.yshift, a.text) for a in banded.layout.annotations]
+    assert len(split_anns) == H and len(banded_anns) == (H if H > 1 else 0)
+    for anns in (split_anns, banded_anns):
+        boxes = [(x - figures._text_px(t, 11) / 2, s, x + figures._text_px(t, 11) / 2, s + 12) for x, s, t in anns]
+        assert not any(_overlap(a, b) for n, a in enumerate(boxes) for b in boxes[n + 1:]), boxes
