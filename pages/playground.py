@@ -32,7 +32,11 @@ allowed = view.allowed if kind == "weights" else None
 
 st.subheader(t("pg_all_heads"))
 masked_note = t("pg_masked_note") if not view.allowed.all() else ""
-st.caption(t(f"pg_all_heads_help_{kind}", masked=masked_note))
+top = figures.weights_top(mats) if kind == "weights" else 1.0
+if top < 1.0:  # long rows: the colour scale ends at the largest weight (figures.weights_top)
+    st.caption(t("pg_all_heads_help_weights_fitted", n_keys=mats.shape[-1], top=f"{top:.2g}", masked=masked_note))
+else:
+    st.caption(t(f"pg_all_heads_help_{kind}", masked=masked_note))
 st.plotly_chart(cached_figure(figures.heads_grid, mats, view.labels, view.key_labels, kind=kind, allowed=allowed,
                               words=words), key="grid")
 

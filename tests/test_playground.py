@@ -177,3 +177,21 @@ def test_hostile_and_odd_text_is_shown_not_interpreted(text):
     labels = specs[GRID]["data"][0]["y"]
     assert not any("<" in lab or "\u202e" in lab or "\x00" in lab for lab in labels)
     assert all(len(lab.rstrip("\u200b")) <= 16 * 6 for lab in labels)  # capped (escaping may lengthen it)
+
+
+def test_a_long_sentence_says_its_weights_scale_ends_below_one_and_the_chart_agrees():
+    """Near the token cap every weight is about 1/T: the scale is fitted (figures.weights_top), and the caption must
+    say so rather than '1 = dark blue'."""
+    from mha import figures
+    from mha.view import MAX_TOKENS, ViewSpec, run_view
+
+    text = " ".join(f"w{i}" for i in range(MAX_TOKENS))
+    at = open_page("pages/playground.py", text=text)
+    assert not at.exception
+    top = figures.weights_top(run_view(ViewSpec(text=text)).weights)
+    assert top < 0.5
+    grid = charts_by_key(at)["grid"]
+    cmax = grid["layout"]["coloraxis"]["cmax"]
+    assert cmax == pytest.approx(top)
+    captions = " ".join(c.value for c in at.main.caption)
+    assert f"{top:.2g} = dark blue" in captions and "(0 = white, 1 = dark blue)" not in captions
