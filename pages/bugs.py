@@ -95,8 +95,11 @@ else:
     st.caption(t("bz_weights_of", head=head) if show_weights else t("bz_outputs_of"))
     if show_weights:
         mats, kinds = (run.weights_bug[head], run.weights_ok[head], run.difference[head]), ("weights",) * 2
+        # bug and correct on one colour scale (for long rows it ends below 1: figures.weights_top)
+        top = max(figures.weights_top(run.weights_bug[head]), figures.weights_top(run.weights_ok[head]))
         draw = lambda m, kind: figures.head_heatmap(m, view.labels, view.key_labels, kind=kind,  # noqa: E731
-                                                    allowed=run.allowed, head=head, clickable=False, words=words)
+                                                    allowed=run.allowed, head=head, clickable=False,
+                                                    zmax=top if kind == "weights" else None, words=words)
     else:  # (Tq, d_model) outputs, bug and correct on one colour scale
         mats, kinds = (run.output_bug, run.output_ok, run.output_bug - run.output_ok), ("output",) * 2
         zmax = float(max(abs(run.output_bug).max(), abs(run.output_ok).max())) or 1.0

@@ -485,3 +485,14 @@ def test_every_page_runs_with_batches_and_cross_attention(page, params):
     at = direct_link(page, **params)
     assert not at.exception
     assert all(all_numbers_finite(spec) for spec in chart_specs(at).values())
+
+
+def test_bug_zoo_draws_the_bug_and_the_correct_weights_on_one_colour_scale():
+    """Long rows fit the weights scale below 1 (figures.weights_top): the two charts side by side must share it,
+    or one colour would mean two weights."""
+    text = " ".join(f"w{i}" for i in range(40))
+    at = direct_link(BUGS, text=text, bz_bug="softmax_over_queries", num_heads="4")
+    c = charts(at)
+    tops = [c[k]["layout"]["coloraxis"]["cmax"] for k in ("bz_bug_chart", "bz_ok_chart")]
+    bad, ok = (heatmaps(c[k])[0] for k in ("bz_bug_chart", "bz_ok_chart"))
+    assert tops[0] == tops[1] >= max(bad.max(), ok.max())
