@@ -1,5 +1,7 @@
 """Our MultiHeadAttention against the course's own class (tests/course_mha.py, copied verbatim from the seed):
 weights move between the two with strict=True and every method gives the same numbers."""
+from pathlib import Path
+
 import pytest
 import torch
 
@@ -99,3 +101,42 @@ def test_scaled_dot_product_attention_matches_course_function(gen, head_dim):
     expected_out, expected_weights = course_sdpa(q, k, v)
     torch.testing.assert_close(out, expected_out, rtol=1e-6, atol=1e-6)
     torch.testing.assert_close(weights, expected_weights, rtol=1e-6, atol=1e-6)
+
+
+# --- the course's code in tests/course_mha.py is the course's, line for line ------------------------------------
+SEEDS = Path(__file__).resolve().parent / "seeds"  # copies of ../shared/seeds, so a clean clone has them
+SHARED_SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
+
+
+def _code_lines(text: str) -> set[str]:
+    return {line.strip() for line in text.splitlines() if line.strip() and not line.strip().startswith("#")}
+
+
+def test_course_mha_is_copied_verbatim_from_the_course():
+    """Every line of tests/course_mha.py's code (docstrings, comments and the added import aside) is a line of
+    the course material, so the compatibility tests run the course's own class and function."""
+    import ast
+    import inspect
+
+    from tests import course_mha
+
+    material = set()
+    for f in sorted(SEEDS.glob("*.txt")):
+        material |= {line.strip() for line in f.read_text(encoding="utf-8").splitlines()}
+    tree = ast.parse(inspect.getsource(course_mha))
+    docstrings = {ast.get_docstring(n, clean=False) for n in ast.walk(tree)
+                  if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef))} - {None}
+    source = inspect.getsource(course_mha)
+    for doc in docstrings:
+        source = source.replace(doc, "")
+    lines = [line for line in _code_lines(source) if line not in ('""""""', "import torch")]
+    assert lines
+    missing = [line for line in lines if line not in material]
+    assert not missing, f"not in the course material: {missing}"
+
+
+def test_the_copied_course_material_matches_the_shared_one():
+    if not SHARED_SEEDS.is_dir():
+        pytest.skip("../shared/seeds is not next to this checkout (a clean clone): the copies in tests/seeds are used")
+    for f in sorted(SEEDS.glob("*.txt")):
+        assert f.read_bytes() == (SHARED_SEEDS / f.name).read_bytes(), f.name
