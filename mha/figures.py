@@ -262,6 +262,11 @@ def heads_grid(mats: np.ndarray, q_labels, k_labels, kind: str = "weights", allo
     return go.Figure(dict(data=data, layout=layout))
 
 
+# Above this many tokens a cell is a few pixels wide: no click overlay (one invisible marker per cell would be
+# 16,384 markers at the 128-token cap, for cells too small to hit); pages offer query/key pickers instead.
+CLICK_MAX_TOKENS = 64
+
+
 def head_heatmap(mat: np.ndarray, q_labels, k_labels, kind: str = "weights", allowed: np.ndarray | None = None,
                  head: int | None = None, clickable: bool = True, selected: tuple[int, int] | None = None,
                  zmax: float | None = None, words: Words = ENGLISH) -> go.Figure:

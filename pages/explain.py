@@ -89,7 +89,8 @@ course_step(10, "output_linear", B(view.output), [("ex_output", "", features(vie
 def click_into_a_cell() -> None:
     """A click or a selector change reruns only this part; the numbers come from the cache."""
     st.subheader(t("ex_cell_title"))
-    st.caption(t("ex_cell_hint", head=head))
+    clickable = max(Tq, Tk) <= figures.CLICK_MAX_TOKENS
+    st.caption(t("ex_cell_hint" if clickable else "ex_cell_hint_large", head=head, n=figures.CLICK_MAX_TOKENS))
     # options shown as their URL values (a bound widget puts the displayed option in the URL), explained in help
     kind = st.segmented_control(t("ex_matrix"), ["weights", "scores"], default="weights", key="ex_matrix",
                                 bind="query-params", required=True, help=t("ex_matrix_help"))
@@ -101,7 +102,7 @@ def click_into_a_cell() -> None:
     j = c2.selectbox(t("ex_cell_key"), range(Tk), key="ex_cell_key", bind="query-params",
                      format_func=lambda n: f"{n}: {view.key_labels[n]}")
     mats = view.weights if kind == "weights" else view.scores
-    fig = hm(mats[head], kind, clickable=True, selected=(i, j),
+    fig = hm(mats[head], kind, clickable=clickable, selected=(i, j),
              allowed=view.allowed[head] if kind == "weights" else None)()
     st.plotly_chart(fig, key="ex_cell_chart", selection_mode="points",
                     on_select=lambda: pick_cell("ex_cell_chart", "ex_cell_query", "ex_cell_key"))

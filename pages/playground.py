@@ -9,7 +9,6 @@ from mha.ui import cached_figure, chart_words, current_view, keep_index, setting
 page_setup()
 # Above this many tokens a cell of the enlarged head is a few pixels wide: pick it with the boxes. The click layer
 # (one invisible marker per cell) would add ~0.5 MB to the page at 128 tokens.
-CLICK_MAX_TOKENS = 64
 
 st.title(t("pg_title"))
 view = current_view()
@@ -50,8 +49,8 @@ def one_head() -> None:
                                 required=True)
     for k, n in (("cell_query", T), ("cell_key", Tk)):
         keep_index(k, n)
-    clickable = max(T, Tk) <= CLICK_MAX_TOKENS
-    st.caption(t("pg_click_hint" if clickable else "pg_click_hint_large", n=CLICK_MAX_TOKENS))
+    clickable = max(T, Tk) <= figures.CLICK_MAX_TOKENS
+    st.caption(t("pg_click_hint" if clickable else "pg_click_hint_large", n=figures.CLICK_MAX_TOKENS))
     c1, c2 = st.columns(2)
     qi = c1.selectbox(t("pg_cell_query"), range(T), key="cell_query", bind="query-params",
                       format_func=lambda i: f"{i}: {view.labels[i]}")

@@ -247,3 +247,20 @@ def test_step_by_step_uses_this_sessions_uploaded_weights():
     np.testing.assert_allclose(z(c["ex_chart_query"]), view.x @ own["query_linear.weight"].numpy().T, atol=1e-5)
     np.testing.assert_allclose(z(c["ex_qk"]) / 2.0, view.scores[0], atol=1e-5)  # head_dim 4: √4 = 2
     np.testing.assert_array_equal(z(c["ex_weights"]), view.weights[0])
+
+
+@pytest.mark.parametrize("n_tokens, clickable", [(5, True), (64, True), (65, False), (128, False)])
+def test_the_cell_chart_is_clickable_only_while_cells_are_big_enough(n_tokens, clickable):
+    """Up to figures.CLICK_MAX_TOKENS every cell carries an invisible marker to click; beyond, the cells are a few
+    pixels wide, the 16,384 markers of the cap only slowed the page down, and the hint says to use the pickers."""
+    from mha import figures
+
+    at = open_page("pages/explain.py", text=" ".join(f"w{i}" for i in range(n_tokens)))
+    assert not at.exception
+    spec = next(json.loads(c.proto.spec) for c in at.get("plotly_chart") if c.proto.id.endswith("ex_cell_chart"))
+    markers = [tr for tr in spec["data"] if tr.get("type") in ("scatter", "scattergl")]
+    assert bool(markers) == clickable
+    if clickable:
+        assert len(decode(markers[0]["customdata"])) == n_tokens * n_tokens
+    hint = i18n.text("ex_cell_hint" if clickable else "ex_cell_hint_large", "en", head=0, n=figures.CLICK_MAX_TOKENS)
+    assert hint in [c.value for c in at.main.caption]

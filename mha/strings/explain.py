@@ -182,6 +182,12 @@ STRINGS = {
         "en": "Click any cell of head {head} (or pick the query and key below) to see the numbers behind it.",
         "ko": "헤드 {head}의 아무 칸이나 클릭하거나 아래에서 쿼리와 키를 고르면 그 뒤의 숫자를 볼 수 있습니다.",
     },
+    "ex_cell_hint_large": {
+        "en": "Pick the query and key below to see the numbers behind a cell of head {head} (with more than {n} "
+              "tokens the cells are too small to click).",
+        "ko": "아래에서 쿼리와 키를 고르면 헤드 {head}의 칸 뒤의 숫자를 볼 수 있습니다(토큰이 {n}개를 넘으면 칸이 너무 "
+              "작아 클릭할 수 없습니다).",
+    },
     "ex_matrix": {"en": "Matrix", "ko": "행렬"},
     "ex_matrix_help": {
         "en": "weights: after softmax, each row sums to 1. scores: QKᵀ/√head_dim, before the mask.",
