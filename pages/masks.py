@@ -54,12 +54,21 @@ def _restart(tq: int, tk: int) -> None:
     st.session_state[CELLS] = encode_mask(custom_start(st.session_state["mk_custom_start"], tq, tk))
 
 
+REFUSED = "_mk_cells_refused"  # a typed mask that could not be used: (text, error key, error args)
+
+
 def _tidy(tq: int, tk: int) -> None:
-    """A typed mask that fits is written back the way the link writes it (a dot between rows)."""
+    """A typed mask that fits is written back the way the link writes it (a dot between rows). One that does not is
+    taken back out of the box (and so out of the link, which must show what the page shows): the last valid mask
+    returns, and the page quotes what was typed with what is wrong, next to the box."""
+    typed = st.session_state[CELLS]
     try:
-        st.session_state[CELLS] = encode_mask(decode_mask(st.session_state[CELLS], tq, tk))
-    except MaskTextError:
-        pass  # the page says what is wrong, next to the box
+        st.session_state[CELLS] = encode_mask(decode_mask(typed, tq, tk))
+    except MaskTextError as err:
+        shown = (st.session_state.get(TABLE) or {}).get("shown")
+        if shown is not None and _fits(shown, tq, tk):
+            st.session_state[CELLS] = shown
+            st.session_state[REFUSED] = (typed, err.key, dict(err.args_))
 
 
 def _table_now(last: dict, crc: int, tq: int, tk: int, cols: list[str]) -> np.ndarray | None:
@@ -107,6 +116,12 @@ def custom_mask(tq: int, tk: int, q_labels, k_labels) -> np.ndarray | None:
     box = st.container()  # the table goes above the text, but is drawn after it: it shows what the text says
     text = st.text_input(t("mk_cells"), value=default, key=CELLS, bind="query-params", on_change=_tidy, args=(tq, tk),
                          help=t("mk_cells_help", example=encode_mask(custom_start("causal", 3, 3))))
+    refused = st.session_state.pop(REFUSED, None)
+    if refused is not None:  # typed, refused, and the box already back on the last valid mask (see _tidy)
+        typed, key, args = refused
+        args = {**args, **({"char": markdown_code(args["char"])} if "char" in args else {})}
+        st.error(f"{markdown_code(typed[:60]) if typed.strip() else '(empty)'}: {t(key, **args)} "
+                 f"{t('mk_cells_expected', tq=tq, tk=tk)} {t('mk_cells_kept')}")
     try:
         mask = decode_mask(text, tq, tk)
     except MaskTextError as err:
