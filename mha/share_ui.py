@@ -326,12 +326,12 @@ def after_page() -> None:
 SELF_NOTED = ("hd_section", "mk_cells")
 
 
-def _shown_url_value(meta, value) -> str | None:
-    """The query-string form of a widget value, the default included."""
+def _shown_url_values(meta, value) -> list[str]:
+    """The query-string form of a widget value, the default included, as a list (several for a multiselect)."""
     from streamlit.runtime.state.query_params import _coerce_value_for_query_url
 
     v = _coerce_value_for_query_url(meta.serializer(value), meta.value_type)
-    return v[0] if isinstance(v, list) and len(v) == 1 else (None if isinstance(v, list) else v)
+    return [str(x) for x in v] if isinstance(v, list) else [str(v)]
 
 
 def _same_url_value(given: str, shown: str) -> bool:
@@ -357,15 +357,15 @@ def _note_refused_page_values(raw: dict, bindings: dict) -> None:
             continue
         meta, value = bindings[key]
         try:
-            shown = _shown_url_value(meta, value)
+            used = _shown_url_values(meta, value)
         except Exception:  # noqa: BLE001 a value a serializer refuses: nothing to compare
             continue
-        if shown is None:
-            continue
-        first = given[0]
-        if len(given) > 1 or not _same_url_value(first, str(shown)):
-            notes.append(t("url_param_ignored", param=key, given=markdown_code(first[:40]),
-                           used=markdown_code(str(shown)[:40])))
+        # what the link gave that the control does not show: garbage, out of range, a repeat of a one-value control
+        refused = [g for g in given if not any(_same_url_value(g, u) for u in used)]
+        if refused:
+            shown = ", ".join(refused[:5]) + (" …" if len(refused) > 5 else "")
+            notes.append(t("url_param_ignored", param=key, given=markdown_code(shown[:60]),
+                           used=markdown_code(", ".join(used)[:40] or "—")))
     for note in notes:
         st.sidebar.caption("🔗 " + note)
 

@@ -280,6 +280,23 @@ def test_a_page_value_the_control_cannot_use_is_named_in_a_note(page, params, ke
     assert f"{key}=" in _link_notes(at), _link_notes(at)
 
 
+@pytest.mark.parametrize("given, refused", [(["9"], "9"), (["abc"], "abc"), (["1", "9"], "9")])
+def test_a_multiselect_names_exactly_the_link_values_it_could_not_use(given, refused):
+    at = open_link("pages/heads.py", {"hd_section": "ablate", "heads_off": given})
+    assert not at.exception
+    notes = _link_notes(at)
+    assert f"heads_off=`{refused}`" in notes, notes
+    if "1" in given:  # the usable value is used, and not named as refused
+        assert at.session_state["heads_off"] == [1] and "heads_off=`1`" not in notes
+
+
+def test_a_repeated_one_value_control_names_the_value_it_did_not_read():
+    at = open_link("pages/heads.py", {"hd_section": "compare", "heads_a": ["1", "2"]})
+    used = at.session_state["heads_a"]
+    assert used in (1, 2)  # Streamlit reads one of them
+    assert f"heads_a=`{3 - used}`" in _link_notes(at) and f"heads_a=`{used}`" not in _link_notes(at)
+
+
 def test_values_the_controls_use_as_given_get_no_note():
     at = open_link("pages/lab.py", {"lab_temperature": "0.50", "lab_head": "1"})
     assert at.session_state["lab_temperature"] == 0.5
