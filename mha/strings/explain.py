@@ -89,11 +89,12 @@ STRINGS = {
     "ex_step_qk_text": {
         "en": "**Attention score: Q–K similarity → dot product.** Entry (i, j) is q_i · k_j, the sum over "
               "head_dim = {head_dim} dimensions of q_i[d] × k_j[d]: large when what token i looks for matches what "
-              "token j offers. Shown for head {head}, before dividing by √head_dim. Click into any cell below to "
-              "see one dot product term by term.",
+              "token j offers. Shown for head {head}, before dividing by √head_dim. Below, pick a query and a key "
+              "(or click a cell, up to 64 tokens) to see one dot product term by term.",
         "ko": "**어텐션 점수: Q-K 유사도 → 도트 프로덕트.** (i, j) 칸은 q_i · k_j, 즉 head_dim = {head_dim}개 "
               "차원에 걸친 q_i[d] × k_j[d]의 합입니다. 토큰 i가 찾는 것과 토큰 j의 내용이 맞을수록 큽니다. "
-              "헤드 {head}, √head_dim으로 나누기 전입니다. 아래에서 아무 칸이나 눌러 내적을 항 하나하나 보세요.",
+              "헤드 {head}, √head_dim으로 나누기 전입니다. 아래에서 쿼리와 키를 고르면(토큰 64개까지는 칸을 눌러도 됩니다) "
+              "내적을 항 하나하나 볼 수 있습니다.",
     },
     "ex_step_scale": {"en": "Divide by √head_dim", "ko": "√head_dim으로 나누기"},
     "ex_step_scale_text": {
@@ -109,10 +110,11 @@ STRINGS = {
     "ex_step_mask": {"en": "Mask: blocked pairs get −∞", "ko": "마스크: 차단된 칸은 −∞"},
     "ex_step_mask_text": {
         "en": "Where the mask is 0 the score becomes −∞ (mask 1 = may attend). Since e^−∞ = 0, softmax gives "
-              "those keys a weight of exactly 0. Grey cells are blocked: with the causal mask, token i sees only "
-              "tokens 0 … i.",
+              "those keys a weight of exactly 0. Grey cells are blocked: with the causal mask of self-attention, "
+              "token i sees only tokens 0 … i.",
         "ko": "마스크가 0인 곳의 점수는 −∞가 됩니다(마스크 1 = 어텐션 가능). e^−∞ = 0이므로 softmax 후 그 키의 "
-              "가중치는 정확히 0입니다. 회색 칸이 차단된 칸으로, 인과 마스크에서는 토큰 i가 토큰 0 … i만 봅니다.",
+              "가중치는 정확히 0입니다. 회색 칸이 차단된 칸으로, 자기어텐션의 인과 마스크에서는 토큰 i가 토큰 0 … i만 "
+              "봅니다.",
     },
     "ex_no_mask": {
         "en": "No mask is on, so this step changes nothing. Turn on the causal mask in the sidebar to see blocked "
