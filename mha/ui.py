@@ -148,7 +148,7 @@ def sidebar_controls() -> Settings:
     causal = sb.toggle(t("ctl_causal"), value=False, key="causal", bind="query-params", help=t("ctl_causal_help"),
                        disabled=is_cross)
     if is_cross:  # query i and key i are tokens of two different texts: "earlier" means nothing
-        sb.caption(t("ctl_causal_cross"))
+        sb.caption(t("ctl_causal_cross_kept" if causal else "ctl_causal_cross"))
     padding = sb.toggle(t("ctl_padding"), value=True, key="padding", bind="query-params",
                         help=t("ctl_padding_help", pad=PAD))
     positional = sb.toggle(t("ctl_positional"), value=True, key="positional", bind="query-params",

@@ -310,7 +310,7 @@ def test_a_linked_causal_mask_in_cross_attention_is_explained_once_and_kept_for_
     assert not any("causal=" in w.value for w in at.sidebar.warning)  # not "could not be used" ...
     from mha.i18n import text as i18n_text
 
-    assert any(c.value == i18n_text("ctl_causal_cross", "en") for c in at.sidebar.caption)  # ... but why it is off
+    assert any(c.value == i18n_text("ctl_causal_cross_kept", "en") for c in at.sidebar.caption)  # ... but why
     assert at.session_state["_settings"].causal is False
     at.sidebar.text_area(key="kv_text").set_value("").run()  # back to self-attention: the causal mask applies
     assert at.session_state["_settings"].causal is True

@@ -29,6 +29,13 @@ STRINGS = {
               "forward(query, key, value)이며, 디코더가 인코딩된 원문을 바라보는 방식입니다. "
               "모든 문장에 쓸 한 줄, 또는 문장마다 한 줄씩 쓰세요.",
     },
+    "ctl_causal_cross_kept": {
+        "en": "Causal mask: not applied in cross-attention (query i and key i are tokens of two different texts, so "
+              "“only earlier keys” means nothing). The switch stays on and applies again when the keys/values "
+              "text is cleared.",
+        "ko": "인과 마스크: 교차 어텐션에서는 적용하지 않습니다(쿼리 i와 키 i가 서로 다른 텍스트의 토큰이라 "
+              "“앞쪽 키만”이라는 말이 의미가 없습니다). 스위치는 켜진 채로 남아, 키/값 텍스트를 비우면 다시 적용됩니다.",
+    },
     "ctl_causal_cross": {
         "en": "Causal mask is off in cross-attention: query i and key i are tokens of two different texts, so "
               "“only earlier keys” means nothing. Clear the keys/values text to use it.",
