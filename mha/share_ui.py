@@ -222,39 +222,45 @@ _LINK_CSS = """
 # only ever set with textContent, so a sentence in the link can never become markup.
 _LINK_JS = """
 export default function(component) {
-  const { data, parentElement } = component;
+  const { parentElement } = component;
+  // Called again with new data on every rerun, without the previous call's cleanup: keep one timer per element,
+  // reading the newest data (an older timer with an older lang would otherwise overwrite the box).
+  parentElement.__mhaData = component.data;
+  if (parentElement.__mhaTimer) clearInterval(parentElement.__mhaTimer);
+  const data = () => parentElement.__mhaData || {};
   const code = parentElement.querySelector('.mha-url');
   const button = parentElement.querySelector('.mha-copy');
   const live = () => {
     try {
       const url = new URL(window.location.href);
-      for (const [k, v] of Object.entries(data.ensure || {})) {
+      for (const [k, v] of Object.entries(data().ensure || {})) {
         if (!url.searchParams.has(k)) url.searchParams.set(k, v);
       }
       return url.toString();
     } catch (e) {
-      return data.link;
+      return data().link;
     }
   };
   const readable = (u) => { try { return decodeURI(u); } catch (e) { return u; } };  // Hangul shown as Hangul
   const show = () => { const u = readable(live()); if (code.textContent !== u) code.textContent = u; };
-  button.textContent = data.copy;
+  button.textContent = data().copy;
   show();
   const timer = setInterval(show, 600);
+  parentElement.__mhaTimer = timer;
   button.onclick = async () => {
     const u = live();
     try {
       await navigator.clipboard.writeText(u);
-      button.textContent = data.copied;
+      button.textContent = data().copied;
     } catch (e) {
       const range = document.createRange();
       range.selectNodeContents(code);
       const sel = window.getSelection();
       sel.removeAllRanges();
       sel.addRange(range);
-      button.textContent = data.failed;
+      button.textContent = data().failed;
     }
-    setTimeout(() => { button.textContent = data.copy; }, 1600);
+    setTimeout(() => { button.textContent = data().copy; }, 1600);
   };
   return () => clearInterval(timer);
 }
