@@ -156,9 +156,11 @@ STRINGS = {
     "mk_cells_help": {
         "en": "The same mask as the table, in the link too: one row of digits per query (top to bottom), one digit "
               "per key, 1 = may attend, 0 = blocked, a dot between rows ({example} is the causal mask of 3 "
-              "tokens). Type or paste a mask here and the table follows; tick a cell and this text follows.",
+              "tokens; a space, comma, slash or semicolon also separates rows). Type or paste a mask here and the "
+              "table follows; tick a cell and this text follows.",
         "ko": "표와 같은 마스크이며 링크에도 들어갑니다. 쿼리마다(위에서 아래로) 숫자 한 줄, 키마다 숫자 하나: "
-              "1 = 허용, 0 = 차단, 줄 사이에는 점({example}은 토큰 3개의 인과 마스크). 여기에 마스크를 입력하거나 "
+              "1 = 허용, 0 = 차단, 줄 사이에는 점({example}은 토큰 3개의 인과 마스크. 공백, 쉼표, 빗금, 세미콜론도 "
+              "줄을 나눕니다). 여기에 마스크를 입력하거나 "
               "붙여 넣으면 표가 따라오고, 표의 칸을 바꾸면 이 텍스트가 따라옵니다.",
     },
     "mk_cells_expected": {
