@@ -270,7 +270,7 @@ def sweep_figure(sweep: Sweep, current_head_dim: int | None = None, *, titles=No
                           row=1, col=c + 1)
     tops = (max(sweep.uniform_entropy, max(sweep.entropy_scaled + sweep.entropy_unscaled)) * 1.05, 1.05,
             max(sweep.grad_scaled + sweep.grad_unscaled) * 1.1 or 1.0)
-    fig.add_trace(go.Scatter(x=[x[0], x[-1]], y=[sweep.uniform_entropy] * 2, mode="lines", name="log(T)",
+    fig.add_trace(go.Scatter(x=[x[0], x[-1]], y=[sweep.uniform_entropy] * 2, mode="lines", name="log₂(T)",
                              line=dict(dash="dot", color="#555"), showlegend=False,
                              hovertemplate=f"{words.uniform}: %{{y:.3f}}<extra></extra>"), row=1, col=1)
     if current_head_dim:
