@@ -59,7 +59,7 @@ STRINGS = {
     },
     "url_param_ignored": {
         "en": "Link parameter {param}={given} could not be used; using {used}.",
-        "ko": "링크의 {param}={given} 값은 쓸 수 없어 {used}을(를) 사용합니다.",
+        "ko": "링크의 {param}={given} 값은 쓸 수 없어 대신 {used} 값을 사용합니다.",
     },
     "page_needs_text": {
         "en": "Type a sentence in the sidebar to see its attention.",
