@@ -29,6 +29,7 @@ from mha.text import MAX_LABEL_CHARS, display_labels, safe_label, tokenize
 from .conftest import (
     click_nav, copy_share_link, open_url, save_screenshot, wait_app_idle, wait_for_link_box,
 )
+from .test_playground_browser import click_cell
 
 pytestmark = pytest.mark.browser
 
@@ -163,19 +164,6 @@ def set_text(page, text: str) -> None:
     box.press("Control+Enter")
     wait_app_idle(page, rerun=True)
     assert box.input_value() == text, "the text box must keep the text exactly as typed"
-
-
-def click_cell(page, chart_key: str, n: int, i: int, j: int, query_key: str, label: str) -> None:
-    """Click cell (query i, key j) of a clickable n x n heatmap and wait for the query selector to follow."""
-    image = page.locator(f".st-key-{chart_key} .heatmaplayer image").first
-    image.scroll_into_view_if_needed()
-    box = image.bounding_box()
-    x, y = box["x"] + (j + 0.5) * box["width"] / n, box["y"] + (i + 0.5) * box["height"] / n
-    page.mouse.move(x, y)
-    page.mouse.click(x, y)
-    wait_app_idle(page, rerun=True)
-    page.wait_for_function("([sel, want]) => document.querySelector(sel)?.value.trim() === want",
-                           arg=[f".st-key-{query_key} input[role='combobox']", f"{i}: {label}"])
 
 
 def markdown_text(page, containing: str) -> str:

@@ -27,7 +27,7 @@ from .conftest import (
     click_nav, copy_share_link, open_url, plotly_array, plotly_data, save_screenshot, wait_app_idle,
     wait_for_link_box,
 )
-from .test_playground_browser import cell_box, choose, selected_option, wait_for_subplots, wait_for_ticks
+from .test_playground_browser import choose, click_cell, selected_option, wait_for_subplots, wait_for_ticks
 
 pytestmark = pytest.mark.browser
 
@@ -151,12 +151,7 @@ def test_a_learners_journey_from_a_direct_link_to_a_shared_view(fresh_server, op
 
     # 7. Click a cell: the query and key boxes follow, and the breakdown below shows that cell's numbers.
     i, j = CELL
-    x, y, _ = cell_box(page, "one_head_chart", T, T, i, j)
-    page.mouse.move(x, y)
-    page.mouse.click(x, y)
-    wait_app_idle(page, rerun=True)
-    page.wait_for_function("([sel, want]) => document.querySelector(sel)?.value.trim() === want",
-                           arg=[".st-key-cell_query input[role='combobox']", f"{i}: {labels[i]}"])
+    click_cell(page, "one_head_chart", T, i, j, "cell_query", labels[i])
     assert selected_option(page, "cell_key") == f"{j}: {labels[j]}"
     strong = summary_strong(page, "en")
     assert strong[:2] == [labels[i], labels[j]], strong

@@ -85,6 +85,16 @@ def cell_box(page, chart_key: str, n_rows: int, n_cols: int, i: int, j: int) -> 
     return box["x"] + (j + 0.5) * w, box["y"] + (i + 0.5) * h, w
 
 
+def click_cell(page, chart_key: str, n: int, i: int, j: int, query_key: str, label: str) -> None:
+    """Click cell (query i, key j) of a clickable n x n heatmap and wait for the query picker to show it."""
+    x, y, _ = cell_box(page, chart_key, n, n, i, j)
+    page.mouse.move(x, y)
+    page.mouse.click(x, y)
+    wait_app_idle(page, rerun=True)
+    page.wait_for_function("([sel, want]) => document.querySelector(sel)?.value.trim() === want",
+                           arg=[f".st-key-{query_key} input[role='combobox']", f"{i}: {label}"])
+
+
 def pixel(page, x: float, y: float) -> tuple[int, int, int]:
     png = page.screenshot(clip={"x": x - 1, "y": y - 1, "width": 3, "height": 3})
     return Image.open(io.BytesIO(png)).convert("RGB").getpixel((1, 1))
@@ -220,12 +230,7 @@ def test_clicking_a_cell_picks_its_query_and_key(page, server):
     goto(page, server.url, PLAYGROUND)
     assert selected_option(page, "cell_query") == f"0: {tokens[0]}"
     i, j = n - 2, 1
-    x, y, _ = cell_box(page, "one_head_chart", n, n, i, j)
-    page.mouse.move(x, y)
-    page.mouse.click(x, y)
-    wait_app_idle(page, rerun=True)
-    page.wait_for_function("([sel, want]) => document.querySelector(sel)?.value.trim() === want",
-                           arg=[".st-key-cell_query input[role='combobox']", f"{i}: {tokens[i]}"])
+    click_cell(page, "one_head_chart", n, i, j, "cell_query", tokens[i])
     assert selected_option(page, "cell_key") == f"{j}: {tokens[j]}"
     params = urllib.parse.parse_qs(urllib.parse.urlsplit(page.url).query)
     # The link names the cell too (a selectbox puts its shown label, "position: token", in the URL).
