@@ -98,7 +98,7 @@ class AttentionTrace:
 class MultiHeadAttention(nn.Module):
     """The course's MultiHeadAttention, with input checks, NaN-free masking and ``trace``."""
 
-    def __init__(self, d_model: int, num_heads: int):
+    def __init__(self, d_model: int, num_heads: int, *, qkv_bias: bool = False):
         super().__init__()
         if isinstance(d_model, bool) or isinstance(num_heads, bool) or not (
             isinstance(d_model, int) and isinstance(num_heads, int)
@@ -116,10 +116,12 @@ class MultiHeadAttention(nn.Module):
         self.d_model = d_model
         self.head_dim = d_model // num_heads
 
-        # Q, K, V projections carry no bias (as in the course); the output projection does.
-        self.query_linear = nn.Linear(d_model, d_model, bias=False)
-        self.key_linear = nn.Linear(d_model, d_model, bias=False)
-        self.value_linear = nn.Linear(d_model, d_model, bias=False)
+        # Q, K, V projections carry no bias (as in the course); the output projection does. ``qkv_bias=True`` (opt-in,
+        # keyword only) adds the biases that pretrained models such as BERT and GPT-2 have; the course's
+        # signature, default and state_dict keys are unchanged without it.
+        self.query_linear = nn.Linear(d_model, d_model, bias=qkv_bias)
+        self.key_linear = nn.Linear(d_model, d_model, bias=qkv_bias)
+        self.value_linear = nn.Linear(d_model, d_model, bias=qkv_bias)
         self.output_linear = nn.Linear(d_model, d_model)
 
     def split_heads(self, x, batch_size):
@@ -178,6 +180,8 @@ class MultiHeadAttention(nn.Module):
         .to(), .double())."""
         modules = self._modules  # plain dict lookups: nn.Module attribute access is slow next to a small matmul
         wq, wk, wv = (modules[name]._parameters["weight"] for name in ("query_linear", "key_linear", "value_linear"))
+        if any(modules[n]._parameters.get("bias") is not None for n in ("query_linear", "key_linear", "value_linear")):
+            return None  # qkv_bias=True (pretrained layers): the separate projections carry their biases
         if torch.is_grad_enabled() and (wq.requires_grad or wk.requires_grad or wv.requires_grad):
             return None
         # A new tensor (load, .to(), .double()) has a new address; an in-place edit bumps the version counter.
