@@ -1,8 +1,8 @@
 """Multi-Head Attention Playground — entry point: `streamlit run app.py`.
 
 Draws the shared controls (sidebar, mirrored in the URL), then runs the chosen page from pages/
-(the list is in mha/pages.py; the frame in mha/frame.py).
+(the list is in mha/pages.py; the frame in mha/app/frame.py).
 """
-from mha.frame import run_app
+from mha.app.frame import run_app
 
 run_app()

@@ -160,7 +160,7 @@ def machine() -> str:
 def main() -> None:
     reruns = int(sys.argv[1]) if len(sys.argv) > 1 else 7
     warnings.filterwarnings("ignore")
-    torch.set_num_threads(1)  # as the app does (mha.frame): the same for both contenders
+    torch.set_num_threads(1)  # as the app does (mha.app.frame): the same for both contenders
     print(f"bench_playground: {reruns} reruns per case, median; {machine()}\n")
 
     print(f"{'case':<36} {'rerun':<12} {'ours s':>8} {'naive s':>8} {'ratio':>6} {'cpu ratio':>9} {'target':>7}")

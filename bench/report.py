@@ -93,7 +93,7 @@ def machine() -> dict:
 def rerun_vs_naive(reruns: int) -> dict:
     import bench_playground as bp
 
-    torch.set_num_threads(1)  # as the app does (mha.frame)
+    torch.set_num_threads(1)  # as the app does (mha.app.frame)
     out = {}
     for name, params, target in bp.CASES[:1]:  # the default view
         apps = [bp.ours(params), bp.naive(params)]

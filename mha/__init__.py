@@ -1,5 +1,5 @@
 """Multi-head attention, as taught in the course, with every intermediate exposed. No Streamlit here
-(except ``mha.ui``, the app's shared controls)."""
+(except the subpackage ``mha.app``, the app's Streamlit layer; ``tests/test_layers.py`` checks it)."""
 from mha.attention import (
     AttentionSteps,
     AttentionTrace,

@@ -3,7 +3,7 @@
 Each entry: (file under pages/, title key in mha/strings, icon). The URL path of a page is its file name without
 ``.py`` (``pages/playground.py`` -> ``/playground``), the same rule that Streamlit's legacy ``pages/`` mode uses:
 on a freshly started server the very first request is routed in that mode, and only matching paths avoid a
-"Page not found" there (see ``mha.frame``). The first entry is the home page, at ``/``.
+"Page not found" there (see ``mha.app.frame``). The first entry is the home page, at ``/``.
 """
 PAGES = [
     ("pages/home.py", "nav_home", "🏠"),

@@ -8,9 +8,9 @@ import streamlit as st
 import torch
 
 from mha import bugs, figures
-from mha.frame import page_setup
+from mha.app.frame import page_setup
 from mha.text import escape_markdown
-from mha.ui import chart_words, current_view, custom_weights, keep_index, settings, t
+from mha.app.controls import chart_words, current_view, custom_weights, keep_index, settings, t
 from mha.view import model_for
 
 page_setup()

@@ -6,10 +6,10 @@ import streamlit as st
 from mha import explain_figures as xf
 from mha import figures
 from mha.batch import PAD
-from mha.explain_ui import cell_breakdown, course_step, extras, pick_cell
-from mha.frame import page_setup
+from mha.app.explain import cell_breakdown, course_step, extras, pick_cell
+from mha.app.frame import page_setup
 from mha.text import escape_for_plotly
-from mha.ui import chart_words, current_view, keep_index, settings, t
+from mha.app.controls import chart_words, current_view, keep_index, settings, t
 
 page_setup()
 

@@ -12,9 +12,9 @@ import streamlit as st
 from mha import heads
 from mha import heads_figures as hf
 from mha.batch import PAD
-from mha.frame import page_setup
+from mha.app.frame import page_setup
 from mha.text import markdown_code
-from mha.ui import HEAVY_WORK, chart_words, current_view, custom_weights, keep_index, settings, t
+from mha.app.controls import HEAVY_WORK, chart_words, current_view, custom_weights, keep_index, settings, t
 from mha.view import MAX_SEED, build_model, custom_model, run_view
 
 page_setup()

@@ -1,8 +1,8 @@
 """Home: what this is, in a few lines, and where to go."""
 import streamlit as st
 
-from mha.frame import page_setup
-from mha.ui import t
+from mha.app.frame import page_setup
+from mha.app.controls import t
 
 page_setup()
 

@@ -6,9 +6,9 @@ import streamlit as st
 
 from mha import explain
 from mha import explain_figures as xf
-from mha.explain_ui import sweep
-from mha.frame import page_setup
-from mha.ui import chart_words, current_view, keep_index, settings, t
+from mha.app.explain import sweep
+from mha.app.frame import page_setup
+from mha.app.controls import chart_words, current_view, keep_index, settings, t
 
 page_setup()
 

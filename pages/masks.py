@@ -14,10 +14,10 @@ from mha import figures
 from mha import torch_check as tc
 from mha.batch import (CUSTOM_STARTS, MAX_CUSTOM, PAD, MaskTextError, apply_cell_edits, apply_mask, block_row,
                        custom_start, decode_mask, encode_mask, mask_kinds, sentence_mask)
-from mha.frame import page_setup
+from mha.app.frame import page_setup
 from mha.masks import to_torch_attn_mask
 from mha.text import escape_markdown, markdown_code
-from mha.ui import chart_words, current_view, custom_weights, keep_index, settings, t
+from mha.app.controls import chart_words, current_view, custom_weights, keep_index, settings, t
 
 page_setup()
 

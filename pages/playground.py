@@ -2,9 +2,10 @@
 import pandas as pd
 import streamlit as st
 
-from mha import explain_ui, figures
-from mha.frame import page_setup
-from mha.ui import cached_figure, chart_words, current_view, keep_index, settings, t
+from mha import figures
+from mha.app import explain as steps
+from mha.app.frame import page_setup
+from mha.app.controls import cached_figure, chart_words, current_view, keep_index, settings, t
 
 page_setup()
 # Above this many tokens a cell of the enlarged head is a few pixels wide: pick it with the boxes. The click layer
@@ -61,10 +62,10 @@ def one_head() -> None:
                         allowed=allowed[head] if allowed is not None else None,
                         zmax=None if kind == "weights" else float(abs(mats).max()) or 1.0, words=words)
     st.plotly_chart(fig, key="one_head_chart", selection_mode="points",
-                    on_select=lambda: explain_ui.pick_cell("one_head_chart", "cell_query", "cell_key"))
-    explain_ui.cell_breakdown(view, head, qi, kj, key="pg_cell", summary=t(
-        "pg_cell_summary", head=head, q=explain_ui.md_escape(view.labels[qi]), i=qi,
-        k=explain_ui.md_escape(view.key_labels[kj]), j=kj,
+                    on_select=lambda: steps.pick_cell("one_head_chart", "cell_query", "cell_key"))
+    steps.cell_breakdown(view, head, qi, kj, key="pg_cell", summary=t(
+        "pg_cell_summary", head=head, q=steps.md_escape(view.labels[qi]), i=qi,
+        k=steps.md_escape(view.key_labels[kj]), j=kj,
         score=float(view.scores[head, qi, kj]), weight=float(view.weights[head, qi, kj]),
         masked=t("pg_cell_masked") if not view.allowed[head, qi, kj] else ""))
     table_box = st.expander(t("pg_table", head=head), key="pg_table_open", on_change="rerun")

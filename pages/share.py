@@ -1,9 +1,10 @@
 """Share & export: the current view as JSON / .npz / CSV, the module's weights as .pt, and your own weights in."""
 import streamlit as st
 
-from mha import export, share_ui
-from mha.frame import page_setup
-from mha.ui import current_view, settings, t
+from mha import export
+from mha.app import share
+from mha.app.frame import page_setup
+from mha.app.controls import current_view, settings, t
 
 page_setup()
 
@@ -14,18 +15,18 @@ s = settings()
 # --- your own weights first: they decide what every export below contains
 st.subheader(t("share_upload_title"))
 st.markdown(t("share_upload_help", max_mb=export.MAX_WEIGHTS_BYTES / 2**20))
-st.file_uploader(t("share_upload"), type=["pt", "pth", "bin"], key=share_ui.UPLOAD_KEY,
-                 on_change=share_ui._on_upload, max_upload_size=9)
+st.file_uploader(t("share_upload"), type=["pt", "pth", "bin"], key=share.UPLOAD_KEY,
+                 on_change=share._on_upload, max_upload_size=9)
 kind, message = st.session_state.get("_share_upload_message", (None, None))
 if kind:
     (st.error if kind == "error" else st.success)(message)
-if share_ui.custom_weights():
-    st.button(t("share_custom_off"), key="share_weights_off", on_click=share_ui._clear_weights, icon="↩️")
+if share.custom_weights():
+    st.button(t("share_custom_off"), key="share_weights_off", on_click=share._clear_weights, icon="↩️")
 
 view = current_view()
 if view is None:
     st.stop()
-active = share_ui.active_weights(s.d_model)
+active = share.active_weights(s.d_model)
 weights_tag = f"uploaded sha256:{active[0]}" if active else "seed"
 stem = f"mha_d{s.d_model}_h{s.num_heads}_seed{s.seed}" + ("_uploaded" if active else "")
 
@@ -39,7 +40,7 @@ c2.download_button(t("share_npz"), lambda: export.view_npz(view, s.__dict__, wei
                    mime="application/octet-stream", key="share_npz", on_click="ignore", icon="⬇️")
 
 st.subheader(t("share_csv_title"))
-matrices = share_ui.matrix_choices(view)
+matrices = share.matrix_choices(view)
 c1, c2 = st.columns(2)
 name = c1.selectbox(t("share_csv_matrix"), list(matrices), key="share_matrix", bind="query-params")
 mat, rows, cols, per_head = matrices[name]
@@ -47,7 +48,7 @@ head = c2.selectbox(t("share_csv_head"), range(mat.shape[0]), key="share_head", 
                     disabled=not per_head) if per_head else None
 mat2d = mat[head] if per_head else mat
 st.caption(t("share_csv_shape", rows=mat2d.shape[0], cols=mat2d.shape[1], row_name=t(rows[0]), col_name=t(cols[0])))
-share_ui.csv_download(mat2d, rows[1], cols[1], key="share_csv", corner=f"{name}",
+share.csv_download(mat2d, rows[1], cols[1], key="share_csv", corner=f"{name}",
                       file_name=f"{stem}_{name}" + (f"_head{head}" if per_head else "") + ".csv")
 st.caption(t("share_png"))
 
@@ -56,5 +57,5 @@ st.markdown(t("share_weights_help"))
 st.code("model = MultiHeadAttention(d_model={}, num_heads={})\n"
         "model.load_state_dict(torch.load(\"{}.pt\", weights_only=True))".format(s.d_model, s.num_heads, stem),
         language="python")
-st.download_button(t("share_weights_download"), share_ui.weights_bytes_callable(s, active), file_name=f"{stem}.pt",
+st.download_button(t("share_weights_download"), share.weights_bytes_callable(s, active), file_name=f"{stem}.pt",
                    mime="application/octet-stream", key="share_weights", on_click="ignore", icon="⬇️")

@@ -1,17 +1,18 @@
-"""ui.cached_figure: a figure is built once per distinct input and is never another input's figure."""
+"""controls.cached_figure: a figure is built once per distinct input and is never another input's figure."""
 import numpy as np
 import pytest
 
-from mha import figures, ui
+from mha import figures
+from mha.app import controls
 
 LABELS = ["the", "cat", "saw", "the"]
 
 
 @pytest.fixture(autouse=True)
 def empty_cache():
-    ui._shared_figure.clear()
+    controls._shared_figure.clear()
     yield
-    ui._shared_figure.clear()
+    controls._shared_figure.clear()
 
 
 def weights(seed: int = 0) -> np.ndarray:
@@ -20,17 +21,17 @@ def weights(seed: int = 0) -> np.ndarray:
 
 
 def test_equal_content_is_built_once_even_from_other_array_objects():
-    first = ui.cached_figure(figures.heads_grid, weights(), LABELS, LABELS, kind="weights")
-    again = ui.cached_figure(figures.heads_grid, weights().copy(), list(LABELS), list(LABELS), kind="weights")
+    first = controls.cached_figure(figures.heads_grid, weights(), LABELS, LABELS, kind="weights")
+    again = controls.cached_figure(figures.heads_grid, weights().copy(), list(LABELS), list(LABELS), kind="weights")
     assert again is first
 
 
 def test_one_changed_number_gives_a_new_figure_with_that_number():
     w = weights()
-    first = ui.cached_figure(figures.heads_grid, w, LABELS, LABELS, kind="weights")
+    first = controls.cached_figure(figures.heads_grid, w, LABELS, LABELS, kind="weights")
     changed = w.copy()
     changed[1, 3, 2] += 0.25
-    second = ui.cached_figure(figures.heads_grid, changed, LABELS, LABELS, kind="weights")
+    second = controls.cached_figure(figures.heads_grid, changed, LABELS, LABELS, kind="weights")
     assert second is not first
     assert np.asarray(second.data[1].z)[3, 2] == pytest.approx(changed[1, 3, 2])
     assert np.asarray(first.data[1].z)[3, 2] == pytest.approx(w[1, 3, 2])
@@ -44,16 +45,16 @@ def test_one_changed_number_gives_a_new_figure_with_that_number():
 def test_every_argument_is_part_of_the_key(change):
     base = dict(labels=LABELS, kind="weights", allowed=None)
     args = {**base, **change}
-    first = ui.cached_figure(figures.heads_grid, weights(), LABELS, LABELS, kind="weights", allowed=None)
-    other = ui.cached_figure(figures.heads_grid, weights(), args["labels"], args["labels"], kind=args["kind"],
+    first = controls.cached_figure(figures.heads_grid, weights(), LABELS, LABELS, kind="weights", allowed=None)
+    other = controls.cached_figure(figures.heads_grid, weights(), args["labels"], args["labels"], kind=args["kind"],
                              allowed=args["allowed"])
     assert other is not first
 
 
 def test_the_builder_is_part_of_the_key():
     m = weights()[0]
-    heat = ui.cached_figure(figures.head_heatmap, m, LABELS, LABELS, clickable=False)
-    feat = ui.cached_figure(figures.features_heatmap, m, LABELS)
+    heat = controls.cached_figure(figures.head_heatmap, m, LABELS, LABELS, clickable=False)
+    feat = controls.cached_figure(figures.features_heatmap, m, LABELS)
     assert heat is not feat
     assert heat.layout.xaxis.title.text != feat.layout.xaxis.title.text
 
@@ -61,12 +62,12 @@ def test_the_builder_is_part_of_the_key():
 def test_words_are_keyed_by_their_content():
     english = figures.Words()
     other = figures.Words(head="헤드")
-    assert ui._fingerprint(figures.Words()) == ui._fingerprint(english)
-    assert ui._fingerprint(other) != ui._fingerprint(english)
-    assert ui._fingerprint(figures.Words(query="key", key="query")) != ui._fingerprint(english)  # swapped fields
-    first = ui.cached_figure(figures.heads_grid, weights(), LABELS, LABELS, words=english)
-    assert ui.cached_figure(figures.heads_grid, weights(), LABELS, LABELS, words=figures.Words()) is first
-    translated = ui.cached_figure(figures.heads_grid, weights(), LABELS, LABELS, words=other)
+    assert controls._fingerprint(figures.Words()) == controls._fingerprint(english)
+    assert controls._fingerprint(other) != controls._fingerprint(english)
+    assert controls._fingerprint(figures.Words(query="key", key="query")) != controls._fingerprint(english)  # swapped fields
+    first = controls.cached_figure(figures.heads_grid, weights(), LABELS, LABELS, words=english)
+    assert controls.cached_figure(figures.heads_grid, weights(), LABELS, LABELS, words=figures.Words()) is first
+    translated = controls.cached_figure(figures.heads_grid, weights(), LABELS, LABELS, words=other)
     assert translated is not first
     assert translated.layout.annotations[0].text == "헤드 0"
 
@@ -74,6 +75,6 @@ def test_words_are_keyed_by_their_content():
 def test_a_dataclass_is_not_the_same_key_as_a_tuple_of_its_fields():
     from mha.explain import Contributions
     c = Contributions((0, 1), (0.5, -0.25), 0.0, 0)
-    assert ui._fingerprint(c) == ui._fingerprint(Contributions((0, 1), (0.5, -0.25), 0.0, 0))
-    assert ui._fingerprint(c) != ui._fingerprint(Contributions((0, 1), (0.5, -0.5), 0.0, 0))
-    assert ui._fingerprint(c) != ui._fingerprint(((0, 1), (0.5, -0.25), 0.0, 0))
+    assert controls._fingerprint(c) == controls._fingerprint(Contributions((0, 1), (0.5, -0.25), 0.0, 0))
+    assert controls._fingerprint(c) != controls._fingerprint(Contributions((0, 1), (0.5, -0.5), 0.0, 0))
+    assert controls._fingerprint(c) != controls._fingerprint(((0, 1), (0.5, -0.25), 0.0, 0))

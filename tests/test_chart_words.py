@@ -1,5 +1,5 @@
 """Words inside charts follow the language: every figure builder takes ``words=`` (``figures.Words``), the pages
-pass ``ui.chart_words()``, and a Korean page shows no English chart word (while the English page does).
+pass ``controls.chart_words()``, and a Korean page shows no English chart word (while the English page does).
 
 The English chart words checked are the literal parts of every ``Words`` field's English text, matched as whole
 words: "head" is caught in "head 0" but not in the identifier "head_dim", "weight" not in "weights".
@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 from apptest_utils import charts_by_key, open_page
-from mha import explain, figures, heads, i18n, ui
+from mha import explain, figures, heads, i18n
+from mha.app import controls
 from mha import explain_figures as xf
 from mha import heads_figures as hf
 from mha.bugs import BUG_NAMES
@@ -24,7 +25,7 @@ from mha.view import ViewSpec, run_view
 
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
 EN = figures.Words()
-KO = ui._chart_words("ko")
+KO = controls._chart_words("ko")
 HOSTILE = "<b>x</b>"  # a token Plotly would render as bold if it were not escaped
 FIELDS = [f.name for f in dataclasses.fields(figures.Words)]
 
@@ -88,7 +89,7 @@ def test_every_field_has_a_catalog_entry_whose_english_is_the_default_and_whose_
     for name in FIELDS:
         assert i18n.text(f"ch_{name}", "en") == getattr(EN, name), name
         assert HANGUL.search(getattr(KO, name)), f"ch_{name} has no Korean: {getattr(KO, name)!r}"
-    assert ui._chart_words("en") == EN
+    assert controls._chart_words("en") == EN
 
 
 def test_words_are_hashable_and_the_course_identifiers_are_kept():
@@ -174,18 +175,18 @@ def json_spec(fig) -> dict:
 
 
 def test_english_and_korean_figures_are_separate_cache_entries():
-    ui._shared_figure.clear()
+    controls._shared_figure.clear()
     try:
-        en = ui.cached_figure(figures.heads_grid, W, LABELS, LABELS, kind="weights", words=ui._chart_words("en"))
-        ko = ui.cached_figure(figures.heads_grid, W, LABELS, LABELS, kind="weights", words=ui._chart_words("ko"))
+        en = controls.cached_figure(figures.heads_grid, W, LABELS, LABELS, kind="weights", words=controls._chart_words("en"))
+        ko = controls.cached_figure(figures.heads_grid, W, LABELS, LABELS, kind="weights", words=controls._chart_words("ko"))
         assert ko is not en
         assert [a.text for a in en.layout.annotations] == [f"head {h}" for h in range(H)]
         assert [a.text for a in ko.layout.annotations] == [f"헤드 {h}" for h in range(H)]
-        again = ui.cached_figure(figures.heads_grid, W.copy(), LABELS, LABELS, kind="weights",
+        again = controls.cached_figure(figures.heads_grid, W.copy(), LABELS, LABELS, kind="weights",
                                  words=dataclasses.replace(KO))  # equal content, another object: the same entry
         assert again is ko
     finally:
-        ui._shared_figure.clear()
+        controls._shared_figure.clear()
 
 
 # ------------------------------------------------------------------------------------------------ every page

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from mha import explain, heads
 from mha import explain_figures as xf
-from mha.explain_ui import md_escape
+from mha.app.explain import md_escape
 from mha.strings.explain import STRINGS
 from mha.attention import MultiHeadAttention
 from mha.text import init_weights, token_inputs, tokenize

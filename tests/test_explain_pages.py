@@ -13,7 +13,7 @@ from apptest_utils import all_numbers_finite, decode, open_page
 from mha import explain, i18n
 from mha.attention import MultiHeadAttention
 from mha.text import init_weights
-from mha.ui import CUSTOM_WEIGHTS_KEY
+from mha.app.controls import CUSTOM_WEIGHTS_KEY
 from mha.view import ViewSpec, build_model, run_view
 
 EXPLAIN, LAB, PLAYGROUND = "pages/explain.py", "pages/lab.py", "pages/playground.py"

@@ -25,7 +25,7 @@ from streamlit.testing.v1 import AppTest
 
 from apptest_utils import APP, TIMEOUT, bound_url_keys, chart_specs, nonfinite_in
 from mha.pages import PAGES
-from mha.ui import SHARED_KEYS
+from mha.app.controls import SHARED_KEYS
 
 PAGE_FILES = [path for path, *_ in PAGES]
 HUNT = os.environ.get("MHA_FUZZ_EXAMPLES")  # a local bug hunt: more examples, random ones

@@ -338,7 +338,7 @@ def test_uploaded_weights_are_what_the_page_switches_off():
 
     from mha.attention import MultiHeadAttention
     from mha.text import init_weights
-    from mha.ui import CUSTOM_WEIGHTS_KEY
+    from mha.app.controls import CUSTOM_WEIGHTS_KEY
 
     sd = {k: v.clone() for k, v in init_weights(MultiHeadAttention(16, 4), 1234).state_dict().items()}
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)

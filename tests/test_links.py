@@ -16,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 
 from apptest_utils import APP, TIMEOUT, all_numbers_finite, chart_specs
 from mha.pages import PAGES, url_path
-from mha.share_ui import build_link
+from mha.app.share import build_link
 from mha.view import DEFAULT_D_MODEL, DEFAULT_NUM_HEADS, DEFAULT_SEED, DEFAULT_TEXT
 
 PAGE_FILES = [path for path, _, _ in PAGES]
@@ -165,7 +165,7 @@ def test_build_link_keeps_any_text_intact():
 
 
 def test_app_root_drops_the_page_part_streamlit_appends():
-    from mha.share_ui import _app_root
+    from mha.app.share import _app_root
 
     assert _app_root("http://localhost:8501/home") == "http://localhost:8501"
     assert _app_root("https://x.streamlit.app/heads") == "https://x.streamlit.app"

@@ -14,7 +14,7 @@ from mha.figures import axis_labels
 from mha.pages import PAGES
 from mha.attention import MultiHeadAttention
 from mha.text import init_weights
-from mha.ui import CUSTOM_WEIGHTS_KEY
+from mha.app.controls import CUSTOM_WEIGHTS_KEY
 from mha.view import ViewSpec, run_view
 
 MASKS, BUGS = "pages/masks.py", "pages/bugs.py"

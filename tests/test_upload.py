@@ -223,7 +223,7 @@ def _chart_z(at, key: str) -> np.ndarray:
 
 
 def _output_of(at) -> np.ndarray:
-    from mha.ui import CUSTOM_WEIGHTS_KEY
+    from mha.app.controls import CUSTOM_WEIGHTS_KEY
 
     w = at.session_state[CUSTOM_WEIGHTS_KEY] if CUSTOM_WEIGHTS_KEY in at.session_state else None
     s = at.session_state["_settings"]
@@ -271,7 +271,7 @@ def test_the_upload_control_refuses_bad_files_with_a_clear_message(tmp_path, cas
     errors = [e.value for e in at.error]
     assert len(errors) == 1 and "이 파일은 사용하지 않았습니다" in errors[0]  # in the page's language
     assert {"payload": "텐서가 아닌", "shape": "16×8", "oversized": "MB"}[case] in errors[0]
-    from mha.ui import CUSTOM_WEIGHTS_KEY
+    from mha.app.controls import CUSTOM_WEIGHTS_KEY
 
     assert CUSTOM_WEIGHTS_KEY not in at.session_state  # nothing was kept
     assert not any("업로드한 가중치" in i.value for i in at.info)

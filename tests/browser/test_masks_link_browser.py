@@ -90,7 +90,7 @@ def assert_view_shows(page, cells: str, tq: int, tk: int) -> None:
 
 @pytest.mark.parametrize("lang", ["en", "ko"])
 def test_custom_mask_from_a_link_a_click_and_a_typed_mask(page, server, lang):
-    # The very first request to a server runs in another mode (see mha/frame.py; the last test covers it): not here.
+    # The very first request to a server runs in another mode (see mha/app/frame.py; the last test covers it): not here.
     open_url(page, f"{server.url}/")
     cells = "1000.0110.0000.1011"  # query 2 ("sat") may attend to nothing
     open_url(page, f"{server.url}/masks?text=the+cat+sat+down&mk_kind=custom&mk_cells={cells}&lang={lang}")
@@ -131,7 +131,7 @@ def test_custom_mask_from_a_link_a_click_and_a_typed_mask(page, server, lang):
 
 
 def test_the_first_click_on_a_freshly_started_server_counts(fresh_server, open_page):
-    """The first request to a fresh server runs the page file without app.py (mha/frame.py), and the run after it
+    """The first request to a fresh server runs the page file without app.py (mha/app/frame.py), and the run after it
     goes through app.py's navigation. The table's edit, sent by the browser for the widget of the first run, must
     still reach the second: the first visitor's first click is not undone."""
     srv = fresh_server()

@@ -127,7 +127,7 @@ def _page_checks(page, url_path: str, title_key: str) -> None:
 
 def test_every_page_opens_by_direct_link_on_a_fresh_server(fresh_server, open_page):
     """The very first visitor of a just-started server arrives by a direct link: the page must simply open.
-    (With a pages/ folder, Streamlit routes that first run differently from every later one: see mha/frame.py.)
+    (With a pages/ folder, Streamlit routes that first run differently from every later one: see mha/app/frame.py.)
     The link also carries a control's value and a parameter nothing reads: that first run must already use the
     one, and name and remove the other, exactly like any later run does.
     One fresh server per page, all started and visited side by side to keep the suite short."""

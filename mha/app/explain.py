@@ -12,7 +12,7 @@ import streamlit as st
 from mha import explain
 from mha import explain_figures as xf
 from mha.text import escape_for_plotly, escape_markdown
-from mha.ui import HEAVY_WORK, cached_figure, chart_words, custom_weights, t
+from mha.app.controls import HEAVY_WORK, cached_figure, chart_words, custom_weights, t
 from mha.view import View, ViewSpec
 
 md_escape = escape_markdown  # a token as literal Markdown text (the one implementation is in mha.text)

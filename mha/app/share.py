@@ -1,6 +1,6 @@
 """Streamlit glue for sharing: the link box, the custom-weights note, exports and the upload of your own weights.
 
-The frame (``mha.frame``) calls ``weights_note()`` and ``link_box()`` before every page (a note while uploaded
+The frame (``mha.app.frame``) calls ``weights_note()`` and ``link_box()`` before every page (a note while uploaded
 weights are in use; the link with a copy button) and ``after_page()`` after it. The Share page uses the rest.
 
 The link is built from Streamlit's own URL bindings (every widget made with ``bind="query-params"`` on the shared
@@ -25,7 +25,7 @@ import streamlit as st
 from mha import export, i18n
 from mha.pages import PAGES, url_path
 from mha.text import markdown_code
-from mha.ui import CUSTOM_WEIGHTS_KEY, SHARED_KEYS, custom_weights as _fitting_weights, settings, t
+from mha.app.controls import CUSTOM_WEIGHTS_KEY, SHARED_KEYS, custom_weights as _fitting_weights, settings, t
 from mha.view import D_MODEL_CHOICES, head_choices
 
 def _guard_number_urls() -> None:
@@ -356,7 +356,7 @@ def _same_url_value(given: str, shown: str) -> bool:
 
 def _note_refused_page_values(raw: dict, bindings: dict) -> None:
     """A page control's link value that it could not use (garbage, out of range, repeated): name it, and what is
-    used instead, under the link box. (The sidebar's controls note theirs next to them: see ui._url_notes.)"""
+    used instead, under the link box. (The sidebar's controls note theirs next to them: see controls._url_notes.)"""
     notes = []
     for key, given in raw.items():
         if key in SHARED_KEYS or key in SELF_NOTED or key not in bindings or not given:

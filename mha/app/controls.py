@@ -235,9 +235,9 @@ def settings() -> Settings:
 
 
 # Many visitors, few cores: at most two model computations run at once; the others wait their turn (a cache hit
-# never waits). torch itself uses one thread per computation (mha.frame).
+# never waits). torch itself uses one thread per computation (mha.app.frame).
 HEAVY_WORK = threading.BoundedSemaphore(2)
-# This session's uploaded weights (mha.share_ui puts them here): {"sha", "name", "d_model", "state_dict"}.
+# This session's uploaded weights (mha.app.share puts them here): {"sha", "name", "d_model", "state_dict"}.
 CUSTOM_WEIGHTS_KEY = "_share_custom_weights"
 
 

@@ -15,9 +15,9 @@ import threading
 import streamlit as st
 import torch
 
-from mha import share_ui
+from mha.app import share
 from mha.pages import PAGES, url_path
-from mha.ui import sidebar_controls, t
+from mha.app.controls import sidebar_controls, t
 
 _inside_app = threading.local()  # set while app.py's run_app() runs in this script thread
 
@@ -26,10 +26,10 @@ def _config_and_controls() -> None:
     # Many visitors share a few cores: one thread per computation keeps every session responsive.
     torch.set_num_threads(1)
     st.set_page_config(page_title="Multi-Head Attention Playground", page_icon="🔭", layout="wide")
-    share_ui.clean_link()  # before any widget reads the link
+    share.clean_link()  # before any widget reads the link
     sidebar_controls()
-    share_ui.weights_note()  # on every page, above its content, while this visitor's uploaded weights are in use
-    share_ui.link_box()  # the link to this view, with a copy button
+    share.weights_note()  # on every page, above its content, while this visitor's uploaded weights are in use
+    share.link_box()  # the link to this view, with a copy button
 
 
 def _navigation():
@@ -46,7 +46,7 @@ def run_app() -> None:
         _config_and_controls()
         page = _navigation()
         page.run()
-        share_ui.after_page()  # only now is every URL parameter of the page's controls known
+        share.after_page()  # only now is every URL parameter of the page's controls known
     finally:
         _inside_app.active = False
 
