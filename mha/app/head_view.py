@@ -1,0 +1,306 @@
+"""The head view: every head's attention weights as lines between two columns of tokens, answered in the browser.
+
+Queries on the left, keys on the right, one colour per head; a line's opacity and width are the weight (BertViz's
+head view, CircuitsVis's). Pointing at a query shows its row (where it looks), at a key its column (who looks at
+it); clicking a head's colour shows or hides the head, double-clicking shows it alone, "All heads" brings every
+head back. The numbers are sent once (``mha.head_view_data.prepare``): no hover or click goes to the server.
+
+In the page the view says what it shows in data attributes of its root (``.hv``), for tests and benchmarks:
+``data-ready`` (the payload's ``sig`` once drawn), ``data-hover`` ("q3", "k5" or ""), ``data-visible`` (the shown
+heads, "0,2,3"), ``data-lines`` (how many lines are drawn now); ``root.__hvDrawn`` lists them as [head, query, key].
+
+Every token is user text: it is only ever set with ``textContent`` or as an attribute value, never as markup.
+"""
+from __future__ import annotations
+
+from typing import Callable, Mapping, Sequence
+
+import streamlit as st
+
+from mha import head_view_data
+
+_HTML = '<div class="hv"></div>'
+_CSS = """
+.hv { font-size: .85rem; color: var(--st-text-color, #1f2933); font-family: inherit; }
+.hv-heads { display: flex; flex-wrap: wrap; gap: .3rem; align-items: center; margin-bottom: .35rem; }
+.hv-all { cursor: pointer; padding: .15rem .55rem; border-radius: .4rem; font: inherit; font-size: .8rem;
+          border: 1px solid var(--st-border-color, #c9d3df); background: var(--st-background-color, #fff);
+          color: var(--st-text-color, #1f2933); }
+.hv-all:hover { border-color: var(--st-primary-color, #2b6cb0); }
+.hv-sw { cursor: pointer; min-width: 1.9rem; height: 1.5rem; padding: 0 .3rem; border-radius: .35rem;
+         border: 2px solid transparent; color: #fff; font: inherit; font-size: .75rem; font-weight: 600;
+         text-shadow: 0 0 2px rgba(0,0,0,.6); }
+.hv-sw[aria-pressed="false"] { opacity: .25; text-decoration: line-through; }
+.hv-sw:focus-visible, .hv-all:focus-visible, .hv-tok:focus-visible { outline: 2px solid var(--st-primary-color, #2b6cb0); }
+.hv-hint { font-size: .78rem; opacity: .75; margin-bottom: .4rem; word-break: keep-all; overflow-wrap: anywhere; }
+.hv-titles, .hv-body { display: flex; align-items: flex-start; }
+.hv-titles { font-size: .75rem; font-weight: 600; opacity: .7; margin-bottom: .15rem; }
+.hv-col { flex: 0 1 11rem; min-width: 4rem; max-width: 14rem; }
+.hv-q, .hv-titles .hv-tq { text-align: right; }
+.hv-mid { flex: 1 1 auto; min-width: 120px; max-width: 420px; position: relative; }
+.hv-mid canvas { display: block; }
+.hv-tok { display: flex; align-items: center; gap: .35rem; padding: 0 .35rem; border-radius: .25rem;
+          white-space: nowrap; overflow: hidden; cursor: default; box-sizing: border-box;
+          width: max-content; max-width: 100%; }
+.hv-q .hv-tok { margin-left: auto; }
+.hv-txt { overflow: hidden; text-overflow: ellipsis; }
+.hv-num { font-size: .7rem; opacity: .8; font-variant-numeric: tabular-nums; }
+.hv-tok.hv-on { outline: 1px solid var(--st-text-color, #1f2933); }
+"""
+# Drawing: one canvas. The picture of all shown heads' lines is drawn once per set of shown heads and size (lines
+# batched per head and opacity level: at most heads x LEVELS strokes, whatever the number of tokens) and kept; a
+# hover puts it back faintly and draws only the row (or column) on top, so pointing costs one row: <= H x Tk lines.
+_JS = """
+const LEVELS = 24;
+const ALPHABET = '__ALPHABET__';
+// Whole thousandths, two characters each (head_view_data.encode), into a Uint16Array indexed (h * Tq + q) * Tk + k.
+const decode = (text) => {
+  const look = new Uint8Array(128);
+  for (let i = 0; i < 64; i++) look[ALPHABET.charCodeAt(i)] = i;
+  const out = new Uint16Array(text.length >> 1);
+  for (let i = 0; i < out.length; i++) out[i] = look[text.charCodeAt(2 * i)] * 64 + look[text.charCodeAt(2 * i + 1)];
+  return out;
+};
+export default function(component) {
+  const { parentElement, data } = component;
+  const root = parentElement.querySelector('.hv');
+  if (!root || !data || !data.w) return;
+  const prev = root.__hv;
+  if (prev && prev.sig === data.sig && prev.wordsKey === JSON.stringify(data.words)) return;  // same view: keep it
+  if (prev && prev.ro) prev.ro.disconnect();
+  const { H, Tq, Tk, scale, colours } = data;
+  const w = decode(data.w), min = data.min, words = data.words || {};
+  const st = { sig: data.sig, wordsKey: JSON.stringify(words), H,
+               visible: prev && prev.H === H ? prev.visible : new Array(H).fill(true),
+               hover: null, base: null, baseKey: '', width: 0 };
+  root.__hv = st;
+  root.replaceChildren();
+  const el = (tag, cls, text) => { const e = document.createElement(tag); if (cls) e.className = cls;
+                                   if (text !== undefined) e.textContent = text; return e; };
+  const headName = (h) => String(words.head || 'Head {h}').split('{h}').join(String(h));
+  const rgba = (hex, a) => `rgba(${parseInt(hex.slice(1, 3), 16)},${parseInt(hex.slice(3, 5), 16)},` +
+                           `${parseInt(hex.slice(5, 7), 16)},${a})`;
+
+  // Head switches: "All heads", then one colour per head.
+  const bar = el('div', 'hv-heads');
+  const all = el('button', 'hv-all', words.all_heads || 'All heads');
+  all.type = 'button';
+  bar.appendChild(all);
+  const swatches = colours.map((c, h) => {
+    const b = el('button', 'hv-sw', String(h));
+    b.type = 'button';
+    b.dataset.head = String(h);
+    b.style.backgroundColor = c;  // a checked #rrggbb (head_view_data.prepare)
+    b.setAttribute('title', headName(h));
+    b.setAttribute('aria-label', headName(h));
+    bar.appendChild(b);
+    return b;
+  });
+  root.appendChild(bar);
+  if (words.hint) root.appendChild(el('div', 'hv-hint', words.hint));
+
+  const n = Math.max(Tq, Tk);
+  const ROW = n <= 40 ? 22 : n <= 80 ? 18 : 15;
+  const titles = el('div', 'hv-titles');
+  titles.appendChild(el('div', 'hv-col hv-tq', words.queries || 'Queries'));
+  titles.appendChild(el('div', 'hv-mid'));
+  titles.appendChild(el('div', 'hv-col hv-tk', words.keys || 'Keys'));
+  root.appendChild(titles);
+  const body = el('div', 'hv-body');
+  const column = (side, labels) => {
+    const col = el('div', 'hv-col hv-' + side);
+    const toks = labels.map((label, i) => {
+      const t = el('div', 'hv-tok');
+      t.dataset.side = side;
+      t.dataset.i = String(i);
+      t.tabIndex = 0;
+      t.style.height = ROW + 'px';
+      t.setAttribute('title', `${i}: ${label}`);
+      const num = el('span', 'hv-num');
+      const txt = el('span', 'hv-txt', label);
+      if (side === 'q') { t.appendChild(num); t.appendChild(txt); } else { t.appendChild(txt); t.appendChild(num); }
+      col.appendChild(t);
+      return t;
+    });
+    return [col, toks];
+  };
+  const [qcol, qtoks] = column('q', data.queries);
+  const [kcol, ktoks] = column('k', data.keys);
+  const mid = el('div', 'hv-mid');
+  const canvas = document.createElement('canvas');
+  mid.appendChild(canvas);
+  body.appendChild(qcol); body.appendChild(mid); body.appendChild(kcol);
+  root.appendChild(body);
+  const ctx = canvas.getContext('2d');
+  const dpr = window.devicePixelRatio || 1;
+  const height = n * ROW;
+
+  const shownHeads = () => { const out = []; for (let h = 0; h < H; h++) if (st.visible[h]) out.push(h); return out; };
+  const yOf = (i) => i * ROW + ROW / 2;
+  const x0 = 2, x1 = () => st.width - 2;
+
+  // Lines of the shown heads, batched by opacity level; ``only`` restricts to one row ('q') or column ('k').
+  // Returns the drawn lines as [head, query, key].
+  const draw = (target, only, strong) => {
+    const heads = shownHeads();
+    const drawn = [];
+    const xe = x1();
+    for (const h of heads) {
+      const buckets = new Array(LEVELS);
+      const qa = only && only.side === 'q' ? only.i : 0, qb = only && only.side === 'q' ? only.i + 1 : Tq;
+      const ka = only && only.side === 'k' ? only.i : 0, kb = only && only.side === 'k' ? only.i + 1 : Tk;
+      for (let q = qa; q < qb; q++) {
+        const row = (h * Tq + q) * Tk;
+        for (let k = ka; k < kb; k++) {
+          const v = w[row + k];
+          if (v < min) continue;  // masked (0) or too faint to see: no line
+          const level = Math.min(LEVELS - 1, Math.floor(v * LEVELS / scale));
+          (buckets[level] || (buckets[level] = [])).push(q, k);
+          if (only) drawn.push([h, q, k]);
+        }
+      }
+      target.strokeStyle = colours[h];
+      for (let level = 0; level < LEVELS; level++) {
+        const b = buckets[level];
+        if (!b) continue;
+        const v = (level + 0.5) / LEVELS;
+        // Opacity is the weight; a pointed-at row shows weak weights a little stronger (sqrt) so it can be read.
+        target.globalAlpha = strong ? Math.sqrt(v) : v;
+        target.lineWidth = strong ? 1 + 3 * v : 0.75 + 2.25 * v;
+        target.beginPath();
+        for (let j = 0; j < b.length; j += 2) { target.moveTo(x0, yOf(b[j])); target.lineTo(xe, yOf(b[j + 1])); }
+        target.stroke();
+      }
+    }
+    target.globalAlpha = 1;
+    return drawn;
+  };
+  const countAll = () => {
+    let c = 0;
+    for (const h of shownHeads()) { const a = h * Tq * Tk, b = a + Tq * Tk; for (let i = a; i < b; i++) if (w[i] >= min) c++; }
+    return c;
+  };
+  // The picture of every shown head's lines, kept until the shown heads or the size change.
+  const basePicture = () => {
+    const key = st.visible.join(',') + '|' + st.width;
+    if (st.baseKey !== key) {
+      const off = document.createElement('canvas');
+      off.width = canvas.width; off.height = canvas.height;
+      const c = off.getContext('2d');
+      c.setTransform(dpr, 0, 0, dpr, 0, 0);
+      c.lineCap = 'round';
+      draw(c, null, false);
+      st.base = off; st.baseKey = key; st.baseCount = countAll();
+    }
+    return st.base;
+  };
+  const clearMarks = () => {
+    for (const t of qtoks) { t.style.backgroundColor = ''; t.classList.remove('hv-on'); t.firstChild.textContent = ''; }
+    for (const t of ktoks) { t.style.backgroundColor = ''; t.classList.remove('hv-on'); t.lastChild.textContent = ''; }
+  };
+  // The other side's tokens take the colour of their strongest shown head, as strong as that weight; with one
+  // head shown they also show the number.
+  const markOthers = (side, i) => {
+    const heads = shownHeads();
+    const others = side === 'q' ? ktoks : qtoks;
+    for (let j = 0; j < others.length; j++) {
+      let best = -1, bh = -1;
+      for (const h of heads) {
+        const v = side === 'q' ? w[(h * Tq + i) * Tk + j] : w[(h * Tq + j) * Tk + i];
+        if (v > best) { best = v; bh = h; }
+      }
+      const t = others[j];
+      const num = side === 'q' ? t.lastChild : t.firstChild;
+      if (bh >= 0 && best >= min) t.style.backgroundColor = rgba(colours[bh], Math.min(0.85, best / scale));
+      num.textContent = heads.length === 1 ? (best / scale).toFixed(2) : '';
+    }
+  };
+  const render = () => {
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.clearRect(0, 0, canvas.width, canvas.height);
+    const base = basePicture();
+    clearMarks();
+    let drawn = [];
+    if (st.hover) {
+      ctx.globalAlpha = 0.12;  // the other lines stay as a faint background
+      ctx.drawImage(base, 0, 0);
+      ctx.globalAlpha = 1;
+      ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+      ctx.lineCap = 'round';
+      drawn = draw(ctx, st.hover, true);
+      (st.hover.side === 'q' ? qtoks : ktoks)[st.hover.i].classList.add('hv-on');
+      markOthers(st.hover.side, st.hover.i);
+    } else {
+      ctx.drawImage(base, 0, 0);
+    }
+    root.__hvDrawn = drawn;
+    root.dataset.hover = st.hover ? st.hover.side + st.hover.i : '';
+    root.dataset.visible = shownHeads().join(',');
+    root.dataset.lines = String(st.hover ? drawn.length : st.baseCount);
+    swatches.forEach((b, h) => b.setAttribute('aria-pressed', st.visible[h] ? 'true' : 'false'));
+  };
+  const resize = () => {
+    const wpx = Math.max(60, Math.floor(mid.getBoundingClientRect().width));
+    if (wpx === st.width && canvas.height === Math.round(height * dpr)) return;
+    st.width = wpx;
+    canvas.width = Math.round(wpx * dpr); canvas.height = Math.round(height * dpr);
+    canvas.style.width = wpx + 'px'; canvas.style.height = height + 'px';
+    render();
+  };
+
+  // Pointing: one listener for all tokens (mouse and keyboard focus alike).
+  const tokenOf = (e) => { const t = e.target && e.target.closest ? e.target.closest('.hv-tok') : null;
+                           return t && body.contains(t) ? t : null; };
+  const point = (t) => {
+    const next = t ? { side: t.dataset.side, i: Number(t.dataset.i) } : null;
+    if ((next && st.hover && next.side === st.hover.side && next.i === st.hover.i) || (!next && !st.hover)) return;
+    st.hover = next;
+    render();
+  };
+  body.addEventListener('mouseover', (e) => point(tokenOf(e)));
+  body.addEventListener('mouseleave', () => point(null));
+  body.addEventListener('focusin', (e) => point(tokenOf(e)));
+  body.addEventListener('focusout', () => point(null));
+  bar.addEventListener('click', (e) => {
+    const b = e.target.closest('button');
+    if (!b) return;
+    if (b === all) st.visible = new Array(H).fill(true);
+    else { const h = Number(b.dataset.head); st.visible = st.visible.slice(); st.visible[h] = !st.visible[h]; }
+    render();
+  });
+  bar.addEventListener('dblclick', (e) => {
+    const b = e.target.closest('.hv-sw');
+    if (!b) return;
+    const h = Number(b.dataset.head);
+    const alone = st.visible.every((v, j) => v === (j === h));
+    st.visible = alone ? new Array(H).fill(true) : st.visible.map((_, j) => j === h);
+    render();
+  });
+  st.ro = new ResizeObserver(() => resize());
+  st.ro.observe(mid);
+  resize();
+  root.dataset.ready = data.sig;
+  return () => { if (st.ro) st.ro.disconnect(); };
+}
+"""
+_JS = _JS.replace("__ALPHABET__", head_view_data.ALPHABET)
+_head_view_component: Callable | None = None
+
+
+def _component() -> Callable:
+    global _head_view_component
+    if _head_view_component is None:
+        _head_view_component = st.components.v2.component("mha_head_view", html=_HTML, css=_CSS, js=_JS)
+    return _head_view_component
+
+
+def head_view(weights, query_labels: Sequence[str], key_labels: Sequence[str], *,
+              head_colours: Sequence[str] | None = None, key: str = "head_view",
+              words: Mapping[str, str] | None = None) -> dict:
+    """Draw the head view of ``weights`` (H, Tq, Tk), after softmax, with one label per query and per key (plain
+    text). ``head_colours``: one #rrggbb per head (default: ``head_view_data.palette``); ``words``: the view's words
+    in the page's language (``head_view_data.words(lang)``). Raises ValueError when the weights and labels
+    disagree, saying how to fix it. Returns the payload sent to the browser."""
+    payload = head_view_data.prepare(weights, query_labels, key_labels, head_colours=head_colours, words=words)
+    _component()(data=payload, key=key)
+    return payload

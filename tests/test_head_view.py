@@ -1,0 +1,174 @@
+"""The head view's data: checks with messages that say how to fix, a payload that is small and faithful, lines that
+follow the weights (masked ones draw nothing), English and Korean words."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings, strategies as st
+
+from mha import head_view_data as hvd, i18n
+from mha.attention import MultiHeadAttention
+from mha.masks import causal_mask
+
+
+def softmax_weights(H: int, Tq: int, Tk: int, seed: int = 0, sharp: float = 3.0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    s = rng.normal(size=(H, Tq, Tk)) * sharp
+    e = np.exp(s - s.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+def labels(n: int, prefix: str = "t") -> list[str]:
+    return [f"{prefix}{i}" for i in range(n)]
+
+
+# ------------------------------------------------------------------------------------------------- validation
+
+
+def test_key_label_count_message_names_both_numbers():
+    with pytest.raises(ValueError, match="weights have 7 key positions, while there are 6 key labels"):
+        hvd.prepare(softmax_weights(2, 7, 7), labels(7), labels(6))
+
+
+def test_query_label_count_message():
+    with pytest.raises(ValueError, match="weights have 5 query positions, while there are 4 query labels"):
+        hvd.prepare(softmax_weights(2, 5, 3), labels(4), labels(3))
+
+
+@pytest.mark.parametrize("shape, hint", [((1, 2, 3, 3), r"weights\[0\]"), ((3, 3), r"weights\[None\]"),
+                                         ((0, 3, 3), "at least one head")])
+def test_shape_messages_say_how_to_fix(shape, hint):
+    with pytest.raises(ValueError, match=hint):
+        hvd.prepare(np.zeros(shape), labels(shape[-2] if len(shape) > 1 else 1), labels(shape[-1]))
+
+
+def test_nan_and_scores_are_refused():
+    w = softmax_weights(2, 3, 3)
+    w[1, 2, 0] = np.nan
+    with pytest.raises(ValueError, match="head 1, query 2, key 0"):
+        hvd.prepare(w, labels(3), labels(3))
+    with pytest.raises(ValueError, match="scores"):
+        hvd.prepare(np.full((1, 2, 2), 3.0), labels(2), labels(2))
+
+
+def test_labels_must_be_a_list_of_strings():
+    with pytest.raises(ValueError, match="not one string"):
+        hvd.prepare(softmax_weights(1, 3, 3), "abc", labels(3))
+    with pytest.raises(ValueError, match="key label 1 is int"):
+        hvd.prepare(softmax_weights(1, 3, 3), labels(3), ["a", 1, "c"])
+
+
+def test_head_colours_are_checked():
+    w = softmax_weights(3, 2, 2)
+    with pytest.raises(ValueError, match="3 heads, while there are 2 head colours"):
+        hvd.prepare(w, labels(2), labels(2), head_colours=["#000000", "#ffffff"])
+    with pytest.raises(ValueError, match="#rrggbb"):  # a colour goes into a style: only plain hex is taken
+        hvd.prepare(w, labels(2), labels(2), head_colours=["#000000", "red;background:url(x)", "#ffffff"])
+
+
+def test_unknown_words_are_refused():
+    with pytest.raises(ValueError, match="unknown head view words"):
+        hvd.prepare(softmax_weights(1, 2, 2), labels(2), labels(2), words={"titel": "x"})
+
+
+# ----------------------------------------------------------------------------------------------------- payload
+
+
+@settings(max_examples=40, deadline=None)
+@given(H=st.integers(1, 5), Tq=st.integers(1, 9), Tk=st.integers(1, 9), seed=st.integers(0, 10_000))
+def test_payload_round_trips_within_half_a_thousandth(H, Tq, Tk, seed):
+    """Cross-attention shapes too (Tq != Tk): the packed order is (head, query, key)."""
+    w = softmax_weights(H, Tq, Tk, seed)
+    p = hvd.prepare(w, labels(Tq, "q"), labels(Tk, "k"))
+    assert (p["H"], p["Tq"], p["Tk"]) == (H, Tq, Tk)
+    assert len(p["w"]) == 2 * H * Tq * Tk and isinstance(p["w"], str)
+    assert hvd.thousandths(p).min() >= 0 and hvd.thousandths(p).max() <= hvd.SCALE
+    np.testing.assert_allclose(hvd.unpack(p), w, atol=0.5 / hvd.SCALE + 1e-12)
+    assert json.loads(json.dumps(p)) == p  # plain JSON
+
+
+def test_masked_weights_draw_nothing_and_rows_do():
+    """Weights of the real module under a causal mask: no line above the diagonal, every query draws its row."""
+    torch.manual_seed(0)
+    m = MultiHeadAttention(16, 4)
+    x = torch.randn(1, 6, 16)
+    w = m.trace(x, x, x, mask=causal_mask(6)).weights[0].detach().numpy()  # (H, T, T)
+    p = hvd.prepare(w, labels(6), labels(6))
+    lines = hvd.drawn_lines(p)
+    assert lines and all(k <= q for _, q, k in lines)
+    for q in range(6):  # each row sums to 1 over at most 6 keys: its largest weight is far above the threshold
+        assert {(h, q) for h, qq, _ in lines if qq == q} == {(h, q) for h in range(4)}
+
+
+def test_drawn_lines_follow_the_threshold_and_selection():
+    w = np.zeros((2, 3, 4))
+    w[0, 1, 2] = 0.5
+    w[1, 1, 3] = 0.0015  # rounds to 2 thousandths: drawn
+    w[1, 2, 0] = 0.0014  # rounds to 1: too faint, not drawn
+    w[0, 0, 0] = 0.9
+    p = hvd.prepare(w, labels(3), labels(4))
+    assert hvd.drawn_lines(p) == {(0, 1, 2), (1, 1, 3), (0, 0, 0)}
+    assert hvd.drawn_lines(p, query=1) == {(0, 1, 2), (1, 1, 3)}
+    assert hvd.drawn_lines(p, key=0) == {(0, 0, 0)}
+    assert hvd.drawn_lines(p, query=1, heads=[1]) == {(1, 1, 3)}
+
+
+def test_payload_at_the_largest_view_stays_small():
+    """128 tokens x 16 heads: two bytes a weight and a little for the labels (float text would be ~20 a weight)."""
+    p = hvd.prepare(softmax_weights(16, 128, 128, sharp=1.0), labels(128), labels(128))
+    size = len(json.dumps(p, separators=(",", ":")))
+    assert size < 2 * 16 * 128 * 128 + 5_000, size
+
+
+@given(st.lists(st.integers(0, 4095), max_size=50))
+def test_encode_decode_round_trip(values):
+    text = hvd.encode(np.array(values, dtype=np.int64))
+    assert len(text) == 2 * len(values) and text.isascii()
+    assert hvd.decode(text).tolist() == values
+
+
+def test_encode_refuses_what_two_characters_cannot_hold():
+    with pytest.raises(ValueError, match="0 … 4095"):
+        hvd.encode(np.array([4096]))
+    with pytest.raises(ValueError, match="not a head view weights string"):
+        hvd.decode("A")
+
+
+def test_labels_travel_as_given():
+    """Tokens are text for the browser to set with textContent: the payload does not alter or escape them."""
+    hostile = ["<img src=x onerror=alert(1)>", "a&b", "\"'", "고양이"]
+    p = hvd.prepare(softmax_weights(1, 4, 4), hostile, hostile[::-1])
+    assert p["queries"] == hostile and p["keys"] == hostile[::-1]
+
+
+def test_signature_changes_with_the_numbers_and_labels_only():
+    w = softmax_weights(2, 3, 3)
+    a = hvd.prepare(w, labels(3), labels(3))
+    assert hvd.prepare(w.copy(), labels(3), labels(3))["sig"] == a["sig"]
+    assert hvd.prepare(w, labels(3), ["x", "y", "z"])["sig"] != a["sig"]
+    w2 = w.copy()
+    w2[0, 0] = w[0, 0][::-1]
+    assert hvd.prepare(w2, labels(3), labels(3))["sig"] != a["sig"]
+
+
+# ------------------------------------------------------------------------------------------------ colours, words
+
+
+@pytest.mark.parametrize("H", [1, 4, 16, 20])
+def test_palette_gives_distinct_hex_colours(H):
+    colours = hvd.palette(H)
+    assert len(colours) == H == len(set(colours))
+    assert all(hvd._HEX.fullmatch(c) for c in colours)
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_words_in_both_languages(lang):
+    words = hvd.words(lang)
+    assert set(words) == set(hvd.WORD_NAMES) and all(words.values())
+    assert "{h}" in words["head"]
+    if lang == "ko":
+        assert words != hvd.words("en")
+        assert all(i18n.OWNER[f"hv_{name}"] == "head_view" for name in hvd.WORD_NAMES)
