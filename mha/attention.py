@@ -23,7 +23,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from mha.masks import as_allowed
+from mha.masks import as_allowed, values_readable
 
 
 @dataclass(frozen=True)
@@ -96,7 +96,12 @@ class AttentionTrace:
 
 
 class MultiHeadAttention(nn.Module):
-    """The course's MultiHeadAttention, with input checks, NaN-free masking and ``trace``."""
+    """The course's MultiHeadAttention, with input checks, NaN-free masking and ``trace``.
+
+    Every call runs the course's steps on the module's current submodules: no weight is copied, stacked or cached
+    between calls, so pruning, parametrizations (weight_norm, orthogonal), ``.data`` writes, a wrapper module in
+    place of ``query_linear`` or ``torch.ao.quantization.quantize_dynamic`` give the course class's numbers.
+    """
 
     def __init__(self, d_model: int, num_heads: int, *, qkv_bias: bool = False):
         super().__init__()
@@ -135,7 +140,8 @@ class MultiHeadAttention(nn.Module):
 
     def combine_heads(self, x, batch_size):
         x = x.permute(0, 2, 1, 3).contiguous()  # (B, Tq, H, head_dim): positions back in front of heads
-        return x.view(batch_size, -1, self.d_model)  # (B, Tq, d_model)
+        # Tq spelled out where the course writes -1: with B = 0 there are no elements to infer it from
+        return x.view(batch_size, x.size(1), self.d_model)  # (B, Tq, d_model)
 
     def forward(self, query, key, value, mask=None):
         return self.trace(query, key, value, mask).output
@@ -150,50 +156,28 @@ class MultiHeadAttention(nn.Module):
             head_mask = torch.as_tensor(head_mask)  # e.g. [1, 0, 1, 1] from a UI control
         self._check_inputs(query, key, value, head_mask)
         batch_size = query.size(0)
-        fused = self._fused_qkv_weight() if query is key and key is value else None
-        if fused is not None:
-            # Self-attention: the three projections as one matrix product (the same numbers, one pass over x)
-            qkv = F.linear(query, fused)  # (B, T, 3 * d_model): [Q | K | V]
-            # split_heads of all three at once: (B, T, 3, H, head_dim) -> 3 x (B, H, T, head_dim), views of qkv
-            q, k, v = qkv.view(batch_size, -1, 3, self.num_heads, self.head_dim).permute(2, 0, 3, 1, 4).unbind(0)
-        else:
-            q = self.split_heads(self.query_linear(query), batch_size)  # (B, H, Tq, head_dim)
-            k = self.split_heads(self.key_linear(key), batch_size)  # (B, H, Tk, head_dim)
-            v = self.split_heads(self.value_linear(value), batch_size)  # (B, H, Tk, head_dim)
-        steps = attention_steps(q, k, v, mask)
+
+        q = self.split_heads(self.query_linear(query), batch_size)  # (B, H, Tq, head_dim)
+        k = self.split_heads(self.key_linear(key), batch_size)  # (B, H, Tk, head_dim)
+        v = self.split_heads(self.value_linear(value), batch_size)  # (B, H, Tk, head_dim)
+
+        steps = attention_steps(q, k, v, mask)  # compute_attention, every step kept
         kept = steps.output
         if head_mask is not None:
             kept = kept * head_mask.to(kept.dtype).view(1, -1, 1, 1)  # (B, H, Tq, head_dim)
+
         concat = self.combine_heads(kept, batch_size)  # (B, Tq, d_model)
         output = self.output_linear(concat)  # (B, Tq, d_model)
-        if not math.isfinite(output.sum().item()):  # finite inputs can still overflow: one cheap reduction
+
+        # Finite inputs can still overflow. One cheap reduction (its sum is finite only if every value is); skipped
+        # inside torch.func transforms, where Python cannot read values (see mha.masks.values_readable).
+        if values_readable() and not math.isfinite(output.sum().item()):
             self._explain_overflow(q, k, v, steps, output)
         return AttentionTrace(
             q=q, k=k, v=v, scores=steps.scores, mask=steps.allowed, weights=steps.weights,
             head_outputs=steps.output, concat=concat, output=output, fully_masked=steps.fully_masked,
             head_mask=head_mask,
         )
-
-    def _fused_qkv_weight(self) -> Optional[torch.Tensor]:
-        """The Q, K and V weights stacked (3 * d_model, d_model), kept between calls, or None while autograd needs
-        the three separate weights. Rebuilt whenever a weight changes (optimizer step, load_state_dict, copy_,
-        .to(), .double())."""
-        modules = self._modules  # plain dict lookups: nn.Module attribute access is slow next to a small matmul
-        wq, wk, wv = (modules[name]._parameters["weight"] for name in ("query_linear", "key_linear", "value_linear"))
-        if any(modules[n]._parameters.get("bias") is not None for n in ("query_linear", "key_linear", "value_linear")):
-            return None  # qkv_bias=True (pretrained layers): the separate projections carry their biases
-        if torch.is_grad_enabled() and (wq.requires_grad or wk.requires_grad or wv.requires_grad):
-            return None
-        # A new tensor (load, .to(), .double()) has a new address; an in-place edit bumps the version counter.
-        key = (wq._version, wk._version, wv._version, wq.data_ptr(), wk.data_ptr(), wv.data_ptr())
-        weights = (wq, wk, wv)
-        cached = self.__dict__.get("_qkv_cache")
-        if cached is None or cached[0] != key:
-            with torch.no_grad():
-                cached = (key, torch.cat(weights))
-            # One assignment of a derived value: safe for a module shared between threads (a race rebuilds it twice)
-            self.__dict__["_qkv_cache"] = cached
-        return cached[1]
 
     def _explain_overflow(self, q, k, v, steps: AttentionSteps, output) -> None:
         """Raise a clear error if a finite input overflowed somewhere; return if only the check's sum overflowed."""
@@ -209,12 +193,14 @@ class MultiHeadAttention(nn.Module):
                 )
 
     def _check_inputs(self, query, key, value, head_mask) -> None:
+        """Shapes always; values (NaN, inf) only where Python can read them (not inside vmap / grad)."""
         if query is key and key is value:  # self-attention passes one tensor three times: check it once
             inputs = (("query", query),)
         else:
             inputs = tuple((name, x) for name, x, seen in (("query", query, ()), ("key", key, (query,)),
                                                            ("value", value, (query, key)))
                            if not any(x is s for s in seen))
+        readable = values_readable()
         for name, x in inputs:
             if not isinstance(x, torch.Tensor):
                 raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}.")
@@ -229,7 +215,7 @@ class MultiHeadAttention(nn.Module):
                     f"project it to {self.d_model} or build MultiHeadAttention(d_model={x.size(-1)}, ...)."
                 )
             # The sum is finite only if every value is: one cheap reduction, the full scan only to confirm.
-            if not math.isfinite(x.sum().item()) and not torch.isfinite(x).all():
+            if readable and not math.isfinite(x.sum().item()) and not torch.isfinite(x).all():
                 raise ValueError(f"{name} contains NaN or infinite values; attention needs finite inputs.")
         if key.shape[:2] != value.shape[:2]:
             raise ValueError(
@@ -242,5 +228,5 @@ class MultiHeadAttention(nn.Module):
             raise ValueError(
                 f"head_mask must have shape ({self.num_heads},), one 0/1 per head, got {tuple(head_mask.shape)}."
             )
-        if head_mask is not None and not torch.isfinite(head_mask).all():
+        if head_mask is not None and readable and not torch.isfinite(head_mask).all():
             raise ValueError("head_mask contains NaN or infinite values: use 1 to keep a head and 0 to switch it off.")

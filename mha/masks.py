@@ -4,14 +4,44 @@
 
 It is the convention of the course (``scores.masked_fill(mask == 0, -inf)``) and of
 ``torch.nn.functional.scaled_dot_product_attention``. ``torch.nn.MultiheadAttention`` uses the OPPOSITE one
-(True = blocked, for both ``attn_mask`` and ``key_padding_mask``): ``to_torch_attn_mask`` is the only place that
-converts between the two.
+(True = blocked, for both ``attn_mask`` and ``key_padding_mask``), and its float ``attn_mask`` is *added* to the
+scores (0 = attend, -inf = blocked). This module is the only place that converts: ``to_torch_attn_mask`` /
+``from_torch_attn_mask`` for bool masks, ``from_additive_mask`` for additive ones. A float mask is read the course's
+way (nonzero = may attend), so an additive one would be silently inverted: a float mask holding -inf, negative values
+or NaN is refused (``as_bool``) with a message naming both conventions and the converter.
 """
 from __future__ import annotations
 
 from typing import Optional, Sequence
 
 import torch
+
+
+def values_readable() -> bool:
+    """Can Python read tensor values here (``.item()``, ``if t.any():``)? Not inside torch.func transforms (vmap,
+    grad, jacrev, functional per-sample gradients): their tensors are wrappers, and vmap refuses ``.item()``. Checks
+    of values (NaN, overflow, additive masks) are skipped there; shapes are still checked. torch's own code asks the
+    same private question (torch/autograd/function.py); tests/test_attention.py runs vmap and grad through the
+    module, so a torch that renames it fails a test rather than a learner's notebook."""
+    return not torch._C._are_functorch_transforms_active()
+
+
+def as_bool(mask: torch.Tensor) -> torch.Tensor:
+    """A mask as bool, True = may attend: bool as it is, numbers as ``mask != 0`` (the course's ``mask == 0`` blocks).
+
+    A float mask with -inf, negative values or NaN is not a 0/1 mask: refused with a message (see the module doc)."""
+    if mask.dtype == torch.bool:
+        return mask
+    if mask.is_floating_point() and values_readable() and not bool((mask >= 0).all()):  # -inf, negative or NaN
+        if bool(mask.isnan().any()):
+            raise ValueError("mask contains NaN: use True / 1 where a query may attend and False / 0 where it may not.")
+        raise ValueError(
+            f"mask holds negative values (min {mask.min().item():.3g}): that looks like an additive float mask "
+            "(nn.MultiheadAttention's attn_mask: 0 = attend, -inf = blocked, added to the scores). This module takes "
+            "the course's convention instead: bool or 0/1, True / 1 = may attend, False / 0 = blocked "
+            "(masked_fill(mask == 0, -inf)). Convert it with mha.masks.from_additive_mask(mask)."
+        )
+    return mask != 0
 
 
 def causal_mask(seq_len: int, device=None) -> torch.Tensor:
@@ -37,7 +67,7 @@ def combine_masks(*masks: Optional[torch.Tensor]) -> Optional[torch.Tensor]:
     for m in masks:
         if m is None:
             continue
-        m = m.bool() if m.dtype == torch.bool else m != 0
+        m = as_bool(m)
         out = m if out is None else out & m
     return out
 
@@ -48,7 +78,7 @@ def as_allowed(mask: Optional[torch.Tensor], scores_shape: torch.Size) -> Option
         return None
     if not isinstance(mask, torch.Tensor):
         mask = torch.as_tensor(mask)
-    allowed = mask if mask.dtype == torch.bool else mask != 0  # 0 = blocked, as in masked_fill(mask == 0, -inf)
+    allowed = as_bool(mask)
     try:
         return allowed.expand(scores_shape)
     except RuntimeError:
@@ -63,10 +93,37 @@ def to_torch_attn_mask(mask: Optional[torch.Tensor]) -> Optional[torch.Tensor]:
     """Our mask (True = may attend) -> nn.MultiheadAttention's boolean attn_mask (True = blocked)."""
     if mask is None:
         return None
-    allowed = mask if mask.dtype == torch.bool else mask != 0
-    return ~allowed
+    return ~as_bool(mask)
 
 
 def from_torch_attn_mask(mask: Optional[torch.Tensor]) -> Optional[torch.Tensor]:
     """nn.MultiheadAttention's boolean mask (True = blocked) -> ours (True = may attend)."""
     return to_torch_attn_mask(mask)  # the flip is its own inverse
+
+
+def from_additive_mask(mask: Optional[torch.Tensor], *, blocked_at_or_below: float = -1e4) -> Optional[torch.Tensor]:
+    """nn.MultiheadAttention's additive float mask (added to the scores: 0 = attend, -inf = blocked) -> ours (bool,
+    True = may attend).
+
+    Very negative finite values block too (at or below ``blocked_at_or_below``: -10000 in BERT, torch.finfo(dtype).min
+    in newer Hugging Face models). Any other value is a bias on the scores (ALiBi, relative positions), which a
+    may-attend / blocked mask cannot hold: refused.
+    """
+    if mask is None:
+        return None
+    if mask.dtype == torch.bool:
+        raise TypeError("a bool mask is not additive: nn.MultiheadAttention's bool masks (True = blocked) convert with "
+                        "mha.masks.from_torch_attn_mask.")
+    if not mask.is_floating_point():
+        raise TypeError(f"an additive mask is a float tensor (0 = attend, -inf = blocked), got {mask.dtype}.")
+    allowed = mask == 0
+    blocked = mask <= blocked_at_or_below  # -inf included
+    other = ~(allowed | blocked)  # biases, positive values and NaN
+    if bool(other.any()):
+        examples = sorted({round(v, 4) for v in mask[other].tolist()[:1000]}, key=str)[:5]
+        raise ValueError(
+            f"an additive mask must hold 0 (attend) or -inf / a value <= {blocked_at_or_below:g} (blocked); "
+            f"{int(other.sum())} entries are neither, e.g. {examples}. Those are biases on the scores, which a "
+            "True / False mask cannot express."
+        )
+    return allowed

@@ -9,10 +9,12 @@ import pytest
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from torch.nn.utils import prune
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import mha
+from tests.course_mha import MultiHeadAttention as CourseMultiHeadAttention
 
 D_MODEL = 24  # divisible by every head count below
 HEADS = [1, 2, 3, 4, 8]
@@ -562,65 +564,350 @@ def test_property_invariants_and_reference(case):
     assert torch.equal(m(query, key, value, mask), t.output)
 
 
-# --- self-attention's fused Q/K/V projection ------------------------------------------------------------------
-def _separate(m, x, mask=None):
-    """The same call down the three-projection path: a key that is equal to, but not the same tensor as, x."""
-    return m.trace(x, x.clone(), x.clone(), mask)
+# --- what PyTorch users do to a module (issue #12): the course class's numbers every time ----------------------
+# Each case is run on our module and on the course's class (tests/course_mha.py) carrying the same parameters, in
+# self-attention (one tensor passed three times) and cross-attention, with autograd on and off.
+
+GRAD_MODES = {"no_grad": torch.no_grad, "grad": torch.enable_grad}
 
 
-@pytest.mark.parametrize("num_heads", HEADS)
-def test_fused_self_attention_matches_the_three_projections(gen, num_heads):
-    m = make_module(D_MODEL, num_heads)
+def course_twin(ours: nn.Module) -> CourseMultiHeadAttention:
+    """The course's class with our parameters (loaded strictly), in our dtype."""
+    twin = CourseMultiHeadAttention(ours.d_model, ours.num_heads).to(ours.output_linear.weight.dtype)
+    twin.load_state_dict(ours.state_dict(), strict=True)
+    return twin
+
+
+def self_and_cross(gen, batch=2, t=5, d_model=D_MODEL, dtype=torch.float64):
+    x = randn(gen, batch, t, d_model, dtype=dtype)
+    return {"self": (x, x, x), "cross": (x, randn(gen, batch, t + 2, d_model, dtype=dtype),
+                                         randn(gen, batch, t + 2, d_model, dtype=dtype))}
+
+
+def _as_one_vector(m):
+    """parameters_to_vector / vector_to_parameters: the parameters become views of one vector, kept on the side."""
+    vec = torch.nn.utils.parameters_to_vector(m.parameters()).detach().clone()
+    torch.nn.utils.vector_to_parameters(vec, m.parameters())
+    m.__dict__["_test_vector"] = vec
+
+
+# name: (done before the first call, the edit between the calls)
+DATA_EDITS = {
+    "data.mul_": (None, lambda m: m.query_linear.weight.data.mul_(2.0)),
+    "data.copy_": (None, lambda m: m.key_linear.weight.data.copy_(m.value_linear.weight.data.flip(0))),
+    "init.normal_(w.data)": (None, lambda m: nn.init.normal_(m.value_linear.weight.data)),
+    # the vector changed in place: no parameter's own version counter moves
+    "vector_to_parameters, then in place": (_as_one_vector, lambda m: m.__dict__["_test_vector"].mul_(1.5)),
+    "weight = Parameter(...)": (None, lambda m: setattr(m.query_linear, "weight", nn.Parameter(m.key_linear.weight * 3))),
+}
+
+
+@pytest.mark.parametrize("grad_mode", list(GRAD_MODES))
+@pytest.mark.parametrize("edit", list(DATA_EDITS))
+def test_weights_edited_between_calls_give_the_course_numbers(gen, edit, grad_mode):
+    """1. No number of weights that are no longer there: a call, an edit the usual PyTorch ways, a call again.
+    (A stacked Q/K/V weight cached on (_version, data_ptr) once missed every one of these edits.)"""
+    m = make_module(D_MODEL, 4)
     x = randn(gen, 2, 5, D_MODEL)
-    mask = make_mask("both", 2, 5, 5)
-    with torch.no_grad():
-        fused, separate = m.trace(x, x, x, mask), _separate(m, x, mask)
-    assert m.__dict__.get("_qkv_cache") is not None  # the fused path really ran
-    for name in ("q", "k", "v", "scores", "weights", "head_outputs", "concat", "output"):
-        torch.testing.assert_close(getattr(fused, name), getattr(separate, name), **TOL[torch.float64])
+    setup, change = DATA_EDITS[edit]
+    if setup is not None:
+        setup(m)
+    with GRAD_MODES[grad_mode]():
+        before = m(x, x, x).detach()
+        with torch.no_grad():
+            change(m)
+        got = m(x, x, x)
+        want = course_twin(m)(x, x, x)
+        separate = m(x, x.clone(), x.clone())
+    assert not torch.allclose(got, before)  # the edit changed the function: the test can see a stale answer
+    torch.testing.assert_close(got, want, **TIGHT)
+    torch.testing.assert_close(got, separate, **TIGHT)
 
 
-@pytest.mark.parametrize("change", ["load_state_dict", "in_place", "to_float32"])
-def test_the_fused_weight_follows_every_change_of_the_weights(gen, change):
-    """The stacked Q/K/V weight is kept between calls: it must never serve numbers of weights that changed."""
+class LoRALinear(nn.Module):
+    """A LoRA-style wrapper (as peft does it): the frozen base layer plus a low-rank update B A, scaled."""
+
+    def __init__(self, base: nn.Linear, rank: int = 2, alpha: float = 4.0, seed: int = 0):
+        super().__init__()
+        g = torch.Generator().manual_seed(seed)
+        dtype = base.weight.dtype
+        self.base = base
+        self.lora_A = nn.Parameter(torch.randn(rank, base.in_features, generator=g, dtype=dtype) * 0.1)
+        self.lora_B = nn.Parameter(torch.randn(base.out_features, rank, generator=g, dtype=dtype) * 0.1)
+        self.scaling = alpha / rank
+
+    def forward(self, x):
+        return self.base(x) + (x @ self.lora_A.T @ self.lora_B.T) * self.scaling
+
+
+class Symmetric(nn.Module):
+    """The parametrization from PyTorch's tutorial: the weight is symmetric."""
+
+    def forward(self, w):
+        return w.triu() + w.triu(1).transpose(-1, -2)
+
+
+def _prune(m):
+    prune.l1_unstructured(m.query_linear, "weight", amount=0.4)
+    prune.ln_structured(m.value_linear, "weight", amount=0.25, n=2, dim=0)  # whole rows: some heads lose features
+    return m
+
+
+def _lora(m):
+    m.query_linear = LoRALinear(m.query_linear, seed=1)
+    m.value_linear = LoRALinear(m.value_linear, seed=2)
+    return m
+
+
+SURGERY = {
+    "prune": _prune,
+    "weight_norm": lambda m: (nn.utils.parametrizations.weight_norm(m.key_linear), m)[1],
+    "orthogonal": lambda m: (nn.utils.parametrizations.orthogonal(m.value_linear), m)[1],
+    "register_parametrization": lambda m: (nn.utils.parametrize.register_parametrization(
+        m.query_linear, "weight", Symmetric()), m)[1],
+    "LoRA wrapper": _lora,
+}
+
+
+@pytest.mark.parametrize("grad_mode", list(GRAD_MODES))
+@pytest.mark.parametrize("attention", ["self", "cross"])
+@pytest.mark.parametrize("surgery", list(SURGERY))
+def test_pruned_parametrized_and_wrapped_modules_give_the_course_numbers(gen, surgery, attention, grad_mode):
+    """2. The same change made to both modules (they hold the same parameters before): the same outputs, and with
+    autograd on the same gradients for the inputs and for every parameter, by name."""
+    ours = make_module(D_MODEL, 4)
+    course = course_twin(ours)
+    for module in (ours, course):
+        SURGERY[surgery](module)
+    course.load_state_dict(ours.state_dict(), strict=True)  # the same keys after the same surgery
+    query, key, value = self_and_cross(gen)[attention]
+    with GRAD_MODES[grad_mode]():
+        q_ours = query.clone().requires_grad_(grad_mode == "grad")
+        q_course = query.clone().requires_grad_(grad_mode == "grad")
+        args_ours = (q_ours, q_ours, q_ours) if attention == "self" else (q_ours, key, value)
+        args_course = (q_course, q_course, q_course) if attention == "self" else (q_course, key, value)
+        got, want = ours(*args_ours), course(*args_course)
+    torch.testing.assert_close(got, want, **TIGHT)
+    if grad_mode == "grad":
+        got.square().sum().backward()
+        want.square().sum().backward()
+        torch.testing.assert_close(q_ours.grad, q_course.grad, **TIGHT)
+        course_params = dict(course.named_parameters())
+        for name, p in ours.named_parameters():
+            assert p.grad is not None and p.grad.abs().sum() > 0, name
+            torch.testing.assert_close(p.grad, course_params[name].grad, **TIGHT)
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore:.*quantize_per_tensor.*:UserWarning")
+@pytest.mark.parametrize("grad_mode", list(GRAD_MODES))
+@pytest.mark.parametrize("attention", ["self", "cross"])
+def test_quantize_dynamic_gives_the_course_numbers(gen, attention, grad_mode):
+    """2. torch.ao.quantization.quantize_dynamic swaps every nn.Linear for a quantized one (no .weight Parameter).
+    head_dim 4: our q / 2 and the course's scores / 2 are exact, so the int8 activations are quantized alike."""
+    ours = make_module(16, 4, dtype=torch.float32)
+    course = course_twin(ours)
+    quantize = torch.ao.quantization.quantize_dynamic
+    q_ours, q_course = quantize(ours, {nn.Linear}, dtype=torch.qint8), quantize(course, {nn.Linear}, dtype=torch.qint8)
+    assert not isinstance(q_ours.query_linear, nn.Linear)  # really swapped
+    query, key, value = self_and_cross(gen, d_model=16, dtype=torch.float32)[attention]
+    with GRAD_MODES[grad_mode]():
+        got, want = q_ours(query, key, value), q_course(query, key, value)
+    torch.testing.assert_close(got, want, **TOL[torch.float32])
+    with torch.no_grad():  # and it is still attention: close to the float module (8-bit weights)
+        torch.testing.assert_close(got, ours(query, key, value), rtol=0.05, atol=0.05)
+
+
+@pytest.mark.parametrize("grad_mode", list(GRAD_MODES))
+@pytest.mark.parametrize("kind", MASKS)
+@pytest.mark.parametrize("shape", list(SHAPES), ids=list(SHAPES))
+def test_an_empty_batch_gives_an_empty_output(gen, shape, kind, grad_mode):
+    """3. B = 0 gives shape (0, Tq, d_model), like nn.MultiheadAttention (the course's combine_heads, whose -1 has
+    nothing to be inferred from, raises)."""
+    tq, tk = SHAPES[shape]
+    ours = make_module(D_MODEL, 4)
+    query, key, value = inputs(gen, 0, tq, tk, D_MODEL, torch.float64)
+    mask = make_mask(kind, 0, tq, tk)
+    ref = torch_twin(ours)
+    with GRAD_MODES[grad_mode]():
+        params = [p for p in ours.parameters()]
+        t = ours.trace(query, key, value, mask)
+        # (torch's own slow path cannot reshape an empty batch with a key_padding_mask: compare unmasked shapes)
+        expected, _ = ref(query, key, value, need_weights=False)
+    assert t.output.shape == expected.shape == (0, tq, D_MODEL)
+    assert t.weights.shape == (0, 4, tq, tk) and t.q.shape == (0, 4, tq, D_MODEL // 4)
+    if grad_mode == "grad":
+        t.output.sum().backward()
+        assert all(torch.equal(p.grad, torch.zeros_like(p)) for p in params)
+    with pytest.raises(RuntimeError):  # what the course's class does: why this test exists
+        course_twin(ours)(query, key, value)
+
+
+def _per_sample(module):
+    """module on one sequence (T, d_model): the (1, T, d_model) batch the course's class expects."""
+    return lambda x, mask=None: module(x[None], x[None], x[None], mask)[0]
+
+
+@pytest.mark.parametrize("mask_kind", ["none", "causal"])
+def test_vmap_gives_the_course_numbers(gen, mask_kind):
+    """4. torch.func.vmap over a batch of sequences: the module on the whole batch, and the course's class under vmap.
+    The value checks (NaN, overflow, additive masks) need .item() and are skipped inside transforms."""
+    ours = make_module(D_MODEL, 4)
+    course = course_twin(ours)
+    x = randn(gen, 3, 6, D_MODEL)
+    mask = mha.causal_mask(6) if mask_kind == "causal" else None
+    got = torch.func.vmap(_per_sample(ours), in_dims=(0, None))(x, mask)
+    want = torch.func.vmap(_per_sample(course), in_dims=(0, None))(x, mask)
+    torch.testing.assert_close(got, want, **TIGHT)
+    torch.testing.assert_close(got, ours(x, x, x, mask), **TIGHT)
+    # nested one level more: vmap over a batch of batches, query and key/value of different lengths
+    kv = randn(gen, 2, 3, 7, D_MODEL)
+    q = randn(gen, 2, 3, 4, D_MODEL)
+    torch.testing.assert_close(torch.func.vmap(ours)(q, kv, kv), torch.func.vmap(course)(q, kv, kv), **TIGHT)
+
+
+def test_per_sample_gradients_with_vmap_grad_functional_call(gen):
+    """4. vmap(grad(functional_call(...))), the per-sample gradient recipe of torch.func's tutorial: the course's
+    class's gradients, and each one equal to an ordinary backward on that sample alone."""
+    ours = make_module(D_MODEL, 4)
+    course = course_twin(ours)
+    x = randn(gen, 3, 5, D_MODEL)
+    mask = mha.causal_mask(5)
+
+    def loss(module):
+        def per_sample(params, xi):
+            xi = xi[None]  # (1, T, d_model)
+            return torch.func.functional_call(module, params, (xi, xi, xi, mask)).square().sum()
+        return per_sample
+
+    params = {k: v.detach() for k, v in ours.named_parameters()}
+    grads = torch.func.vmap(torch.func.grad(loss(ours)), in_dims=(None, 0))(params, x)
+    course_grads = torch.func.vmap(torch.func.grad(loss(course)), in_dims=(None, 0))(params, x)
+    for name in params:
+        assert grads[name].shape == (3, *params[name].shape)
+        torch.testing.assert_close(grads[name], course_grads[name], **TIGHT)
+    for i in range(3):
+        ours.zero_grad()
+        ours(x[i:i + 1], x[i:i + 1], x[i:i + 1], mask).square().sum().backward()
+        for name, p in ours.named_parameters():
+            torch.testing.assert_close(grads[name][i], p.grad, **TIGHT)
+
+
+def test_value_checks_still_run_outside_transforms_and_are_skipped_inside(gen):
+    """The checks vmap cannot run are skipped only there: outside, a NaN input still gets its clear error."""
+    m = make_module(8, 2)
+    x = randn(gen, 2, 4, 8)
+    x[1, 2, 3] = float("nan")
+    with pytest.raises(ValueError, match="query contains NaN"):
+        m(x, x, x)
+    out = torch.func.vmap(_per_sample(m))(x)  # inside: no error; the NaN stays in its own sample
+    assert torch.isnan(out[1]).any() and torch.isfinite(out[0]).all()
+    assert mha.masks.values_readable()
+
+
+def additive_causal(t, dtype=torch.float64, blocked=float("-inf")):
+    """nn.MultiheadAttention's float attn_mask for causal attention: 0 = attend, -inf (or a large negative) = blocked."""
+    return torch.zeros(t, t, dtype=dtype).masked_fill(~mha.causal_mask(t), blocked)
+
+
+@pytest.mark.parametrize("blocked", [float("-inf"), -1e9, -10000.0], ids=["-inf", "-1e9", "-1e4"])
+def test_an_additive_float_mask_is_refused_with_both_conventions_and_the_converter(gen, blocked):
+    """5. Read the course's way (nonzero = attend), 0 / -inf would be inverted silently: refused, and the converter it
+    names gives the numbers nn.MultiheadAttention gives for that additive mask."""
     m = make_module(D_MODEL, 4)
-    x = randn(gen, 1, 6, D_MODEL)
+    x = randn(gen, 2, 5, D_MODEL)
+    additive = additive_causal(5, blocked=blocked)
+    for call in (lambda: m(x, x, x, additive), lambda: mha.attention_steps(x, x, x, additive),
+                 lambda: mha.combine_masks(additive), lambda: mha.to_torch_attn_mask(additive)):
+        with pytest.raises(ValueError) as err:
+            call()
+        message = str(err.value)
+        assert "additive" in message and "True / 1 = may attend" in message and "0 = attend, -inf = blocked" in message
+        assert "mha.masks.from_additive_mask(mask)" in message
+    allowed = mha.masks.from_additive_mask(additive)
+    assert allowed.dtype == torch.bool and torch.equal(allowed, mha.causal_mask(5))
     with torch.no_grad():
-        m.trace(x, x, x)  # builds the cache
-        if change == "load_state_dict":
-            m.load_state_dict(make_module(D_MODEL, 4, seed=99).state_dict())
-        elif change == "in_place":
-            m.key_linear.weight.mul_(-2.0)
-        else:
-            m.float()
-            x = x.float()
-        got, want = m.trace(x, x, x), _separate(m, x)
-    tol = TOL[x.dtype]
-    torch.testing.assert_close(got.k, want.k, **tol)
-    torch.testing.assert_close(got.output, want.output, **tol)
+        expected, _ = torch_twin(m)(x, x, x, attn_mask=additive, need_weights=False)
+        torch.testing.assert_close(m(x, x, x, allowed), expected, **TOL[torch.float64])
+        torch.testing.assert_close(m(x, x, x, allowed), course_twin(m)(x, x, x, allowed), **TIGHT)
 
 
-def test_training_gets_gradients_for_all_three_projections(gen):
-    """With autograd on, self-attention uses the three weights themselves: each gets the same gradient as on
-    the three-projection path."""
+def test_float_masks_of_zeros_and_ones_still_read_the_courses_way(gen):
     m = make_module(D_MODEL, 4)
     x = randn(gen, 1, 5, D_MODEL)
-    m(x, x, x).square().sum().backward()
-    fused = {n: p.grad.clone() for n, p in m.named_parameters()}
-    m.zero_grad()
-    m(x, x.clone(), x.clone()).square().sum().backward()
-    for name, p in m.named_parameters():
-        assert fused[name].abs().sum() > 0, name
-        torch.testing.assert_close(fused[name], p.grad, **TOL[torch.float64])
-
-
-def test_the_fused_weight_is_not_part_of_the_state_dict(gen):
-    m = make_module(D_MODEL, 4)
-    x = randn(gen, 1, 5, D_MODEL)
+    causal = mha.causal_mask(5)
     with torch.no_grad():
-        m.trace(x, x, x)
-    assert set(m.state_dict()) == {"query_linear.weight", "key_linear.weight", "value_linear.weight",
-                                   "output_linear.weight", "output_linear.bias"}
+        for mask in (causal.double(), causal.float(), causal.double() * 0.5):  # nonzero = may attend
+            torch.testing.assert_close(m(x, x, x, mask), course_twin(m)(x, x, x, causal), **TIGHT)
+
+
+def test_a_nan_mask_is_refused(gen):
+    m = make_module(8, 2)
+    x = randn(gen, 1, 3, 8)
+    with pytest.raises(ValueError, match="mask contains NaN: use True / 1"):
+        m(x, x, x, torch.tensor([1.0, float("nan"), 1.0]))
+
+
+@pytest.mark.parametrize("mask, error, match", [
+    (torch.tensor([0.0, -0.5]), ValueError, r"1 entries are neither, e.g. \[-0.5\].*biases"),
+    (torch.tensor([0.0, 2.0]), ValueError, r"neither, e.g. \[2.0\]"),
+    (torch.tensor([True, False]), TypeError, "from_torch_attn_mask"),
+    (torch.tensor([0, 1]), TypeError, "float tensor"),
+])
+def test_from_additive_mask_refuses_what_a_yes_no_mask_cannot_hold(mask, error, match):
+    with pytest.raises(error, match=match):
+        mha.masks.from_additive_mask(mask)
+    assert mha.masks.from_additive_mask(None) is None
+    big = torch.tensor([0.0, torch.finfo(torch.float32).min])  # Hugging Face's "blocked"
+    assert mha.masks.from_additive_mask(big).tolist() == [True, False]
+
+
+# --- qkv_bias: the keyword-only opt-in for pretrained layers -------------------------------------------------------
+
+COURSE_KEYS = {"query_linear.weight", "key_linear.weight", "value_linear.weight", "output_linear.weight",
+               "output_linear.bias"}
+
+
+def test_by_default_the_state_dict_is_the_courses_and_loads_strictly_both_ways():
+    ours = make_module(D_MODEL, 4)
+    assert set(ours.state_dict()) == COURSE_KEYS
+    course = course_twin(ours)  # strict
+    fresh = mha.MultiHeadAttention(D_MODEL, 4).double()
+    fresh.load_state_dict(course.state_dict(), strict=True)
+    assert all(torch.equal(v, fresh.state_dict()[k]) for k, v in ours.state_dict().items())
+
+
+def test_qkv_bias_is_keyword_only_and_adds_three_biases():
+    with pytest.raises(TypeError):
+        mha.MultiHeadAttention(8, 2, True)  # positional: refused, so (d_model, num_heads) stays the course's
+    m = mha.MultiHeadAttention(8, 2, qkv_bias=True)
+    assert set(m.state_dict()) == COURSE_KEYS | {"query_linear.bias", "key_linear.bias", "value_linear.bias"}
+    with pytest.raises(RuntimeError, match="Missing key"):
+        m.load_state_dict(CourseMultiHeadAttention(8, 2).state_dict(), strict=True)
+
+
+@pytest.mark.parametrize("grad_mode", list(GRAD_MODES))
+@pytest.mark.parametrize("shape", list(SHAPES), ids=list(SHAPES))
+def test_qkv_bias_matches_nn_multihead_attention_with_its_in_proj_bias(gen, shape, grad_mode):
+    batch, (tq, tk) = 2, SHAPES[shape]
+    ref = nn.MultiheadAttention(D_MODEL, 4, batch_first=True, dtype=torch.float64).eval()
+    with torch.no_grad():
+        ref.in_proj_bias.normal_(generator=gen)  # torch starts it at 0: make it matter
+        ref.out_proj.bias.normal_(generator=gen)
+    ours = mha.MultiHeadAttention(D_MODEL, 4, qkv_bias=True).double()
+    d = D_MODEL
+    with torch.no_grad():
+        for i, lin in enumerate((ours.query_linear, ours.key_linear, ours.value_linear)):
+            lin.weight.copy_(ref.in_proj_weight[i * d:(i + 1) * d])
+            lin.bias.copy_(ref.in_proj_bias[i * d:(i + 1) * d])
+        ours.output_linear.load_state_dict(ref.out_proj.state_dict())
+    query, key, value = inputs(gen, batch, tq, tk, D_MODEL, torch.float64)
+    mask = make_mask("both", batch, tq, tk)
+    with GRAD_MODES[grad_mode]():
+        got = ours(query, key, value, mask)
+        expected, _ = ref(query, key, value, need_weights=False, **torch_mask_kwargs(mask, batch, 4, tq, tk))
+    torch.testing.assert_close(got, expected, **TOL[torch.float64])
+    without = ours.query_linear.bias.detach().abs().sum()
+    assert without > 0  # the biases were in play
 
 
 # --- finite inputs whose products overflow -----------------------------------------------------------------------
