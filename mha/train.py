@@ -166,7 +166,8 @@ def compose_inputs(content: torch.Tensor, d_model: int, layout: str = DEFAULT_LA
             f"content has {dc} features, but layout {layout!r} at d_model={d_model} takes "
             f"{content_dim(d_model, layout)}: make it with content_dim(d_model, layout)."
         )
-    pe = sinusoidal_positions(T, d_model - dc if layout == "split" else d_model, dtype=content.dtype)  # (T, ·)
+    # float32 positions, like mha.text.token_inputs: "added" is then exactly the Playground's input
+    pe = sinusoidal_positions(T, d_model - dc if layout == "split" else d_model).to(content.dtype)  # (T, ·)
     if layout == "split":
         return torch.cat([content, pe.expand(*content.shape[:-1], pe.size(-1))], dim=-1)  # (..., T, d_model)
     return content + pe
