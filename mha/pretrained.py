@@ -1,0 +1,741 @@
+"""Real heads: one attention layer of a pretrained model, loaded into the course's module and checked against the
+model's own attention. Pure torch + transformers: no Streamlit here.
+
+What happens, in order (``run_layer``):
+  1. ``load_model(source)``: a Hugging Face model id or a local folder (``save_pretrained`` output). A hub id is
+     checked before anything large is fetched: the file sizes (a dry run of the hub client) against a size cap, then
+     ``config.json`` alone against the supported families; then it is downloaded into the hub client's own cache
+     and loaded from that folder, exactly as a local folder is. Loaded models are kept in a small bounded cache,
+     shared read-only between sessions.
+  2. ``tokenize(model, texts)``: the model's own tokenizer, special tokens included; readable labels next to the raw
+     pieces; padding as the tokenizer pads.
+  3. ``layer_module(model, layer)``: the layer's Q, K, V and output projections copied into
+     ``MultiHeadAttention(d_model, num_heads, qkv_bias=True)`` (GPT-2's fused, transposed Conv1D ``c_attn`` split).
+  4. The model runs up to that layer only (eager attention; a hook stops it after the layer's attention), and gives
+     the attention's input ``x``, its mask, its attention weights (what ``output_attentions`` returns) and its output
+     projection (before dropout, residual and LayerNorm). Our module runs on the same ``x`` and mask; the largest
+     differences are returned (float32: expect <= 1e-5).
+
+Supported families (by ``config.model_type``): BERT, RoBERTa, ELECTRA and DistilBERT encoders, GPT-2 decoders.
+"""
+from __future__ import annotations
+
+import contextvars
+import dataclasses
+import functools
+import os
+import re
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional, Sequence
+
+import torch
+
+from mha.attention import AttentionTrace, MultiHeadAttention
+
+MB = 10**6
+DEFAULT_MAX_BYTES = 500 * MB  # a hosted demo must not be taken down by one visitor's model choice
+MAX_BYTES_ENV = "MHA_MAX_MODEL_MB"  # the size cap in MB, for a deployment that wants another one
+MAX_LOADED_MODELS = 2  # models kept in memory at once (bert-base: ~440 MB each); the least recently used goes
+DEFAULT_MAX_TOKENS = 128  # the app's limit of positions per sentence (mha.view.MAX_TOKENS)
+CONTINUES = "…"  # label prefix of a piece that continues the previous word (WordPiece "##ing" -> "…ing")
+NEWLINE = "↵"
+
+# (stage, done, total): stage "download" counts bytes of the files being fetched, "load" is called once before
+# the weights are read (done = 0, total = bytes on disk).
+Progress = Callable[[str, int, int], None]
+
+
+class PretrainedError(ValueError):
+    """A model cannot be used. ``key`` and ``args_`` name a translated message for the learner; the text says how
+    to fix it."""
+
+    def __init__(self, key: str, message: str, **args):
+        super().__init__(message)
+        self.key = key
+        self.args_ = args
+
+
+# --- The short list -------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A model on the short list. Sizes are the weight files as listed on the hub (approximate, MB); the real
+    size is checked against the cap before any download."""
+
+    id: str  # hub id
+    label: str
+    language: str  # "en" | "ko"
+    family: str  # family key (see FAMILIES)
+    layers: int
+    heads: int
+    d_model: int
+    size_mb: int
+    note: str = ""
+
+
+CHOICES = (
+    Choice("google/bert_uncased_L-4_H-256_A-4", "BERT-mini (English)", "en", "bert", 4, 4, 256, 45,
+           "Google's 4-layer BERT (Turc et al. 2019): small enough to load in seconds"),
+    Choice("distilbert/distilgpt2", "DistilGPT-2 (English, decoder)", "en", "gpt2", 6, 12, 768, 353,
+           "causal: every token sees only itself and the tokens before it"),
+    Choice("google-bert/bert-base-uncased", "BERT base (English)", "en", "bert", 12, 12, 768, 440,
+           "the standard encoder most attention studies use"),
+    Choice("openai-community/gpt2", "GPT-2 small (English, decoder)", "en", "gpt2", 12, 12, 768, 548,
+           "above the default 500 MB cap: needs a larger MHA_MAX_MODEL_MB"),
+    Choice("monologg/koelectra-small-v3-discriminator", "KoELECTRA small v3 (Korean)", "ko", "electra", 12, 4, 256,
+           56, "a small Korean encoder"),
+    Choice("klue/bert-base", "KLUE BERT base (Korean)", "ko", "bert", 12, 12, 768, 445,
+           "the Korean standard encoder of the KLUE benchmark"),
+)
+DEFAULT_MODEL = CHOICES[0].id
+
+
+def max_bytes_from_env(default: int = DEFAULT_MAX_BYTES) -> int:
+    """The size cap: ``MHA_MAX_MODEL_MB`` (a whole number of MB) if set, else ``default``."""
+    raw = os.environ.get(MAX_BYTES_ENV, "").strip()
+    if not raw:
+        return default
+    if not raw.isdigit() or int(raw) < 1:
+        raise PretrainedError("err_cap_env", f"{MAX_BYTES_ENV}={raw!r} is not a whole number of MB: set e.g. "
+                              f"{MAX_BYTES_ENV}=800, or unset it for the default {default // MB} MB.", value=raw)
+    return int(raw) * MB
+
+
+# --- Families: where each architecture keeps its attention ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Family:
+    key: str
+    name: str
+    layers: str  # the ModuleList of layers, from the base model
+    attention: str  # in a layer: the module that returns (output, attention weights)
+    projection: str  # in a layer: the output projection (its output: before dropout, residual and LayerNorm)
+    qkv: tuple[str, str, str] | str  # in the attention module: three nn.Linear, or one fused Conv1D (GPT-2)
+    decoder: bool  # causal self-attention
+
+
+_BERT_LIKE = dict(layers="encoder.layer", attention="attention.self", projection="attention.output.dense",
+                  qkv=("query", "key", "value"), decoder=False)
+FAMILIES = {
+    "bert": Family("bert", "BERT", **_BERT_LIKE),
+    "roberta": Family("roberta", "RoBERTa", **_BERT_LIKE),
+    "electra": Family("electra", "ELECTRA", **_BERT_LIKE),
+    "distilbert": Family("distilbert", "DistilBERT", layers="transformer.layer", attention="attention",
+                         projection="attention.out_lin", qkv=("q_lin", "k_lin", "v_lin"), decoder=False),
+    "gpt2": Family("gpt2", "GPT-2", layers="h", attention="attn", projection="attn.c_proj", qkv="c_attn",
+                   decoder=True),
+}
+SUPPORTED = "BERT, RoBERTa, ELECTRA or DistilBERT encoders, or GPT-2 decoders"
+
+
+def family_for(config) -> Family:
+    """The family of a transformers config, or PretrainedError saying which families work."""
+    model_type = getattr(config, "model_type", None)
+    family = FAMILIES.get(model_type)
+    if family is None:
+        raise PretrainedError(
+            "err_unsupported",
+            f"This model's architecture ({model_type or 'unknown'}) is not supported: choose a model of a supported "
+            f"family ({SUPPORTED}), for example {DEFAULT_MODEL}.", model_type=str(model_type))
+    if family.key == "gpt2" and (not config.scale_attn_weights or config.scale_attn_by_inverse_layer_idx):
+        raise PretrainedError(
+            "err_unsupported_scaling",
+            "This GPT-2 model scales its attention scores in its own way (scale_attn_weights=False or "
+            "scale_attn_by_inverse_layer_idx=True), not by 1/sqrt(head_dim) like the course: choose a standard "
+            "GPT-2 model.", model_type=str(model_type))
+    if config.hidden_size % config.num_attention_heads:
+        raise PretrainedError("err_config", f"hidden_size={config.hidden_size} is not divisible by "
+                              f"num_attention_heads={config.num_attention_heads}: this model's config is broken.")
+    return family
+
+
+def _sub(module: torch.nn.Module, path: str) -> torch.nn.Module:
+    for name in path.split("."):
+        module = getattr(module, name)
+    return module
+
+
+# --- Where a model comes from: folder or hub, with a size cap -------------------------------------------------
+
+_REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]{0,95}(/[\w.-]{1,96})?$")
+_CONFIG = "config.json"
+_TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "added_tokens.json",
+                    "vocab.txt", "vocab.json", "merges.txt")
+# Weight files in the order transformers prefers them: safetensors, else a (weights-only) PyTorch pickle.
+_WEIGHTS = (("model.safetensors.index.json", "model.safetensors"),
+            ("pytorch_model.bin.index.json", "pytorch_model.bin"))
+
+
+def _weight_files(names: Sequence[str]) -> list[str]:
+    """The weight files transformers would read among ``names`` (one format; every shard), or []."""
+    names = set(names)
+    for index, single in _WEIGHTS:
+        if single in names:
+            return [single]
+        if index in names:
+            stem, ext = single.rsplit(".", 1)
+            return [index] + sorted(n for n in names if n.startswith(stem + "-") and n.endswith("." + ext))
+    return []
+
+
+def _is_complete(names: Sequence[str]) -> bool:
+    return _CONFIG in names and bool(_weight_files(names)) and any(n in names for n in _TOKENIZER_FILES)
+
+
+def _check_size(size: int, max_bytes: int, source: str) -> None:
+    if size > max_bytes:
+        raise PretrainedError(
+            "err_too_large",
+            f"{source} has {size / MB:,.0f} MB of weights, above this server's limit of {max_bytes / MB:,.0f} MB: "
+            f"choose a smaller model (e.g. {DEFAULT_MODEL}), or raise the limit with {MAX_BYTES_ENV}.",
+            source=source, size_mb=round(size / MB), max_mb=round(max_bytes / MB))
+
+
+def folder_size(folder: Path) -> int:
+    """Bytes of the weight files that loading ``folder`` reads."""
+    names = [p.name for p in folder.iterdir() if p.is_file()]
+    return sum((folder / n).stat().st_size for n in _weight_files(names))
+
+
+def _folder_key(folder: Path) -> tuple:
+    """Identifies a folder's contents for the cache: a changed file (a new save_pretrained) is a new model."""
+    names = sorted(p.name for p in folder.iterdir() if p.is_file())
+    return tuple((n, (folder / n).stat().st_size, (folder / n).stat().st_mtime_ns) for n in names)
+
+
+def _local_folder(source: str, local_root: Optional[str]) -> Optional[Path]:
+    """``source`` as an existing folder, or None when it is not one (then it may be a hub id)."""
+    try:
+        path = Path(source).expanduser()
+        if not path.is_dir():
+            return None
+    except (OSError, ValueError, RuntimeError):  # a name too long, a NUL character, an unknown ~user: no folder
+        return None
+    path = path.resolve()
+    if local_root is not None:
+        root = Path(local_root).expanduser().resolve()
+        if path != root and root not in path.parents:
+            raise PretrainedError("err_folder_outside", f"Local model folders must be inside {root} on this server: "
+                                  f"save the model there with save_pretrained, or use its hub id.", root=str(root))
+    names = [p.name for p in path.iterdir() if p.is_file()]
+    if not _is_complete(names):
+        raise PretrainedError(
+            "err_folder_incomplete",
+            f"The folder {path} is not a complete saved model: it needs config.json, the weights "
+            f"(model.safetensors or pytorch_model.bin) and the tokenizer files. Save both there with "
+            f"model.save_pretrained(folder) and tokenizer.save_pretrained(folder).", folder=str(path))
+    return path
+
+
+def _hub_cached_folder(repo_id: str) -> Optional[Path]:
+    """The hub client's cached snapshot of ``repo_id`` if it is complete (no network), else None."""
+    from huggingface_hub import try_to_load_from_cache
+
+    config = try_to_load_from_cache(repo_id, _CONFIG)
+    if not isinstance(config, str):
+        return None
+    folder = Path(config).parent
+    return folder if _is_complete([p.name for p in folder.iterdir()]) else None
+
+
+def _unreachable(repo_id: str, error: Exception) -> PretrainedError:
+    return PretrainedError(
+        "err_hub_unreachable",
+        f"The Hugging Face hub cannot be reached from this server, and {repo_id} is not in its download cache "
+        f"({type(error).__name__}). On a machine online, save the model to a folder with "
+        f"AutoModel.from_pretrained({repo_id!r}).save_pretrained(folder) and the same for AutoTokenizer, copy the "
+        f"folder here, and enter its path instead of the id.", source=repo_id)
+
+
+class _ByteProgress:
+    """The small part of tqdm's interface the hub client calls while it downloads a file, forwarded to ``progress``."""
+
+    def __init__(self, report: Callable[[int], None], **kwargs):
+        self._report = report
+        self.total = kwargs.get("total")
+        initial = kwargs.get("initial") or 0
+        if initial:
+            report(initial)
+
+    def update(self, n=1):
+        if n:
+            self._report(int(n))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def __getattr__(self, name):  # set_postfix_str, refresh, close, update_transfer, ...: nothing to show
+        return lambda *args, **kwargs: None
+
+
+def _download(repo_id: str, max_bytes: int, progress: Optional[Progress]) -> Path:
+    """Check the files' sizes and the architecture, then fetch the files into the hub cache. Returns the folder."""
+    import huggingface_hub
+    from huggingface_hub.errors import (EntryNotFoundError, GatedRepoError, HFValidationError,
+                                        RepositoryNotFoundError)
+
+    patterns = [_CONFIG, *_TOKENIZER_FILES] + [name for pair in _WEIGHTS for name in pair] + [
+        "model-*.safetensors", "pytorch_model-*.bin"]
+    try:
+        listing = huggingface_hub.snapshot_download(repo_id, allow_patterns=patterns, dry_run=True)
+    except (RepositoryNotFoundError, GatedRepoError, HFValidationError) as e:
+        raise PretrainedError(
+            "err_not_found", f"No public model {repo_id!r} on the Hugging Face hub (or it is gated): check the id, "
+            f"e.g. {DEFAULT_MODEL}, or enter a local folder.", source=repo_id) from e
+    except (OSError, EntryNotFoundError) as e:  # DryRunError and connection errors are OSErrors
+        raise _unreachable(repo_id, e) from e
+    files = {info.filename: info for info in listing}
+    weights = _weight_files(list(files))
+    if _CONFIG not in files or not weights:
+        raise PretrainedError("err_no_weights", f"{repo_id} has no config.json or no PyTorch weights "
+                              f"(model.safetensors or pytorch_model.bin): choose another model.", source=repo_id)
+    size = sum(files[n].file_size or 0 for n in weights)
+    _check_size(size, max_bytes, repo_id)
+    try:
+        config_path = huggingface_hub.hf_hub_download(repo_id, _CONFIG, revision=listing[0].commit_hash)
+        _config_family(Path(config_path).parent)  # unsupported architectures stop here, before the weights
+        wanted = [n for n in files if n in _TOKENIZER_FILES] + weights
+        total = sum(files[n].file_size or 0 for n in wanted)
+        done = [0]
+
+        def report(n: int) -> None:
+            done[0] += n
+            if progress is not None:
+                progress("download", min(done[0], total), total)
+
+        if progress is not None:
+            progress("download", 0, total)
+        for name in wanted:
+            if files[name].is_cached:
+                report(files[name].file_size or 0)
+                continue
+            huggingface_hub.hf_hub_download(repo_id, name, revision=listing[0].commit_hash,
+                                            tqdm_class=functools.partial(_ByteProgress, report))
+    except OSError as e:
+        raise _unreachable(repo_id, e) from e
+    return Path(config_path).parent
+
+
+def _config_family(folder: Path):
+    from transformers import AutoConfig
+
+    try:
+        config = AutoConfig.from_pretrained(str(folder), local_files_only=True)
+    except (ValueError, KeyError) as e:  # an unknown model_type is a ValueError
+        raise PretrainedError(
+            "err_unsupported", f"This model's config cannot be read by transformers ({e}): choose a model of a "
+            f"supported family ({SUPPORTED}).", model_type="?") from e
+    return config, family_for(config)
+
+
+def resolve(source: str, *, max_bytes: Optional[int] = None, progress: Optional[Progress] = None,
+            local_root: Optional[str] = None) -> Path:
+    """The local folder to load ``source`` from: the folder itself, the hub cache's snapshot, or a fresh download
+    (sizes and architecture checked first). Raises PretrainedError with a message for the learner."""
+    source = (source or "").strip()
+    max_bytes = max_bytes_from_env() if max_bytes is None else max_bytes
+    if not source:
+        raise PretrainedError("err_bad_source", f"Enter a model id (e.g. {DEFAULT_MODEL}) or a local folder.")
+    folder = _local_folder(source, local_root)
+    if folder is None:
+        if not _REPO_ID.match(source) or ".." in source:
+            raise PretrainedError(
+                "err_bad_source", f"{source!r} is neither a folder on this server nor a Hugging Face model id "
+                f"(like {DEFAULT_MODEL}).", source=source)
+        folder = _hub_cached_folder(source) or _download(source, max_bytes, progress)
+    _check_size(folder_size(folder), max_bytes, source)
+    return folder
+
+
+# --- Loaded models: cached, shared, read-only -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """What the app needs to know about a loaded model. Plain values."""
+
+    source: str  # as given: hub id or folder
+    folder: str  # where it was loaded from
+    family: str  # FAMILIES key
+    model_type: str
+    num_layers: int
+    d_model: int
+    num_heads: int
+    causal: bool
+    max_tokens: int  # positions the model can take (special tokens included)
+    size_bytes: int  # weight files on disk
+
+    @property
+    def head_dim(self) -> int:
+        return self.d_model // self.num_heads
+
+
+@dataclass(frozen=True, eq=False)
+class LoadedModel:
+    """A model, its tokenizer and what we know about it. Shared between sessions: never mutate the model (hooks
+    installed at load stay inactive unless ``run_layer`` asks them for one call in its own context)."""
+
+    info: ModelInfo
+    model: torch.nn.Module = field(repr=False)
+    tokenizer: object = field(repr=False)
+    family: Family = field(repr=False)
+    _modules: dict = field(default_factory=dict, repr=False)  # layer -> MultiHeadAttention, built once
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+
+def load_model(source: str, *, max_bytes: Optional[int] = None, progress: Optional[Progress] = None,
+               local_root: Optional[str] = None) -> LoadedModel:
+    """Load ``source`` (hub id or folder) within the size cap; cached (at most MAX_LOADED_MODELS at once).
+
+    ``progress(stage, done, total)`` is called while files download and before the weights are read.
+    ``local_root``: if given, folders outside it are refused (a hosted demo must not read arbitrary folders).
+    Raises PretrainedError (unsupported architecture, too large, hub unreachable, ...) with a fix in the message.
+    """
+    folder = resolve(source, max_bytes=max_bytes, progress=progress, local_root=local_root)
+    if progress is not None:
+        progress("load", 0, folder_size(folder))
+    loaded = _load_folder(str(folder), _folder_key(folder))
+    source = source.strip()
+    if loaded.info.source != source:  # the same files reached by another name (id, folder): one model in memory
+        loaded = dataclasses.replace(loaded, info=dataclasses.replace(loaded.info, source=source))
+    return loaded
+
+
+@functools.lru_cache(maxsize=MAX_LOADED_MODELS)
+def _load_folder(folder: str, key: tuple) -> LoadedModel:
+    """The one path every model takes, from a hub download or a local folder. ``key`` (the files' sizes and times)
+    makes a re-saved folder a new entry."""
+    from transformers import AutoModel, AutoTokenizer
+
+    config, family = _config_family(Path(folder))
+    model = AutoModel.from_pretrained(folder, local_files_only=True, attn_implementation="eager",
+                                      dtype=torch.float32)
+    model.eval()
+    for p in model.parameters():
+        p.requires_grad_(False)
+    tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
+    layers = _sub(model, family.layers)
+    for i, layer in enumerate(layers):
+        _install_hooks(family, i, layer)
+    causal = family.decoder or bool(getattr(config, "is_decoder", False))
+    max_pos = config.max_position_embeddings
+    if family.key == "roberta":  # positions start after the padding index
+        max_pos -= (config.pad_token_id or 0) + 1
+    tok_max = getattr(tokenizer, "model_max_length", None) or max_pos
+    info = ModelInfo(
+        source=folder, folder=folder, family=family.key, model_type=config.model_type, num_layers=len(layers),
+        d_model=config.hidden_size, num_heads=config.num_attention_heads, causal=causal,
+        max_tokens=int(min(max_pos, tok_max)), size_bytes=folder_size(Path(folder)),
+    )
+    return LoadedModel(info=info, model=model, tokenizer=tokenizer, family=family)
+
+
+def clear_cache() -> None:
+    """Forget every loaded model (tests; a server that needs the memory back)."""
+    _load_folder.cache_clear()
+
+
+# --- Running the model up to one layer ------------------------------------------------------------------------
+
+# One dict per run_layer call, visible only in that call's context (thread and asyncio safe, like transformers'
+# own output capture): the hooks do nothing unless it is set and names their layer.
+_ACTIVE: contextvars.ContextVar[Optional[dict]] = contextvars.ContextVar("mha_pretrained_capture", default=None)
+
+
+class _StopAfterLayer(Exception):
+    """Raised by the projection hook of the wanted layer: the layers after it need not run."""
+
+
+def _install_hooks(family: Family, index: int, layer: torch.nn.Module) -> None:
+    attention, projection = _sub(layer, family.attention), _sub(layer, family.projection)
+
+    def before_attention(module, args, kwargs):
+        box = _ACTIVE.get()
+        if box is not None and box["layer"] == index:
+            box["x"] = args[0] if args else kwargs["hidden_states"]
+            box["model_mask"] = kwargs.get("attention_mask")
+
+    # BERT-style: the projection runs after the attention module; GPT-2, DistilBERT: inside it. Whichever hook
+    # completes the capture stops the model.
+    def after_attention(module, args, output):
+        box = _ACTIVE.get()
+        if box is not None and box["layer"] == index:
+            box["weights"] = output[1]
+            if "output" in box:
+                raise _StopAfterLayer
+
+    def after_projection(module, args, output):
+        box = _ACTIVE.get()
+        if box is not None and box["layer"] == index:
+            box["output"] = output
+            if "weights" in box:
+                raise _StopAfterLayer
+
+    attention.register_forward_pre_hook(before_attention, with_kwargs=True)
+    attention.register_forward_hook(after_attention)
+    projection.register_forward_hook(after_projection)
+
+
+def layer_module(loaded: LoadedModel, layer: int) -> MultiHeadAttention:
+    """The layer's attention in the course's module: Q, K, V and output projections with their biases. Built once
+    per layer and shared: never mutate it (``trace(head_mask=...)`` ablates without changing it)."""
+    _check_layer(loaded.info, layer)
+    with loaded._lock:
+        module = loaded._modules.get(layer)
+        if module is None:
+            module = _copy_layer(loaded, layer)
+            loaded._modules[layer] = module
+    return module
+
+
+def _check_layer(info: ModelInfo, layer) -> None:
+    if isinstance(layer, bool) or not isinstance(layer, int) or not 0 <= layer < info.num_layers:
+        raise PretrainedError("err_layer", f"layer must be a whole number from 0 to {info.num_layers - 1} "
+                              f"({info.source} has {info.num_layers} layers), got {layer!r}.",
+                              layer=str(layer), num_layers=info.num_layers)
+
+
+def _copy_layer(loaded: LoadedModel, layer: int) -> MultiHeadAttention:
+    family, info = loaded.family, loaded.info
+    block = _sub(loaded.model, family.layers)[layer]
+    attention, projection = _sub(block, family.attention), _sub(block, family.projection)
+    d = info.d_model
+    if isinstance(family.qkv, str):
+        # GPT-2's Conv1D stores (in, out) and computes x @ W + b: our nn.Linear wants (out, in). [Q | K | V] fused.
+        fused = _sub(attention, family.qkv)
+        weights = fused.weight.t().split(d, dim=0)  # 3 x (d_model, d_model)
+        biases = fused.bias.split(d, dim=0)  # 3 x (d_model,)
+        out_w, out_b = projection.weight.t(), projection.bias
+    else:
+        linears = [_sub(attention, name) for name in family.qkv]
+        weights = [lin.weight for lin in linears]
+        biases = [lin.bias for lin in linears]
+        out_w, out_b = projection.weight, projection.bias
+    module = MultiHeadAttention(d, info.num_heads, qkv_bias=True)
+    targets = (module.query_linear, module.key_linear, module.value_linear)
+    with torch.no_grad():
+        for target, w, b in zip(targets, weights, biases):
+            target.weight.copy_(w)
+            target.bias.copy_(b)
+        module.output_linear.weight.copy_(out_w)
+        module.output_linear.bias.copy_(out_b)
+    module.eval()
+    for p in module.parameters():
+        p.requires_grad_(False)
+    return module
+
+
+# --- Tokens --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ModelTokens:
+    """A batch of sentences as the model's tokenizer makes them, padded as it pads. (B, T) everywhere."""
+
+    ids: torch.Tensor  # (B, T) int64 token ids
+    attention_mask: torch.Tensor  # (B, T) 1 = real token (special tokens included), 0 = padding
+    token_type_ids: Optional[torch.Tensor]  # (B, T) if the model takes them (BERT-style), else None
+    pieces: tuple[tuple[str, ...], ...]  # the tokenizer's own pieces ("##ing", "Ġthe", "[CLS]"): for hover text
+    labels: tuple[tuple[str, ...], ...]  # readable ("…ing", "the", "[CLS]"): plain text, escape before display
+    special: tuple[tuple[bool, ...], ...]  # [CLS], [SEP], <s>, </s>, <|endoftext|>, padding
+    continues: tuple[tuple[bool, ...], ...]  # the piece continues the word before it (no space between)
+    lengths: tuple[int, ...]  # (B,) real tokens per sentence
+    truncated: tuple[bool, ...]  # (B,) the sentence was cut to fit max_tokens
+
+    @property
+    def is_pad(self) -> torch.Tensor:
+        return self.attention_mask == 0  # (B, T)
+
+
+@functools.lru_cache(maxsize=1)
+def _byte_decoder() -> dict[str, int]:
+    """GPT-2's byte-level alphabet back to bytes (each byte is shown as one printable character, "Ġ" = space)."""
+    printable = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(
+        range(ord("®"), ord("ÿ") + 1))
+    codes, n = printable[:], 0
+    for b in range(256):
+        if b not in printable:
+            printable.append(b)
+            codes.append(256 + n)
+            n += 1
+    return {chr(c): b for b, c in zip(printable, codes)}
+
+
+def _tokenizer_kind(tokenizer) -> tuple[str, str]:
+    """("wordpiece", prefix) | ("bytelevel", "") | ("other", "")."""
+    backend = getattr(tokenizer, "backend_tokenizer", None)
+    model = getattr(backend, "model", None)
+    prefix = getattr(model, "continuing_subword_prefix", None)
+    if type(model).__name__ == "WordPiece":
+        return "wordpiece", prefix or "##"
+    if "ByteLevel" in repr(getattr(backend, "pre_tokenizer", None)):
+        return "bytelevel", ""
+    return "other", ""
+
+
+def _readable(piece: str, kind: str, prefix: str, first: bool) -> tuple[str, bool]:
+    """(label, continues) of one non-special piece. ``first``: the sentence starts here or after a line break."""
+    if kind == "wordpiece":
+        if prefix and piece.startswith(prefix) and len(piece) > len(prefix):
+            return CONTINUES + piece[len(prefix):], True
+        return piece, False
+    if kind == "bytelevel":
+        decoder = _byte_decoder()
+        if all(ch in decoder for ch in piece):
+            raw = bytes(decoder[ch] for ch in piece)
+            text = raw.decode("utf-8", errors="replace")
+            if "\ufffd" in text:  # part of a character (Hangul is 3 bytes): show the bytes
+                text = "⟨" + " ".join(f"{b:02X}" for b in raw) + "⟩"
+        else:
+            text = piece
+        label = text.strip(" ").replace("\n", NEWLINE).replace("\t", "⇥") or "␣"
+        continues = not first and not text[:1].isspace()
+        if continues and label[:1].isalnum():
+            return CONTINUES + label, True
+        return label, continues
+    text = piece.replace("▁", " ")  # SentencePiece's word-start mark (not a supported family, kept readable)
+    return text.strip() or "␣", not text.startswith(" ") and not first
+
+
+def tokenize(loaded: LoadedModel, texts: Sequence[str], *, max_tokens: int = DEFAULT_MAX_TOKENS) -> ModelTokens:
+    """The model's tokens for one sentence per entry of ``texts``, special tokens added, cut to ``max_tokens`` (and
+    to what the model's positions allow), padded on the tokenizer's side with its pad token (GPT-2 has none: its
+    end-of-text token is used, masked out like any padding)."""
+    tokenizer = loaded.tokenizer
+    if isinstance(texts, str):
+        texts = [texts]
+    texts = [t for t in texts]
+    if not texts or not any(t.strip() for t in texts):
+        raise PretrainedError("err_empty_text", "Type a sentence: there is nothing to tokenize.")
+    limit = max(1, min(int(max_tokens), loaded.info.max_tokens))
+    encoded = [tokenizer(t, add_special_tokens=True, truncation=False)["input_ids"] for t in texts]
+    truncated = tuple(len(ids) > limit for ids in encoded)
+    if any(truncated):
+        encoded = [tokenizer(t, add_special_tokens=True, truncation=True, max_length=limit)["input_ids"]
+                   for t in texts]
+    if any(not ids for ids in encoded):
+        raise PretrainedError("err_empty_text", "A sentence has no tokens for this model: type some text on "
+                              "every line.")
+    lengths = tuple(len(ids) for ids in encoded)
+    T = max(lengths)
+    pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
+    if pad_id is None and min(lengths) < T:
+        raise PretrainedError("err_no_pad", "This tokenizer has no padding token: type one sentence at a time.")
+    left = getattr(tokenizer, "padding_side", "right") == "left"
+    ids, mask = [], []
+    for seq in encoded:
+        pad = [pad_id] * (T - len(seq))
+        ids.append(pad + seq if left else seq + pad)
+        mask.append([0] * len(pad) + [1] * len(seq) if left else [1] * len(seq) + [0] * len(pad))
+    ids_t = torch.tensor(ids, dtype=torch.long)
+    mask_t = torch.tensor(mask, dtype=torch.long)
+    types = torch.zeros_like(ids_t) if "token_type_ids" in getattr(tokenizer, "model_input_names", ()) else None
+    kind, prefix = _tokenizer_kind(tokenizer)
+    special_ids = set(tokenizer.all_special_ids)
+    pieces, labels, special, continues = [], [], [], []
+    for row, row_mask in zip(ids, mask):
+        row_pieces = tokenizer.convert_ids_to_tokens(row)
+        row_labels, row_special, row_cont = [], [], []
+        first = True
+        for tid, piece, real in zip(row, row_pieces, row_mask):
+            is_special = not real or tid in special_ids
+            if is_special:
+                label, cont = piece, False
+            else:
+                label, cont = _readable(piece, kind, prefix, first)
+                first = label.endswith(NEWLINE)  # the next piece starts a line: it continues nothing
+            row_labels.append(label)
+            row_special.append(is_special)
+            row_cont.append(cont)
+        pieces.append(tuple(row_pieces))
+        labels.append(tuple(row_labels))
+        special.append(tuple(row_special))
+        continues.append(tuple(row_cont))
+    return ModelTokens(ids=ids_t, attention_mask=mask_t, token_type_ids=types, pieces=tuple(pieces),
+                       labels=tuple(labels), special=tuple(special), continues=tuple(continues), lengths=lengths,
+                       truncated=truncated)
+
+
+def allowed_mask(tokens: ModelTokens, causal: bool) -> torch.Tensor:
+    """(B, 1, T, T) bool, True = may attend: padding keys blocked (as the model's attention_mask does), and for a
+    decoder every later key too."""
+    keys = tokens.attention_mask.bool()[:, None, None, :]  # (B, 1, 1, Tk)
+    T = keys.size(-1)
+    allowed = keys.expand(-1, 1, T, T)
+    if causal:
+        allowed = allowed & torch.ones(T, T, dtype=torch.bool).tril()  # (B, 1, Tq, Tk)
+    return allowed
+
+
+# --- One layer, ours next to the model's ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LayerRun:
+    """One layer on one batch of sentences: our module's trace next to the model's own numbers."""
+
+    info: ModelInfo
+    layer: int
+    tokens: ModelTokens
+    x: torch.Tensor  # (B, T, d_model) the attention's input as the model gives it (GPT-2: after ln_1)
+    mask: torch.Tensor  # (B, 1, T, T) bool, True = may attend: what our module was given
+    trace: AttentionTrace  # our module on x with mask
+    model_weights: torch.Tensor  # (B, H, T, T) the model's attention weights (what output_attentions returns)
+    model_output: torch.Tensor  # (B, T, d_model) the model's output projection (before dropout/residual/LayerNorm)
+    model_allowed: Optional[torch.Tensor]  # (B, 1 or H, T, T) bool from the mask the model used; None = no mask
+    weights_diff: float  # max |ours - model's| attention weights, over query rows with a key to attend to
+    output_diff: float  # the same for the output projection
+
+
+def run_layer(loaded: LoadedModel, layer: int, texts: Sequence[str] | str, *,
+              max_tokens: int = DEFAULT_MAX_TOKENS, tokens: Optional[ModelTokens] = None) -> LayerRun:
+    """Run the model up to ``layer`` on ``texts`` (one sentence each), then our module on the same input."""
+    info = loaded.info
+    _check_layer(info, layer)
+    tokens = tokenize(loaded, texts, max_tokens=max_tokens) if tokens is None else tokens
+    inputs = {"input_ids": tokens.ids, "attention_mask": tokens.attention_mask}
+    if tokens.token_type_ids is not None:
+        inputs["token_type_ids"] = tokens.token_type_ids
+    box = {"layer": layer}
+    token = _ACTIVE.set(box)
+    try:
+        with torch.no_grad():
+            loaded.model(**inputs)
+    except _StopAfterLayer:
+        pass
+    finally:
+        _ACTIVE.reset(token)
+    if not {"x", "weights", "output"} <= box.keys():
+        raise RuntimeError(f"{info.model_type} layer {layer}: the model ran without passing its attention "
+                           f"(captured {sorted(box)}); this transformers version is not supported.")
+    x = box["x"]
+    mask = allowed_mask(tokens, info.causal)
+    module = layer_module(loaded, layer)
+    with torch.no_grad():
+        trace = module.trace(x, x, x, mask)
+    model_mask = box.get("model_mask")
+    model_allowed = None
+    if model_mask is not None:
+        model_allowed = model_mask == 0 if model_mask.dtype != torch.bool else model_mask
+    rows = ~trace.fully_masked  # (B, H, Tq): a row with no key to attend to is 0 here and undefined in the model
+    weights_diff = (trace.weights - box["weights"]).abs()[rows].max().item() if rows.any() else 0.0
+    real = tokens.attention_mask.bool()  # (B, T)
+    output_diff = (trace.output - box["output"]).abs()[real].max().item()
+    return LayerRun(info=info, layer=layer, tokens=tokens, x=x, mask=mask, trace=trace,
+                    model_weights=box["weights"], model_output=box["output"], model_allowed=model_allowed,
+                    weights_diff=float(weights_diff), output_diff=float(output_diff))
+
+
+__all__ = [
+    "CHOICES", "Choice", "DEFAULT_MAX_BYTES", "DEFAULT_MODEL", "FAMILIES", "LayerRun", "LoadedModel", "MAX_BYTES_ENV",
+    "MAX_LOADED_MODELS", "ModelInfo", "ModelTokens", "PretrainedError", "allowed_mask", "clear_cache",
+    "family_for", "folder_size", "layer_module", "load_model", "max_bytes_from_env", "resolve", "run_layer",
+    "tokenize",
+]

@@ -1,0 +1,423 @@
+"""Real heads without a network: tiny random models of every supported family, saved with save_pretrained and
+loaded through the same path a downloaded hub model takes. Our module must give the model's own attention weights
+and output projection, on the hidden states the model gives the layer, with the model's tokens and masks."""
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+import torch
+
+import tiny_models
+from course_mha import MultiHeadAttention as CourseMHA
+from mha import pretrained as P
+from mha.attention import MultiHeadAttention
+
+TOL = 1e-5  # float32, two code paths
+SENTENCES = ["the cat sat on the mat", "the dog playing", "a cat"]  # three lengths: padding on two of them
+
+
+@pytest.fixture(scope="module")
+def folders(tmp_path_factory):
+    root = tmp_path_factory.mktemp("models")
+    out = {family: tiny_models.build(family, root / family, layers=3 if family == "distilbert" else 2)
+           for family in tiny_models.FAMILIES}
+    out["bert_decoder"] = tiny_models.build("bert", root / "bert_decoder", is_decoder=True, seed=1)
+    out["electra_ko"] = tiny_models.build("electra", root / "electra_ko", korean=True, seed=2)
+    return out
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache():
+    P.clear_cache()
+    yield
+    P.clear_cache()
+
+
+def model_inputs(tokens: P.ModelTokens) -> dict:
+    inputs = {"input_ids": tokens.ids, "attention_mask": tokens.attention_mask}
+    if tokens.token_type_ids is not None:
+        inputs["token_type_ids"] = tokens.token_type_ids
+    return inputs
+
+
+def additive(allowed: torch.Tensor) -> torch.Tensor:
+    """The float mask transformers' eager attention adds to the scores: 0 where allowed, the dtype's minimum else."""
+    return torch.zeros(allowed.shape).masked_fill(~allowed, torch.finfo(torch.float32).min)
+
+
+def reference(loaded: P.LoadedModel, layer: int, tokens: P.ModelTokens):
+    """The layer's input, attention weights and output projection from the model's public outputs and its own
+    modules, without mha.pretrained's hooks: output_hidden_states / output_attentions of a full run, then the
+    model's attention module called directly on that input."""
+    family = loaded.family
+    with torch.no_grad():
+        out = loaded.model(**model_inputs(tokens), output_attentions=True, output_hidden_states=True)
+        block = P._sub(loaded.model, family.layers)[layer]
+        x = out.hidden_states[layer]
+        if family.key == "gpt2":
+            x = block.ln_1(x)  # GPT-2 normalises before attention (pre-LN)
+        attention = P._sub(block, family.attention)
+        mask = additive(P.allowed_mask(tokens, loaded.info.causal))
+        result = attention(x, attention_mask=mask)
+        projected = result[0] if family.key in ("gpt2", "distilbert") else P._sub(block, family.projection)(result[0])
+    return x, out.attentions[layer], projected
+
+
+def rows_with_keys(run: P.LayerRun) -> torch.Tensor:
+    return ~run.trace.fully_masked  # (B, H, Tq)
+
+
+@pytest.mark.parametrize("name", list(tiny_models.FAMILIES) + ["bert_decoder", "electra_ko"])
+def test_every_layer_equals_the_models_own_attention(folders, name):
+    loaded = P.load_model(str(folders[name]))
+    texts = ["안녕하세요 고양이가 앉았다", "고양이"] if name == "electra_ko" else SENTENCES
+    assert loaded.info.num_layers >= 2
+    for layer in range(loaded.info.num_layers):
+        run = P.run_layer(loaded, layer, texts)
+        x, attentions, projected = reference(loaded, layer, run.tokens)
+        rows = rows_with_keys(run)
+        assert run.trace.weights.shape == attentions.shape == (3 if texts is SENTENCES else 2, loaded.info.num_heads,
+                                                               run.tokens.ids.size(1), run.tokens.ids.size(1))
+        # the input our module got is the one the model gives this layer
+        torch.testing.assert_close(run.x, x, rtol=0, atol=TOL)
+        # the model's numbers captured on the short path are its output_attentions and its own projection
+        torch.testing.assert_close(run.model_weights[rows], attentions[rows], rtol=0, atol=TOL)
+        # ours against the model's public outputs, with the same tolerance as the badge
+        assert (run.trace.weights - attentions).abs()[rows].max() <= TOL
+        real = run.tokens.attention_mask.bool()
+        assert (run.trace.output - projected).abs()[real].max() <= TOL
+        assert run.weights_diff <= TOL and run.output_diff <= TOL
+        # the weights are far from uniform, so equality means something
+        assert run.trace.weights[rows].max() > 0.5
+
+
+@pytest.mark.parametrize("name", list(tiny_models.FAMILIES) + ["bert_decoder"])
+def test_masks_are_the_models_masks(folders, name):
+    loaded = P.load_model(str(folders[name]))
+    run = P.run_layer(loaded, 0, SENTENCES)
+    tokens, mask = run.tokens, run.mask
+    T = tokens.ids.size(1)
+    assert loaded.info.causal == (name in ("gpt2", "bert_decoder"))
+    for b, length in enumerate(tokens.lengths):
+        keys_real = tokens.attention_mask[b].bool()
+        assert keys_real.sum() == length
+        expected = keys_real.expand(T, T)
+        if loaded.info.causal:
+            expected = expected & torch.ones(T, T, dtype=torch.bool).tril()
+        assert torch.equal(mask[b, 0], expected)
+    # the model masked exactly what we masked, on every row that has a key to attend to
+    assert run.model_allowed is not None
+    rows = rows_with_keys(run)[:, :1]  # (B, 1, Tq)
+    theirs = run.model_allowed.expand_as(mask)
+    assert torch.equal(theirs[rows], mask[rows])
+    # blocked keys get exactly zero weight
+    assert (run.trace.weights.masked_select(~mask) == 0).all()
+
+
+def test_left_padding_follows_the_tokenizer(folders, tmp_path):
+    folder = shutil.copytree(folders["gpt2"], tmp_path / "gpt2_left")
+    config = json.loads((folder / "tokenizer_config.json").read_text())
+    config["padding_side"] = "left"
+    (folder / "tokenizer_config.json").write_text(json.dumps(config))
+    loaded = P.load_model(str(folder))
+    run = P.run_layer(loaded, 1, SENTENCES)
+    tokens = run.tokens
+    assert tokens.attention_mask[2, 0] == 0 and tokens.attention_mask[2, -1] == 1  # pads in front
+    assert tokens.is_pad[2].sum() == tokens.ids.size(1) - tokens.lengths[2]
+    assert run.weights_diff <= TOL and run.output_diff <= TOL
+    # a padding query in front of a causal sentence has no key at all: weights 0, excluded from the difference
+    assert run.trace.fully_masked[2, :, 0].all()
+
+
+def test_tokens_are_the_tokenizers_with_readable_labels(folders):
+    bert = P.load_model(str(folders["bert"]))
+    toks = P.tokenize(bert, ["The cat playing!"])
+    ids = bert.tokenizer("The cat playing!")["input_ids"]
+    assert toks.ids[0].tolist() == ids
+    assert toks.pieces[0] == tuple(bert.tokenizer.convert_ids_to_tokens(ids))
+    assert toks.pieces[0] == ("[CLS]", "the", "cat", "play", "##ing", "!", "[SEP]")
+    assert toks.labels[0] == ("[CLS]", "the", "cat", "play", P.CONTINUES + "ing", "!", "[SEP]")
+    assert toks.special[0] == (True, False, False, False, False, False, True)
+    assert toks.continues[0] == (False, False, False, False, True, False, False)
+    assert toks.token_type_ids is not None and toks.token_type_ids.shape == toks.ids.shape
+
+    gpt2 = P.load_model(str(folders["gpt2"]))
+    text = "the cat playing\nthe dog"
+    toks = P.tokenize(gpt2, [text])
+    ids = gpt2.tokenizer(text)["input_ids"]
+    assert toks.ids[0].tolist() == ids and toks.token_type_ids is None
+    assert toks.pieces[0] == tuple(gpt2.tokenizer.convert_ids_to_tokens(ids))
+    assert "Ġcat" in toks.pieces[0] and "Ġcat" not in toks.labels[0] and "cat" in toks.labels[0]
+    # the labels give the text back: a piece that continues a word joins it, any other starts a new word
+    words = []
+    for label, cont, piece in zip(toks.labels[0], toks.continues[0], toks.pieces[0]):
+        if cont:
+            words[-1] += label.removeprefix(P.CONTINUES)
+        else:
+            words.append(label)
+    assert " ".join(words).replace(P.NEWLINE, "\n").split() == text.split()
+    assert P.NEWLINE in toks.labels[0]
+    after_break = toks.labels[0].index(P.NEWLINE) + 1
+    assert not toks.continues[0][after_break]  # a new line starts a new word
+
+
+def test_byte_pieces_of_a_character_show_their_bytes(folders):
+    gpt2 = P.load_model(str(folders["gpt2"]))
+    toks = P.tokenize(gpt2, ["안"])  # one Hangul syllable: three UTF-8 bytes, no merges in the tiny vocabulary
+    assert len(toks.pieces[0]) == 3
+    assert [label.strip("⟨⟩") for label in toks.labels[0][:1]] == ["EC"]
+    assert all("\ufffd" not in label for label in toks.labels[0])
+    assert bytes(int(label.strip(P.CONTINUES + "⟨⟩"), 16) for label in toks.labels[0]) == "안".encode()
+
+
+def test_korean_wordpiece_labels(folders):
+    ko = P.load_model(str(folders["electra_ko"]))
+    toks = P.tokenize(ko, ["안녕하세요"])
+    assert toks.labels[0] == ("[CLS]", "안녕", P.CONTINUES + "하세요", "[SEP]")
+    assert toks.pieces[0][2] == "##하세요"
+
+
+def test_long_text_is_cut_to_the_limit_with_its_special_tokens(folders):
+    bert = P.load_model(str(folders["bert"]))
+    toks = P.tokenize(bert, ["the cat " * 50, "a cat"], max_tokens=10)
+    assert toks.truncated == (True, False)
+    assert toks.ids.size(1) == 10 and toks.lengths == (10, 4)
+    assert toks.pieces[0][0] == "[CLS]" and toks.pieces[0][-1] == "[SEP]"
+    # the model's own positions bound it too (40 here)
+    assert P.tokenize(bert, ["the cat " * 50], max_tokens=500).ids.size(1) == bert.info.max_tokens == 40
+
+
+def test_empty_text_and_bad_layers_have_clear_messages(folders):
+    loaded = P.load_model(str(folders["gpt2"]))
+    with pytest.raises(P.PretrainedError, match="Type a sentence") as e:
+        P.tokenize(loaded, ["  "])
+    assert e.value.key == "err_empty_text"
+    for bad in (-1, 2, True, 1.0, "1"):
+        with pytest.raises(P.PretrainedError, match="from 0 to 1") as e:
+            P.run_layer(loaded, bad, ["the cat"])
+        assert e.value.key == "err_layer"
+
+
+def test_layer_module_is_the_course_module_with_biases(folders):
+    loaded = P.load_model(str(folders["gpt2"]))
+    module = P.layer_module(loaded, 1)
+    assert type(module) is MultiHeadAttention
+    assert (module.d_model, module.num_heads) == (loaded.info.d_model, loaded.info.num_heads)
+    # GPT-2's fused Conv1D (in, 3 * out) split into three nn.Linear (out, in) weights
+    c_attn = loaded.model.h[1].attn.c_attn
+    d = loaded.info.d_model
+    torch.testing.assert_close(module.key_linear.weight, c_attn.weight[:, d:2 * d].t(), rtol=0, atol=0)
+    torch.testing.assert_close(module.value_linear.bias, c_attn.bias[2 * d:], rtol=0, atol=0)
+    assert P.layer_module(loaded, 1) is module  # built once, shared
+    assert not any(p.requires_grad for p in module.parameters())
+
+
+def test_the_course_module_and_its_state_dict_are_unchanged():
+    ours, course = MultiHeadAttention(16, 4), CourseMHA(16, 4)
+    assert list(ours.state_dict()) == list(course.state_dict())
+    assert ours.query_linear.bias is None and ours.output_linear.bias is not None
+    ours.load_state_dict(course.state_dict(), strict=True)
+    biased = MultiHeadAttention(16, 4, qkv_bias=True)
+    assert set(biased.state_dict()) - set(course.state_dict()) == {
+        "query_linear.bias", "key_linear.bias", "value_linear.bias"}
+
+
+def test_unsupported_architectures_get_a_clear_message(folders, tmp_path):
+    from transformers import AlbertConfig
+
+    folder = tmp_path / "albert"
+    AlbertConfig(hidden_size=32, num_attention_heads=4, intermediate_size=37).save_pretrained(folder)
+    (folder / "model.safetensors").write_bytes(b"0" * 10)
+    shutil.copy(folders["bert"] / "vocab.txt", folder / "vocab.txt")
+    with pytest.raises(P.PretrainedError, match=r"\(albert\) is not supported.*BERT, RoBERTa, ELECTRA") as e:
+        P.load_model(str(folder))
+    assert e.value.key == "err_unsupported"
+
+    config = json.loads((folder / "config.json").read_text())
+    config["model_type"] = "no-such-architecture"
+    (folder / "config.json").write_text(json.dumps(config))
+    with pytest.raises(P.PretrainedError, match="supported family") as e:
+        P.load_model(str(folder))
+    assert e.value.key == "err_unsupported"
+
+    scaled = tiny_models.build("gpt2", tmp_path / "gpt2_scaled", scale_attn_by_inverse_layer_idx=True)
+    with pytest.raises(P.PretrainedError, match="1/sqrt\\(head_dim\\)") as e:
+        P.load_model(str(scaled))
+    assert e.value.key == "err_unsupported_scaling"
+
+
+def test_bad_sources_and_folders(folders, tmp_path):
+    for bad in ("", "   ", "not an id!", "../no-such-folder", "a/b/c", "x" * 300, "a\x00b", "~nobody_here/x"):
+        with pytest.raises(P.PretrainedError) as e:
+            P.load_model(bad)
+        assert e.value.key == "err_bad_source"
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(P.PretrainedError, match="save_pretrained") as e:
+        P.load_model(str(tmp_path / "empty"))
+    assert e.value.key == "err_folder_incomplete"
+    with pytest.raises(P.PretrainedError, match="must be inside") as e:
+        P.load_model(str(folders["bert"]), local_root=str(tmp_path))
+    assert e.value.key == "err_folder_outside"
+    assert P.load_model(str(folders["bert"]), local_root=str(folders["bert"].parent)).info.family == "bert"
+
+
+def test_the_size_cap_refuses_a_local_folder(folders, monkeypatch):
+    size = P.folder_size(folders["bert"])
+    assert size == (folders["bert"] / "model.safetensors").stat().st_size
+    with pytest.raises(P.PretrainedError, match="limit") as e:
+        P.load_model(str(folders["bert"]), max_bytes=size - 1)
+    assert e.value.key == "err_too_large" and e.value.args_["max_mb"] == 0
+    assert P.load_model(str(folders["bert"]), max_bytes=size).info.size_bytes == size
+    monkeypatch.setenv(P.MAX_BYTES_ENV, "7")
+    assert P.max_bytes_from_env() == 7 * P.MB
+    monkeypatch.setenv(P.MAX_BYTES_ENV, "lots")
+    with pytest.raises(P.PretrainedError, match="whole number of MB"):
+        P.max_bytes_from_env()
+
+
+class FakeHub:
+    """The two hub client calls mha.pretrained makes, answered from a local folder (no network)."""
+
+    def __init__(self, source: Path, cache: Path, sizes: dict | None = None):
+        self.source, self.cache, self.sizes = source, cache, sizes or {}
+        self.fetched: list[str] = []
+
+    def snapshot_download(self, repo_id, *, allow_patterns=None, dry_run=False, **kwargs):
+        from huggingface_hub.file_download import DryRunFileInfo
+
+        assert dry_run, "only the dry run lists the files"
+        return [DryRunFileInfo(commit_hash="c0ffee", file_size=self.sizes.get(p.name, p.stat().st_size),
+                               filename=p.name, local_path="", is_cached=False, will_download=True)
+                for p in sorted(self.source.iterdir())]
+
+    def hf_hub_download(self, repo_id, filename, *, revision=None, tqdm_class=None, **kwargs):
+        assert revision == "c0ffee"
+        self.fetched.append(filename)
+        target = self.cache / repo_id.replace("/", "--") / "snapshots" / revision / filename
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(self.source / filename, target)
+        if tqdm_class is not None:
+            size = target.stat().st_size
+            with tqdm_class(total=size, initial=0, unit="B") as bar:
+                bar.update(size // 2)
+                bar.update(size - size // 2)
+                bar.set_postfix_str("fast")
+        return str(target)
+
+
+@pytest.fixture
+def fake_hub(folders, tmp_path, monkeypatch):
+    import huggingface_hub
+
+    def install(name: str, **kw) -> FakeHub:
+        hub = FakeHub(folders[name], tmp_path / "hub", **kw)
+        monkeypatch.setattr(huggingface_hub, "snapshot_download", hub.snapshot_download)
+        monkeypatch.setattr(huggingface_hub, "hf_hub_download", hub.hf_hub_download)
+        monkeypatch.setattr(P, "_hub_cached_folder", lambda repo_id: None)
+        return hub
+
+    return install
+
+
+def test_a_hub_id_downloads_with_progress_then_loads_like_a_folder(folders, fake_hub):
+    hub = fake_hub("gpt2")
+    calls = []
+    loaded = P.load_model("someone/tiny-gpt2", progress=lambda *a: calls.append(a))
+    assert loaded.info.source == "someone/tiny-gpt2" and loaded.info.family == "gpt2"
+    assert hub.fetched[0] == "config.json" and "model.safetensors" in hub.fetched
+    downloads = [c for c in calls if c[0] == "download"]
+    assert downloads[0][1] == 0 and downloads[-1][1] == downloads[-1][2] > P.folder_size(folders["gpt2"])
+    assert [d for _, d, _ in downloads] == sorted(d for _, d, _ in downloads)
+    assert calls[-1][0] == "load"
+    local = P.run_layer(P.load_model(str(folders["gpt2"])), 1, SENTENCES)
+    remote = P.run_layer(loaded, 1, SENTENCES)
+    torch.testing.assert_close(remote.trace.weights, local.trace.weights, rtol=0, atol=0)
+
+
+def test_the_size_cap_refuses_before_downloading(fake_hub):
+    hub = fake_hub("bert", sizes={"model.safetensors": 2_000 * P.MB})
+    with pytest.raises(P.PretrainedError, match="2,000 MB") as e:
+        P.load_model("someone/huge-bert")
+    assert e.value.key == "err_too_large" and e.value.args_["size_mb"] == 2000
+    assert hub.fetched == []
+
+
+def test_an_unsupported_hub_model_stops_after_its_config(fake_hub, folders, tmp_path):
+    from transformers import AlbertConfig
+
+    hub = fake_hub("bert")
+    hub.source = shutil.copytree(folders["bert"], tmp_path / "albert_like")
+    AlbertConfig(hidden_size=32, num_attention_heads=4).save_pretrained(hub.source)
+    with pytest.raises(P.PretrainedError) as e:
+        P.load_model("someone/albert")
+    assert e.value.key == "err_unsupported" and hub.fetched == ["config.json"]
+
+
+def test_an_unreachable_hub_points_to_a_local_folder(monkeypatch):
+    import huggingface_hub
+    from huggingface_hub.errors import DryRunError
+
+    def offline(*args, **kwargs):
+        raise DryRunError("Dry run cannot be performed as the repository cannot be accessed.")
+
+    monkeypatch.setattr(huggingface_hub, "snapshot_download", offline)
+    monkeypatch.setattr(P, "_hub_cached_folder", lambda repo_id: None)
+    with pytest.raises(P.PretrainedError, match="cannot be reached.*save_pretrained") as e:
+        P.load_model("google/bert_uncased_L-4_H-256_A-4")
+    assert e.value.key == "err_hub_unreachable"
+
+
+def test_loaded_models_are_cached_shared_and_never_changed(folders):
+    a = P.load_model(str(folders["bert"]))
+    b = P.load_model(str(folders["bert"]) + "/")  # another spelling of the same folder
+    assert b.model is a.model and b.tokenizer is a.tokenizer
+    before = {k: v.clone() for k, v in a.model.state_dict().items()}
+    tokens = P.tokenize(a, SENTENCES)
+    with torch.no_grad():
+        plain = a.model(**model_inputs(tokens)).last_hidden_state
+    for layer in range(a.info.num_layers):
+        P.run_layer(a, layer, SENTENCES)
+    with torch.no_grad():
+        again = a.model(**model_inputs(tokens)).last_hidden_state
+    torch.testing.assert_close(again, plain, rtol=0, atol=0)  # our hooks stay inactive outside run_layer
+    assert all(torch.equal(before[k], v) for k, v in a.model.state_dict().items())
+    assert P._load_folder.cache_info().maxsize == P.MAX_LOADED_MODELS
+
+
+def test_runs_in_parallel_threads_do_not_mix(folders):
+    loaded = P.load_model(str(folders["distilbert"]))
+    alone = {layer: P.run_layer(loaded, layer, SENTENCES) for layer in range(loaded.info.num_layers)}
+    results, errors = {}, []
+
+    def work(layer):
+        try:
+            for _ in range(5):
+                results[layer] = P.run_layer(loaded, layer, SENTENCES)
+        except Exception as e:  # reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(layer,)) for layer in alone]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    for layer, run in results.items():
+        torch.testing.assert_close(run.x, alone[layer].x, rtol=0, atol=0)
+        torch.testing.assert_close(run.model_weights, alone[layer].model_weights, rtol=0, atol=0)
+
+
+def test_the_short_list(monkeypatch):
+    assert P.DEFAULT_MODEL == P.CHOICES[0].id
+    assert len({c.id for c in P.CHOICES}) == len(P.CHOICES)
+    for c in P.CHOICES:
+        assert c.family in P.FAMILIES and c.d_model % c.heads == 0 and c.language in ("en", "ko")
+    monkeypatch.delenv(P.MAX_BYTES_ENV, raising=False)
+    default_cap = P.max_bytes_from_env()
+    assert P.CHOICES[0].size_mb * P.MB < default_cap  # the default loads under the default cap
+    assert {c.language for c in P.CHOICES} == {"en", "ko"}
+    assert any(P.FAMILIES[c.family].decoder for c in P.CHOICES)
