@@ -7,8 +7,9 @@ browser from the numbers sent once: this module prepares them.
 - ``prepare`` checks that the weights and the labels agree (the message says how to fix it) and packs the weights
   as whole thousandths (0..1000), two characters each (``encode``), head by head, row by row: 128 tokens x 16 heads
   are 0.5 MB of JSON instead of megabytes of float text.
-- A line is drawn only for a weight of at least ``MIN_WEIGHT`` (in thousandths): masked weights (exactly 0) and
-  weights too faint to see draw nothing, which keeps 16 x 128 x 128 lines cheap to draw.
+- A line is drawn only for a weight of at least ``MIN_WEIGHT`` (in thousandths; ``MIN_WEIGHT_ALL`` in the overview
+  of every line): masked weights (exactly 0) and weights too faint to see draw nothing, which keeps
+  16 x 128 x 128 lines cheap to draw.
 - ``words`` gives the few words the view shows, in the page's language (``mha/strings/head_view.py``).
 """
 from __future__ import annotations
@@ -23,7 +24,10 @@ import numpy as np
 from mha import i18n
 
 SCALE = 1000  # weights travel as whole thousandths: 0.1234 -> 123
-MIN_WEIGHT = 2  # thousandths: a line is drawn from 0.002 up (its opacity would be 0.002: invisible below)
+MIN_WEIGHT = 2  # thousandths: a pointed-at row (or column) draws a line from 0.002 up
+# thousandths: the overview of all lines draws from 0.01 up. Its opacity is the weight, so a fainter line changes
+# no pixel (1% of 255 levels), yet at 128 tokens x 16 heads most lines are that faint and drawing them costs ~0.5 s.
+MIN_WEIGHT_ALL = 10
 # One colour per head, distinct side by side (Tableau 10, then six more of the same lightness).
 HEAD_COLOURS = (
     "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
@@ -110,7 +114,7 @@ def prepare(weights, query_labels: Sequence[str], key_labels: Sequence[str], *,
         "H": H, "Tq": Tq, "Tk": Tk,
         "queries": [str(s) for s in query_labels], "keys": [str(s) for s in key_labels],
         "colours": [c.lower() for c in colours],
-        "scale": SCALE, "min": MIN_WEIGHT, "w": packed,
+        "scale": SCALE, "min": MIN_WEIGHT, "min_all": MIN_WEIGHT_ALL, "w": packed,
         "words": {k: str(v) for k, v in words.items()},
     }
     # A short fingerprint: the browser rebuilds the view only when the numbers or labels changed (a rerun that
@@ -158,10 +162,11 @@ def unpack(payload: Mapping) -> np.ndarray:
 
 def drawn_lines(payload: Mapping, *, heads: Sequence[int] | None = None, query: int | None = None,
                 key: int | None = None) -> set[tuple[int, int, int]]:
-    """The (head, query, key) lines the view draws: weights of at least ``MIN_WEIGHT`` thousandths among the shown
-    ``heads`` (all by default), only ``query``'s row and/or ``key``'s column when given. The browser test compares
-    the component's drawn lines with this."""
-    on = thousandths(payload) >= payload["min"]
+    """The (head, query, key) lines the view draws among the shown ``heads`` (all by default): ``query``'s row or
+    ``key``'s column, weights of at least ``MIN_WEIGHT`` thousandths, or with neither the overview of all lines,
+    weights of at least ``MIN_WEIGHT_ALL``. The browser test compares the component's drawn lines with this."""
+    overview = query is None and key is None
+    on = thousandths(payload) >= payload["min_all" if overview else "min"]
     if heads is not None:
         keep = np.zeros(payload["H"], bool)
         keep[list(heads)] = True

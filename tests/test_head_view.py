@@ -106,12 +106,15 @@ def test_masked_weights_draw_nothing_and_rows_do():
 def test_drawn_lines_follow_the_threshold_and_selection():
     w = np.zeros((2, 3, 4))
     w[0, 1, 2] = 0.5
-    w[1, 1, 3] = 0.0015  # rounds to 2 thousandths: drawn
-    w[1, 2, 0] = 0.0014  # rounds to 1: too faint, not drawn
+    w[1, 1, 3] = 0.0015  # rounds to 2 thousandths: drawn when its row is pointed at, not in the overview
+    w[1, 2, 0] = 0.0014  # rounds to 1: too faint, never drawn
+    w[0, 2, 1] = 0.0095  # rounds to 10: in the overview too
     w[0, 0, 0] = 0.9
     p = hvd.prepare(w, labels(3), labels(4))
-    assert hvd.drawn_lines(p) == {(0, 1, 2), (1, 1, 3), (0, 0, 0)}
+    assert hvd.MIN_WEIGHT < 10 == hvd.MIN_WEIGHT_ALL
+    assert hvd.drawn_lines(p) == {(0, 1, 2), (0, 2, 1), (0, 0, 0)}
     assert hvd.drawn_lines(p, query=1) == {(0, 1, 2), (1, 1, 3)}
+    assert hvd.drawn_lines(p, query=2) == {(0, 2, 1)}
     assert hvd.drawn_lines(p, key=0) == {(0, 0, 0)}
     assert hvd.drawn_lines(p, query=1, heads=[1]) == {(1, 1, 3)}
 

@@ -69,7 +69,7 @@ export default function(component) {
   if (prev && prev.sig === data.sig && prev.wordsKey === JSON.stringify(data.words)) return;  // same view: keep it
   if (prev && prev.ro) prev.ro.disconnect();
   const { H, Tq, Tk, scale, colours } = data;
-  const w = decode(data.w), min = data.min, words = data.words || {};
+  const w = decode(data.w), words = data.words || {};
   const st = { sig: data.sig, wordsKey: JSON.stringify(words), H,
                visible: prev && prev.H === H ? prev.visible : new Array(H).fill(true),
                hover: null, base: null, baseKey: '', width: 0 };
@@ -145,6 +145,7 @@ export default function(component) {
     const heads = shownHeads();
     const drawn = [];
     const xe = x1();
+    const min = only ? data.min : data.min_all;
     for (const h of heads) {
       const buckets = new Array(LEVELS);
       const qa = only && only.side === 'q' ? only.i : 0, qb = only && only.side === 'q' ? only.i + 1 : Tq;
@@ -177,7 +178,10 @@ export default function(component) {
   };
   const countAll = () => {
     let c = 0;
-    for (const h of shownHeads()) { const a = h * Tq * Tk, b = a + Tq * Tk; for (let i = a; i < b; i++) if (w[i] >= min) c++; }
+    for (const h of shownHeads()) {
+      const a = h * Tq * Tk, b = a + Tq * Tk;
+      for (let i = a; i < b; i++) if (w[i] >= data.min_all) c++;
+    }
     return c;
   };
   // The picture of every shown head's lines, kept until the shown heads or the size change.
@@ -188,7 +192,6 @@ export default function(component) {
       off.width = canvas.width; off.height = canvas.height;
       const c = off.getContext('2d');
       c.setTransform(dpr, 0, 0, dpr, 0, 0);
-      c.lineCap = 'round';
       draw(c, null, false);
       st.base = off; st.baseKey = key; st.baseCount = countAll();
     }
@@ -211,7 +214,7 @@ export default function(component) {
       }
       const t = others[j];
       const num = side === 'q' ? t.lastChild : t.firstChild;
-      if (bh >= 0 && best >= min) t.style.backgroundColor = rgba(colours[bh], Math.min(0.85, best / scale));
+      if (bh >= 0 && best >= data.min) t.style.backgroundColor = rgba(colours[bh], Math.min(0.85, best / scale));
       num.textContent = heads.length === 1 ? (best / scale).toFixed(2) : '';
     }
   };

@@ -1,0 +1,144 @@
+"""The head view in Chromium: pointing at a token draws exactly its row (or column), a hostile token is text, a head's
+colour hides and shows its lines, cross-attention has two columns of different lengths.
+
+The page is tests/browser/apps/head_view_app.py on a server of its own; what the view draws is read from the state it
+exposes (``data-*`` of its root and ``root.__hvDrawn``, set by the same code that draws) and compared with
+``mha.head_view_data.drawn_lines`` on the same numbers.
+"""
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+
+import pytest
+
+from mha import head_view_data as hvd
+
+from .conftest import ARTIFACTS, ROOT, Server, _free_port
+
+APP_FILE = ROOT / "tests" / "browser" / "apps" / "head_view_app.py"
+HV = ".hv"
+
+
+def _app_module():
+    spec = importlib.util.spec_from_file_location("head_view_app", APP_FILE)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)  # not as __main__: only the numbers, no Streamlit
+    return mod
+
+
+app = _app_module()
+
+
+def start_head_view_server(name: str = "head-view") -> Server:
+    """``streamlit run`` the head view app on a free loopback port (like conftest's ``launch_server``)."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    port = _free_port()
+    log = ARTIFACTS / f"{name}.log"
+    cmd = [sys.executable, "-m", "streamlit", "run", str(APP_FILE), "--server.headless", "true",
+           "--server.port", str(port), "--server.address", "127.0.0.1",
+           "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
+    with open(log, "w") as out:
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, text=True)
+    return Server(url=f"http://127.0.0.1:{port}", proc=proc, log=log).wait_healthy()
+
+
+@pytest.fixture(scope="module")
+def hv_server():
+    s = start_head_view_server()
+    yield s
+    s.stop()
+
+
+def payload(H: int, T: int, Tk: int) -> dict:
+    return hvd.prepare(app.known_weights(H, T, Tk), app.query_labels(T), app.key_labels(Tk))
+
+
+def open_view(page, server: Server, H: int, T: int, Tk: int | None = None, lang: str = "en"):
+    query = f"H={H}&T={T}" + (f"&Tk={Tk}" if Tk is not None else "") + f"&lang={lang}"
+    page.goto(f"{server.url}/?{query}")
+    expected = payload(H, T, T if Tk is None else Tk)
+    page.wait_for_selector(f"{HV}[data-ready='{expected['sig']}']", timeout=60_000)
+    return page.locator(HV), expected
+
+
+def state(root) -> dict:
+    return root.evaluate("r => ({hover: r.dataset.hover, visible: r.dataset.visible, lines: Number(r.dataset.lines),"
+                         " drawn: r.__hvDrawn.map(x => x.join(','))})")
+
+
+def drawn(st: dict) -> set[tuple[int, int, int]]:
+    return {tuple(int(v) for v in s.split(",")) for s in st["drawn"]}
+
+
+def test_hover_draws_exactly_the_row_then_the_column(page, hv_server):
+    root, p = open_view(page, hv_server, H=4, T=10)
+    st = state(root)
+    assert st["hover"] == "" and st["visible"] == "0,1,2,3"
+    assert st["lines"] == len(hvd.drawn_lines(p)) > 0  # masked weights (above the diagonal) draw nothing
+    for q in (0, 5, 9):
+        page.locator(f"{HV} .hv-q .hv-tok[data-i='{q}']").hover()
+        st = state(root)
+        assert st["hover"] == f"q{q}"
+        assert drawn(st) == hvd.drawn_lines(p, query=q) and st["lines"] == len(st["drawn"])
+        assert all(k <= q for _, _, k in drawn(st))  # causal: no line to a later key
+    page.locator(f"{HV} .hv-k .hv-tok[data-i='3']").hover()
+    st = state(root)
+    assert st["hover"] == "k3" and drawn(st) == hvd.drawn_lines(p, key=3)
+    page.locator("h1").hover()  # away from the tokens: every line again
+    st = state(root)
+    assert st["hover"] == "" and st["lines"] == len(hvd.drawn_lines(p))
+
+
+def test_hostile_token_is_text(page, hv_server):
+    root, _ = open_view(page, hv_server, H=2, T=6)
+    tok = page.locator(f"{HV} .hv-q .hv-tok[data-i='2']")
+    assert tok.locator(".hv-txt").evaluate("e => [e.textContent, e.childElementCount]") == [app.HOSTILE, 0]
+    assert tok.get_attribute("title") == f"2: {app.HOSTILE}"
+    assert root.evaluate("r => r.querySelectorAll('img, script').length") == 0
+    tok.hover()  # and pointing at it draws its row like any other (no dialog: the page fixture fails on one)
+    assert state(root)["hover"] == "q2"
+
+
+def test_head_swatches_hide_show_and_solo(page, hv_server):
+    root, p = open_view(page, hv_server, H=4, T=8)
+    page.locator(f"{HV} .hv-sw[data-head='1']").click()
+    st = state(root)
+    assert st["visible"] == "0,2,3"
+    assert page.locator(f"{HV} .hv-sw[data-head='1']").get_attribute("aria-pressed") == "false"
+    assert st["lines"] == len(hvd.drawn_lines(p, heads=[0, 2, 3]))
+    page.locator(f"{HV} .hv-q .hv-tok[data-i='6']").hover()
+    st = state(root)
+    assert drawn(st) == hvd.drawn_lines(p, query=6, heads=[0, 2, 3])
+    assert all(h != 1 for h, _, _ in drawn(st))
+    page.locator(f"{HV} .hv-sw[data-head='2']").dblclick()  # head 2 alone
+    page.locator(f"{HV} .hv-q .hv-tok[data-i='7']").hover()
+    st = state(root)
+    assert st["visible"] == "2" and drawn(st) == hvd.drawn_lines(p, query=7, heads=[2])
+    # One head shown: the keys show its weights as numbers, rounded as sent.
+    nums = page.locator(f"{HV} .hv-k .hv-num").all_text_contents()
+    assert nums == [f"{v / hvd.SCALE:.2f}" for v in hvd.thousandths(p)[2, 7]]
+    page.locator(f"{HV} .hv-all").click()
+    assert state(root)["visible"] == "0,1,2,3"
+
+
+def test_cross_attention_two_lengths(page, hv_server):
+    root, p = open_view(page, hv_server, H=3, T=5, Tk=9, lang="ko")
+    assert page.locator(f"{HV} .hv-q .hv-tok").count() == 5
+    assert page.locator(f"{HV} .hv-k .hv-tok").count() == 9
+    assert page.locator(f"{HV} .hv-all").text_content() == hvd.words("ko")["all_heads"]
+    page.locator(f"{HV} .hv-q .hv-tok[data-i='4']").hover()
+    assert drawn(state(root)) == hvd.drawn_lines(p, query=4)
+    page.locator(f"{HV} .hv-k .hv-tok[data-i='8']").hover()
+    assert drawn(state(root)) == hvd.drawn_lines(p, key=8)
+
+
+def test_largest_view_draws(page, hv_server):
+    """128 tokens x 16 heads: the view is drawn and a row is answered like at 8 tokens."""
+    root, p = open_view(page, hv_server, H=16, T=128)
+    assert state(root)["lines"] == len(hvd.drawn_lines(p))
+    tok = page.locator(f"{HV} .hv-q .hv-tok[data-i='100']")
+    tok.scroll_into_view_if_needed()
+    tok.hover()
+    assert drawn(state(root)) == hvd.drawn_lines(p, query=100)
