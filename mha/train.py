@@ -308,7 +308,7 @@ class Progress:
     step: int  # optimizer steps done
     steps: int  # the budget
     loss: Optional[float]  # loss of the last step's batch; None before the first step
-    seconds: float  # since the run started
+    seconds: float  # spent training so far (not counting the time the consumer kept the run paused)
     snapshot: Optional[np.ndarray] = None  # (H, T, T) weights on the probe after ``step`` steps, when one was taken
 
 
@@ -322,7 +322,7 @@ class TrainResult:
     snapshot_steps: tuple[int, ...]  # (S,) steps after which each snapshot was taken: 0 first, steps_done last
     snapshots: np.ndarray  # (S, H, T, T) float32 weights on the probe sentence
     probe_tokens: tuple[str, ...]  # the probe sentence (T tokens)
-    seconds: float  # wall time of the run
+    seconds: float  # wall time spent training (snapshots included, the consumer's pauses not)
 
     @property
     def steps_done(self) -> int:
@@ -402,9 +402,9 @@ class Trainer:
             raise RuntimeError("This Trainer has already run: make a new one to train again.")
         self._started = True
         cfg = self.config
-        start = time.perf_counter()
         self.model.train()
         yield Progress(0, cfg.steps, None, 0.0, self._snapshot())
+        resumed = time.perf_counter()  # time spent by the consumer between two yields is not training time
         for step in range(1, cfg.steps + 1):
             x, target = make_batch(cfg.task, cfg.d_model, self._gen, BATCH_SIZE, cfg.seq_len, cfg.layout)
             loss = task_loss(self.model(x, x, x), target)
@@ -412,10 +412,11 @@ class Trainer:
             loss.backward()
             self._opt.step()
             self._losses.append(loss.item())
-            self._seconds = time.perf_counter() - start
             snap = self._snapshot() if step % self.snapshot_every == 0 or step == cfg.steps else None
-            if snap is not None or step % self.report_every == 0:
+            if snap is not None or step % self.report_every == 0 or step == cfg.steps:
+                self._seconds += time.perf_counter() - resumed
                 yield Progress(step, cfg.steps, self._losses[-1], self._seconds, snap)
+                resumed = time.perf_counter()
 
     def result(self) -> TrainResult:
         """The run so far: parameters, losses and snapshots (a last snapshot is added if the run stopped between
