@@ -2,9 +2,10 @@
 import pandas as pd
 import streamlit as st
 
-from mha import figures
+from mha import figures, head_view_data
 from mha.app import explain as steps
 from mha.app.frame import page_setup
+from mha.app.head_view import head_view
 from mha.app.controls import cached_figure, chart_words, current_view, keep_index, settings, t
 
 page_setup()
@@ -39,6 +40,10 @@ else:
     st.caption(t(f"pg_all_heads_help_{kind}", masked=masked_note))
 st.plotly_chart(cached_figure(figures.heads_grid, mats, view.labels, view.key_labels, kind=kind, allowed=allowed,
                               words=words), key="grid")
+
+st.subheader(t("hv_section_title"))
+st.caption(t("hv_section_help"))
+head_view(view.weights, view.labels, view.key_labels, key="pg_head_view", words=head_view_data.words(s.lang))
 
 
 @st.fragment
