@@ -7,9 +7,12 @@ Out:
 - ``state_dict_bytes``: a module's weights as a ``.pt`` state_dict that loads into the course's class unchanged.
 
 In:
-- ``load_state_dict_bytes``: an uploaded ``.pt`` file, read with ``torch.load(..., weights_only=True)`` only (a
-  pickle that would run code is refused, never executed), size-capped, and checked key by key and shape by shape
-  against d_model before anything is materialised. Problems raise ``WeightsError`` with a message key for the UI.
+- ``load_state_dict_bytes``: an uploaded ``.pt`` file. Size-capped; its zip directory is read first (torch.save
+  writes stored entries: a compressed entry or more unpacked bytes than a state_dict can have is refused before
+  ``torch.load`` inflates anything), then read with ``torch.load(..., weights_only=True)`` only (a pickle that would
+  run code is refused, never executed), and checked key by key, shape, layout and dtype against d_model before
+  anything is materialised. Whatever a file holds, the only exception is ``WeightsError``, with a message key (and
+  Markdown-safe values) for the UI.
 """
 from __future__ import annotations
 
@@ -21,12 +24,14 @@ import json
 import math
 import re
 import warnings
+import zipfile
 from typing import Mapping
 
 import numpy as np
 import torch
 
 from mha import i18n
+from mha.text import escape_markdown
 
 FORMAT = "mha-playground-view"
 FORMAT_VERSION = 1
@@ -39,6 +44,12 @@ MAX_WEIGHTS_BYTES = 9 * 1024 * 1024
 # above ~1e8 can overflow float32 scores; up to 1e4 every intermediate the app shows stays finite.
 MAX_ABS_WEIGHT = 1e4
 MAX_D_MODEL = 512
+# torch.save writes every zip entry stored (uncompressed), so a real file unpacks to about its own size. A small
+# multiple of the cap leaves room for any honest writer; a "zip bomb" (1 GiB of deflated zeros in a 1 MB file)
+# is refused by its directory, before torch.load would inflate it.
+MAX_UNPACKED_BYTES = 2 * MAX_WEIGHTS_BYTES
+MAX_ZIP_ENTRIES = 256  # a state_dict has ~10 (data.pkl, version, byteorder, one per tensor, ...)
+MAX_WRAPPING = 4  # {"state_dict": ...} inside {"checkpoint": ...}: deeper nesting is not a checkpoint
 
 # The course's MultiHeadAttention (and ours): parameter name -> shape as a function of d_model.
 COURSE_KEYS = ("query_linear.weight", "key_linear.weight", "value_linear.weight", "output_linear.weight",
@@ -167,25 +178,22 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def escape_name(name: str, max_chars: int = 60) -> str:
-    """An uploaded file's name as plain text for messages: letters (any script), digits, space, . _ - only, so a
-    name cannot carry Markdown or HTML into the page."""
-    clean = re.sub(r"[^\w.\- ]", "_", str(name))[:max_chars].strip()
-    return clean or "weights.pt"
-
-
 # ----------------------------------------------------------------------------------------------------------- in
 
 
 class WeightsError(ValueError):
-    """An uploaded file that cannot be used. ``key`` and ``fmt`` name a UI string (mha/strings/share.py)."""
+    """An uploaded file that cannot be used. ``key`` and ``fmt`` name a UI string (mha/strings/share.py).
+
+    ``str(err)`` is plain English text (logs, tests); ``message(lang)`` is for the page: Markdown in which every
+    value taken from the file (key names, type names, a refused global) is escaped, so it is shown, never rendered."""
 
     def __init__(self, key: str, **fmt):
         self.key, self.fmt = key, fmt
         super().__init__(i18n.text(key, "en", **fmt))
 
     def message(self, lang: str = "en") -> str:
-        return i18n.text(self.key, lang, **self.fmt)
+        safe = {k: escape_markdown(v) if isinstance(v, str) else v for k, v in self.fmt.items()}
+        return i18n.text(self.key, lang, **safe)
 
 
 def _shape(t) -> tuple[int, ...]:
@@ -194,14 +202,21 @@ def _shape(t) -> tuple[int, ...]:
 
 def _unwrap(obj) -> dict:
     """The state_dict inside what was saved: a plain dict of tensors, or a checkpoint {'state_dict': ...} /
-    {'model_state_dict': ...}; names from nn.DataParallel ('module.query_linear.weight') are accepted too."""
-    if not isinstance(obj, Mapping):
-        raise WeightsError("share_err_not_dict", found=type(obj).__name__)
-    if not any(isinstance(v, torch.Tensor) for v in obj.values()):
-        for key in ("state_dict", "model_state_dict", "model"):
-            if isinstance(obj.get(key), Mapping):
-                return _unwrap(obj[key])
-    if all(isinstance(k, str) and k.startswith("module.") for k in obj):
+    {'model_state_dict': ...}; names from nn.DataParallel ('module.query_linear.weight') are accepted too.
+    A loop, not recursion: a file nested thousands of levels deep is refused, not a RecursionError."""
+    for _ in range(MAX_WRAPPING + 1):
+        if not isinstance(obj, Mapping):
+            raise WeightsError("share_err_not_dict", found=type(obj).__name__)
+        if any(isinstance(v, torch.Tensor) for v in obj.values()):
+            break
+        inner = next((obj[k] for k in ("state_dict", "model_state_dict", "model") if isinstance(obj.get(k), Mapping)),
+                     None)
+        if inner is None:
+            break
+        obj = inner
+    else:
+        raise WeightsError("share_err_nested", levels=MAX_WRAPPING)
+    if obj and all(isinstance(k, str) and k.startswith("module.") for k in obj):
         obj = {k[len("module."):]: v for k, v in obj.items()}
     return dict(obj)
 
@@ -209,10 +224,34 @@ def _unwrap(obj) -> dict:
 def _check_keys(sd: Mapping) -> None:
     keys = set(sd)
     missing = [k for k in COURSE_KEYS if k not in keys]
-    extra = sorted(str(k)[:60] for k in keys - set(COURSE_KEYS))
+    extra = sorted(_short(k) for k in keys - set(COURSE_KEYS))
     if missing or extra:
-        raise WeightsError("share_err_keys", missing=", ".join(missing) or "-", extra=", ".join(extra[:6]) or "-",
-                           expected=", ".join(COURSE_KEYS))
+        more = " …" if len(extra) > 6 else ""
+        raise WeightsError("share_err_keys", missing=", ".join(missing) or "-",
+                           extra=", ".join(extra[:6]) + more if extra else "-", expected=", ".join(COURSE_KEYS))
+
+
+def _short(name, max_chars: int = 60) -> str:
+    """A name from the file, cut for a message (``message()`` escapes it)."""
+    if not isinstance(name, str):
+        name = repr(name) if isinstance(name, (int, float, bool)) else type(name).__name__
+    text = name
+    return text if len(text) <= max_chars else text[: max_chars - 1] + "…"
+
+
+def _check_kinds(sd: Mapping) -> None:
+    """Every course key holds a plain dense CPU tensor (checked before any shape is read: a nested tensor has none)."""
+    for name in COURSE_KEYS:
+        t = sd[name]
+        if not isinstance(t, torch.Tensor):
+            raise WeightsError("share_err_not_tensor", name=name, found=_short(type(t).__name__))
+        if t.is_nested or t.is_quantized or t.layout != torch.strided:
+            # sparse COO/CSR/CSC/BSR, nested or quantized tensors: weights are dense, and these neither load into
+            # nn.Linear nor convert with .contiguous()
+            kind = "nested" if t.is_nested else "quantized" if t.is_quantized else str(t.layout).replace("torch.", "")
+            raise WeightsError("share_err_layout", name=name, layout=kind)
+        if t.device.type != "cpu":  # e.g. a "meta" tensor: a shape without numbers
+            raise WeightsError("share_err_device", name=name, device=t.device.type)
 
 
 def check_state_dict(sd: Mapping, d_model: int, num_heads: int | None = None) -> None:
@@ -222,10 +261,9 @@ def check_state_dict(sd: Mapping, d_model: int, num_heads: int | None = None) ->
     if num_heads is not None and (num_heads < 1 or d_model % num_heads):
         raise WeightsError("share_err_heads", d_model=d_model, num_heads=num_heads)
     _check_keys(sd)
+    _check_kinds(sd)
     for name, want in expected_shapes(d_model).items():
         t = sd[name]
-        if not isinstance(t, torch.Tensor):
-            raise WeightsError("share_err_not_tensor", name=name, found=type(t).__name__)
         if _shape(t) != want:
             found = _shape(t)
             implied = found[0] if found and all(s == found[0] for s in found) else None
@@ -249,9 +287,23 @@ def load_state_dict_bytes(data: bytes, d_model: int | None = None, num_heads: in
     """Read an uploaded ``.pt`` state_dict safely and return float32 CPU tensors ready for ``load_state_dict``.
 
     ``d_model=None`` takes d_model from the file (its query_linear.weight); otherwise the file must match it.
-    Raises WeightsError (with a message key) for: too large, not a torch file, a pickle that wants to run code or
-    build objects (refused by ``weights_only=True``), wrong keys, wrong shapes, non-float or non-finite values,
-    values beyond ±MAX_ABS_WEIGHT."""
+    Raises WeightsError (with a message key), and nothing else, whatever the bytes: too large, compressed or
+    unpacking to too much, not a torch file, a pickle that asks to run code or build objects (refused by
+    ``weights_only=True``, never run), nested too deeply, wrong keys, wrong shapes, sparse / nested / quantized /
+    non-CPU tensors, non-float or non-finite values, values beyond ±MAX_ABS_WEIGHT."""
+    try:
+        return _load(data, d_model, num_heads, max_bytes)
+    except WeightsError:
+        raise
+    except RecursionError:
+        raise WeightsError("share_err_nested", levels=MAX_WRAPPING) from None
+    except MemoryError:
+        raise WeightsError("share_err_memory") from None
+    except Exception as err:  # noqa: BLE001 whatever else a file can make torch or this module raise: its fault
+        raise WeightsError("share_err_unreadable", error=_short(type(err).__name__)) from None
+
+
+def _load(data, d_model, num_heads, max_bytes) -> dict[str, torch.Tensor]:
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise WeightsError("share_err_not_bytes")
     size = len(data)
@@ -259,24 +311,17 @@ def load_state_dict_bytes(data: bytes, d_model: int | None = None, num_heads: in
         raise WeightsError("share_err_too_big", size_mb=size / 2**20, max_mb=max_bytes / 2**20)
     if size == 0:
         raise WeightsError("share_err_empty")
-    try:
-        # weights_only=True: the unpickler only rebuilds tensors and plain containers; anything else is refused
-        # before it is constructed, so a file cannot run code here. mmap=False: everything is read from memory.
-        with warnings.catch_warnings():  # torch warns about pickle protocols; the verdict below is what counts
-            warnings.simplefilter("ignore")
-            obj = torch.load(io.BytesIO(bytes(data)), map_location="cpu", weights_only=True)
-    except Exception as err:  # noqa: BLE001 every failure is the file's, and is reported, never raised on
-        text = str(err)
-        if "Unsupported global" in text or "Unsupported class" in text:  # a pickled object that is not a tensor
-            raise WeightsError("share_err_unsafe") from None
-        raise WeightsError("share_err_not_torch") from None  # not a zip, truncated, not a pickle at all ...
+    data = bytes(data)
+    if zipfile.is_zipfile(io.BytesIO(data)):
+        data = _restored_zip(data)
+    obj = _torch_load(data)
     sd = _unwrap(obj)
     if d_model is None:
         _check_keys(sd)
+        _check_kinds(sd)
         d_model = infer_d_model(sd)
         if d_model is None:
-            t = sd["query_linear.weight"]
-            found = "×".join(map(str, _shape(t))) if isinstance(t, torch.Tensor) else type(t).__name__
+            found = "×".join(map(str, _shape(sd["query_linear.weight"])))
             raise WeightsError("share_err_bad_d_model", found=found, max_d_model=MAX_D_MODEL)
     check_state_dict(sd, d_model, num_heads)
     out = {}
@@ -291,8 +336,61 @@ def load_state_dict_bytes(data: bytes, d_model: int | None = None, num_heads: in
     return out
 
 
+def _restored_zip(data: bytes) -> bytes:
+    """The archive rebuilt from its directory, after checking that directory: only stored (uncompressed) entries,
+    at most MAX_ZIP_ENTRIES, unpacking to at most MAX_UNPACKED_BYTES in total (overlapping entries counted as often
+    as they are listed). torch.load then reads this copy, so it can only see what was checked here, whatever its
+    own zip reader would have made of an ambiguous file."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        entries = archive.infolist()
+    except Exception:  # noqa: BLE001 a broken directory: not a file torch.save wrote
+        raise WeightsError("share_err_not_torch") from None
+    if len(entries) > MAX_ZIP_ENTRIES:
+        raise WeightsError("share_err_zip_entries", found=len(entries), limit=MAX_ZIP_ENTRIES)
+    packed = [e for e in entries if e.compress_type != zipfile.ZIP_STORED]
+    if packed:
+        raise WeightsError("share_err_compressed", entry=_short(packed[0].filename))
+    unpacked = sum(e.file_size for e in entries)
+    if unpacked > MAX_UNPACKED_BYTES:
+        raise WeightsError("share_err_unpacked_too_big", size_mb=unpacked / 2**20, max_mb=MAX_UNPACKED_BYTES / 2**20)
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as clean:
+        for e in entries:
+            clean.writestr(e.filename, archive.read(e))  # stored: read() copies file_size bytes and checks the CRC
+    return out.getvalue()
+
+
+_GLOBAL = re.compile(r"GLOBAL\s+([\w.]+)", re.IGNORECASE)
+
+
+def _torch_load(data: bytes):
+    try:
+        # weights_only=True: the unpickler only rebuilds tensors and plain containers; anything else is refused
+        # before it is constructed, so a file cannot run code here. Everything is read from memory.
+        with warnings.catch_warnings():  # torch warns about pickle protocols; the verdict below is what counts
+            warnings.simplefilter("ignore")
+            return torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+    except (RecursionError, MemoryError):
+        raise
+    except Exception as err:  # noqa: BLE001 every failure is the file's, and is reported, never raised on
+        text = str(err)
+        low = text.lower()
+        found = _GLOBAL.search(text)
+        name = _short(found.group(1) if found else "?")
+        if "is blocked" in low:
+            # torch 2.13: "Trying to load unsupported GLOBAL posix.system whose module posix is blocked": a function
+            # of os, subprocess, ... that the pickle wants to call. Refused before it is looked up, never run.
+            raise WeightsError("share_err_runs_code", what=name) from None
+        if "unsupported global" in low or "unsupported class" in low or "can only build" in low \
+                or "can only create new object" in low:
+            # any other object: a whole model (torch.save(model)), or a function outside the blocked modules
+            raise WeightsError("share_err_unsafe", what=name) from None
+        raise WeightsError("share_err_not_torch") from None  # not a zip, truncated, not a pickle at all ...
+
+
 __all__ = [
-    "COURSE_KEYS", "MAX_ABS_WEIGHT", "MAX_WEIGHTS_BYTES", "WeightsError", "check_state_dict", "expected_shapes", "infer_d_model",
+    "COURSE_KEYS", "MAX_ABS_WEIGHT", "MAX_UNPACKED_BYTES", "MAX_WEIGHTS_BYTES", "WeightsError", "check_state_dict", "expected_shapes", "infer_d_model",
     "load_state_dict_bytes", "matrix_csv", "sha256", "state_dict_bytes", "view_arrays", "view_json", "view_meta",
     "view_npz",
 ]

@@ -20,7 +20,7 @@ import torch
 
 from mha.attention import MultiHeadAttention
 from mha.masks import causal_mask
-from mha.text import escape_markdown, token_inputs
+from mha.text import token_inputs
 from mha.view import run_view
 
 _EPS = 1e-12
@@ -29,7 +29,6 @@ _EPS = 1e-12
 STAT_COLUMNS = ("head", "entropy", "distance", "diagonal", "previous", "max_weight", "sink", "sink_share")
 
 
-md_literal = escape_markdown  # a token as literal Markdown text (the one implementation is in mha.text)
 
 
 # ----------------------------------------------------------------------------------------------- statistics

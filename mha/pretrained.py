@@ -686,7 +686,7 @@ class LayerRun:
     tokens: ModelTokens
     x: torch.Tensor  # (B, T, d_model) the attention's input as the model gives it (GPT-2: after ln_1)
     mask: torch.Tensor  # (B, 1, T, T) bool, True = may attend: what our module was given
-    trace: AttentionTrace  # our module on x with mask
+    trace: AttentionTrace  # our module on x with mask (trace.mask is None when mask blocks nothing)
     model_weights: torch.Tensor  # (B, H, T, T) the model's attention weights (what output_attentions returns)
     model_output: torch.Tensor  # (B, T, d_model) the model's output projection (before dropout/residual/LayerNorm)
     model_allowed: Optional[torch.Tensor]  # (B, 1 or H, T, T) bool from the mask the model used; None = no mask
@@ -719,7 +719,8 @@ def run_layer(loaded: LoadedModel, layer: int, texts: Sequence[str] | str, *,
     mask = allowed_mask(tokens, info.causal)
     module = layer_module(loaded, layer)
     with torch.no_grad():
-        trace = module.trace(x, x, x, mask)
+        # nothing blocked (one sentence, an encoder): no mask, the same numbers without a pass over (B, H, T, T)
+        trace = module.trace(x, x, x, None if mask.all() else mask)
     model_mask = box.get("model_mask")
     model_allowed = None
     if model_mask is not None:

@@ -133,25 +133,39 @@ def escape_for_plotly(label: str) -> str:
     return html.escape(label, quote=True).replace("&quot;", "&#34;")
 
 
-# Characters that Streamlit's Markdown turns into emphasis, links, code, maths, lists, tables, emoji shortcodes.
-_MARKDOWN_ACTIVE = re.compile(r"([\\`*_{}\[\]()#+\-.!|~<>$:])")
+# Every ASCII punctuation character: CommonMark lets a backslash make any of them literal text.
+_MARKDOWN_PUNCT = re.compile(r"([!-/:-@\[-`{-~])")
+# Streamlit's Markdown also rewrites *text* after the escapes are resolved (so a backslash cannot stop it): GFM
+# auto-links (``https://…``, ``www.…``, ``a@b.c``), emoji and icon shortcodes (``:smile:``, ``:material/home:``,
+# ``:streamlit:``) and arrows (``->``, ``<=``, ``--``). A word joiner (U+2060: invisible, zero width, never a break)
+# after every ``:`` and ``@``, after ``www`` and inside those arrow pairs keeps each pattern from matching.
+_WJ = "\u2060"
+_DEFUSE = re.compile(r"(?<=[:@])|(?i:(?<=www)(?=\.))|(?<=[<>~-])(?=[->=])")
+_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\s" + _BIDI + r"]+")
 
 
-def escape_markdown(text: str) -> str:
-    """Text as literal Markdown: a backslash before every character that Markdown could act on. For tokens inside
-    a sentence; a whole string from a visitor (which may hold a bare URL, auto-linked) goes in ``markdown_code``."""
-    return _MARKDOWN_ACTIVE.sub(r"\\\1", text)
+def escape_markdown(text, max_chars: int | None = None, *, code: bool = False) -> str:
+    """THE escaping helper: anything a visitor typed, uploaded or put in a link (tokens, file names, state_dict key
+    names, link parameter names and values, typed masks) as literal Markdown, safe anywhere in a message.
 
-
-def markdown_code(text: str) -> str:
-    """Text as a Markdown code span, shown exactly (no emphasis, link, auto-link or emoji), whatever it holds: the
-    fence is one backtick longer than the longest run of backticks inside. Line breaks become spaces (a code span
-    shows them so anyway, and a blank line would end it)."""
-    text = re.sub(r"[\r\n]+", " ", text)
+    No link, image, emphasis, maths, colour, HTML, heading or list can come out of it, and it stays on one line:
+    line breaks, other controls and bidi overrides become one space. ``max_chars`` cuts the text first (with "…"),
+    so an escape is never cut in half. ``code=True`` shows it as a code span (a value quoted in a note: "head=`9`"),
+    otherwise as plain text inside a sentence (a backslash before every ASCII punctuation character). Either way
+    the page shows exactly the text given (tests/test_text.py parses it as CommonMark and applies Streamlit's own
+    text rewrites)."""
+    text = _DEFUSE.sub(_WJ, _CONTROLS.sub(" ", str(text)) if max_chars is None else _cut(text, max_chars))
+    if not code:
+        return _MARKDOWN_PUNCT.sub(r"\\\1", text)
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * (longest + 1)
+    fence = "`" * (longest + 1)  # longer than any run of backticks inside, so none of them can end the span
     pad = " " if text[:1] == "`" or text[-1:] == "`" or not text else ""
     return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _cut(text, max_chars: int) -> str:
+    text = _CONTROLS.sub(" ", str(text))
+    return text if len(text) <= max_chars else text[: max(max_chars - 1, 0)] + "…"
 
 
 def _token_seed(token: str, seed: int, d_model: int) -> int:

@@ -13,7 +13,7 @@ from mha import heads
 from mha import heads_figures as hf
 from mha.batch import PAD
 from mha.app.frame import page_setup
-from mha.text import markdown_code
+from mha.text import escape_markdown
 from mha.app.controls import HEAVY_WORK, chart_words, current_view, custom_weights, keep_index, settings, t
 from mha.view import MAX_SEED, build_model, custom_model, run_view
 
@@ -80,7 +80,7 @@ def section_picker() -> str:
                          format_func=titles.get, label_visibility="collapsed", width="stretch")
     given = (st.session_state.get("_url_params_at_start") or {}).get(SECTION_KEY)
     if given and given[0] != section and not st.session_state.get("_hd_section_picked"):  # not a section id
-        st.caption(t("url_param_ignored", param=SECTION_KEY, given=markdown_code(given[0][:40]),
+        st.caption(t("url_param_ignored", param=SECTION_KEY, given=escape_markdown(given[0], 40, code=True),
                      used=f"**{titles[section]}**"))
     return section
 
@@ -174,7 +174,7 @@ def ablate() -> None:
     elif len(off) == H:
         st.warning(t("hd_off_all", err=float(np.abs(ab.ablated - ab.bias).max())))
     else:
-        worst = heads.md_literal(q_labels[int(ab.change.argmax())])
+        worst = escape_markdown(q_labels[int(ab.change.argmax())])
         st.markdown(t("hd_off_summary", n=len(off), mean=float(ab.change.mean()), worst=worst,
                       pct=float(100 * ab.change.sum() / max(ab.output_norm.sum(), 1e-12))))
     st.plotly_chart(hf.change_chart(ab.change, ab.output_norm, q_labels, t("hd_change_axis"), words=words),
@@ -202,7 +202,7 @@ def queries_keys() -> None:
     axes = [t("hd_pc", n=n + 1, pct=100 * float(proj.explained[n])) for n in range(2)]
     st.plotly_chart(hf.qk_figure(proj.q2, proj.k2, q_labels, k_labels, qi, top, view.weights[head, qi], axes,
                                  (t("hd_queries"), t("hd_keys")), words=words), key="heads_qk_chart")
-    names = lambda idx: ", ".join(f"**{heads.md_literal(k_labels[j])}**" for j in idx)  # noqa: E731
+    names = lambda idx: ", ".join(f"**{escape_markdown(k_labels[j])}**" for j in idx)  # noqa: E731
     st.markdown(t("hd_qk_compare", top=names(top), near=names(near), same=len(set(top) & set(near)), k=len(top),
                   kept=100 * float(proj.explained.sum())))
     if view.head_dim == 1:
@@ -247,7 +247,7 @@ def order() -> None:
     checks = _permutation(spec, tuple(view.tokens[i] for i in real), int(shuffle), sha, state_dict)
     now = checks[s.positional]
     shuffled = [labels[i] for i in now.perm]
-    st.markdown(t("hd_shuffled", text=heads.md_literal(" ".join(shuffled))))
+    st.markdown(t("hd_shuffled", text=escape_markdown(" ".join(shuffled))))
     verdict = {p: t("hd_moved" if c.equivariant() else "hd_not_moved", err=c.output_error) for p, c in checks.items()}
     st.markdown(t("hd_shuffle_result", off=verdict[False], on=verdict[True]))
     if s.causal:

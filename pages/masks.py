@@ -16,7 +16,7 @@ from mha.batch import (CUSTOM_STARTS, MAX_CUSTOM, PAD, MaskTextError, apply_cell
                        custom_start, decode_mask, encode_mask, mask_kinds, sentence_mask)
 from mha.app.frame import page_setup
 from mha.masks import to_torch_attn_mask
-from mha.text import escape_markdown, markdown_code
+from mha.text import escape_markdown
 from mha.app.controls import chart_words, current_view, custom_weights, keep_index, settings, t
 
 page_setup()
@@ -119,14 +119,14 @@ def custom_mask(tq: int, tk: int, q_labels, k_labels) -> np.ndarray | None:
     refused = st.session_state.pop(REFUSED, None)
     if refused is not None:  # typed, refused, and the box already back on the last valid mask (see _tidy)
         typed, key, args = refused
-        args = {**args, **({"char": markdown_code(args["char"])} if "char" in args else {})}
-        st.error(f"{markdown_code(typed[:60]) if typed.strip() else '(empty)'}: {t(key, **args)} "
+        args = {**args, **({"char": escape_markdown(args["char"], code=True)} if "char" in args else {})}
+        st.error(f"{escape_markdown(typed[:60], code=True) if typed.strip() else '(empty)'}: {t(key, **args)} "
                  f"{t('mk_cells_expected', tq=tq, tk=tk)} {t('mk_cells_kept')}")
     try:
         mask = decode_mask(text, tq, tk)
     except MaskTextError as err:
         mask = table if table is not None else custom_start(start, tq, tk)
-        args = {**err.args_, **({"char": markdown_code(err.args_["char"])} if "char" in err.args_ else {})}
+        args = {**err.args_, **({"char": escape_markdown(err.args_["char"], code=True)} if "char" in err.args_ else {})}
         st.error(f"{t(err.key, **args)} {t('mk_cells_expected', tq=tq, tk=tk)} "
                  f"{t('mk_cells_start' if table is None else 'mk_cells_kept')}")
     if dropped:

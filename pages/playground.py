@@ -5,6 +5,7 @@ import streamlit as st
 from mha import figures, head_view_data
 from mha.app import explain as steps
 from mha.app.frame import page_setup
+from mha.text import escape_markdown
 from mha.app.head_view import head_view
 from mha.app.controls import cached_figure, chart_words, current_view, keep_index, settings, t
 
@@ -69,8 +70,8 @@ def one_head() -> None:
     st.plotly_chart(fig, key="one_head_chart", selection_mode="points",
                     on_select=lambda: steps.pick_cell("one_head_chart", "cell_query", "cell_key"))
     steps.cell_breakdown(view, head, qi, kj, key="pg_cell", summary=t(
-        "pg_cell_summary", head=head, q=steps.md_escape(view.labels[qi]), i=qi,
-        k=steps.md_escape(view.key_labels[kj]), j=kj,
+        "pg_cell_summary", head=head, q=escape_markdown(view.labels[qi]), i=qi,
+        k=escape_markdown(view.key_labels[kj]), j=kj,
         score=float(view.scores[head, qi, kj]), weight=float(view.weights[head, qi, kj]),
         masked=t("pg_cell_masked") if not view.allowed[head, qi, kj] else ""))
     table_box = st.expander(t("pg_table", head=head), key="pg_table_open", on_change="rerun")

@@ -17,10 +17,9 @@ from hypothesis import strategies as st
 
 from mha import explain, heads
 from mha import explain_figures as xf
-from mha.app.explain import md_escape
 from mha.strings.explain import STRINGS
 from mha.attention import MultiHeadAttention
-from mha.text import init_weights, token_inputs, tokenize
+from mha.text import escape_markdown, init_weights, token_inputs, tokenize
 from mha.view import ViewSpec, build_model, run_view, view_inputs
 
 SEEDS_DIR = Path(__file__).resolve().parent / "seeds"  # the course material, copied from ../shared/seeds
@@ -370,5 +369,5 @@ def test_every_string_has_english_and_korean_with_the_same_placeholders():
 
 def test_markdown_escape_leaves_no_live_markup():
     for token in ("*bold*", "[x](javascript:alert(1))", "$x^2$", "<b>", "`code`", "_a_", "# h"):
-        escaped = md_escape(token)
-        assert re.sub(r"\\.", "", escaped).strip("abcdefghijklmnopqrstuvwxyz0123456789:^ ") == "", escaped
+        escaped = escape_markdown(token)
+        assert re.sub(r"\\.", "", escaped).strip("abcdefghijklmnopqrstuvwxyz0123456789:^ \u2060") == "", escaped

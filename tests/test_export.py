@@ -112,7 +112,10 @@ def test_weights_download_does_not_share_the_cached_module():
     torch.testing.assert_close(ours.query_linear.weight, before)  # ... never touches the module shared by all
 
 
-def test_escape_name_keeps_hangul_and_drops_markup():
-    assert export.escape_name("내_가중치.pt") == "내_가중치.pt"
-    bad = export.escape_name("<img src=x onerror=alert(1)>[x](javascript:1)*.pt")
-    assert not set(bad) & set("<>()[]*:=`")
+def test_an_uploaded_file_name_is_quoted_by_the_one_escaping_helper():
+    # file names go through mha.text.escape_markdown like every visitor text (tests/test_security.py renders it)
+    from mha.text import escape_markdown
+
+    assert escape_markdown("내_가중치.pt", 60, code=True) == "`내_가중치.pt`"
+    quoted = escape_markdown("<img src=x onerror=alert(1)>[x](javascript:1)*.pt", 60, code=True)
+    assert quoted.startswith("`") and quoted.endswith("`") and quoted.count("`") == 2  # one code span

@@ -116,6 +116,10 @@ def test_masks_are_the_models_masks(folders, name):
     assert torch.equal(theirs[rows], mask[rows])
     # blocked keys get exactly zero weight
     assert (run.trace.weights.masked_select(~mask) == 0).all()
+    # one sentence: an encoder blocks nothing (no mask is passed at all), a decoder still blocks the future
+    one = P.run_layer(loaded, 0, SENTENCES[:1])
+    assert (one.trace.mask is None) == (not loaded.info.causal) and one.mask.all() == (not loaded.info.causal)
+    assert one.weights_diff <= TOL
 
 
 def test_left_padding_follows_the_tokenizer(folders, tmp_path):

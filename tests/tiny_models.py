@@ -52,24 +52,25 @@ def _tokenizer(family: str, folder: Path, *, korean: bool):
         vocab_file.write_text("\n".join(SPECIAL_WP + WORDS) + "\n", encoding="utf-8")
         # Korean models keep case and Hangul (no accent stripping, which would split syllables into jamo)
         return BertTokenizer(vocab=str(vocab_file), do_lower_case=not korean)
+    merges = [tuple(m.split()) for m in MERGES]
     if family == "gpt2":
-        return GPT2Tokenizer(vocab=bpe_vocab(["<|endoftext|>"]), merges=[tuple(m.split()) for m in MERGES])
-    return RobertaTokenizer(vocab=bpe_vocab(["<s>", "<pad>", "</s>", "<unk>", "<mask>"]), merges=[tuple(m.split()) for m in MERGES])
+        return GPT2Tokenizer(vocab=bpe_vocab(["<|endoftext|>"]), merges=merges)
+    return RobertaTokenizer(vocab=bpe_vocab(["<s>", "<pad>", "</s>", "<unk>", "<mask>"]), merges=merges)
 
 
 def _config(family: str, vocab_size: int, *, d_model: int, num_heads: int, layers: int, max_positions: int,
-            **extra):
+            ffn: int, **extra):
     from transformers import BertConfig, DistilBertConfig, ElectraConfig, GPT2Config, RobertaConfig
 
     if family == "gpt2":
-        return GPT2Config(vocab_size=vocab_size, n_embd=d_model, n_head=num_heads, n_layer=layers,
+        return GPT2Config(vocab_size=vocab_size, n_embd=d_model, n_head=num_heads, n_layer=layers, n_inner=ffn,
                           n_positions=max_positions, bos_token_id=0, eos_token_id=0, **extra)
     if family == "distilbert":
         return DistilBertConfig(vocab_size=vocab_size, dim=d_model, n_heads=num_heads, n_layers=layers,
-                                hidden_dim=2 * d_model, max_position_embeddings=max_positions, pad_token_id=0,
+                                hidden_dim=ffn, max_position_embeddings=max_positions, pad_token_id=0,
                                 **extra)
     common = dict(vocab_size=vocab_size, hidden_size=d_model, num_attention_heads=num_heads,
-                  num_hidden_layers=layers, intermediate_size=2 * d_model, **extra)
+                  num_hidden_layers=layers, intermediate_size=ffn, **extra)
     if family == "roberta":
         return RobertaConfig(max_position_embeddings=max_positions + 2, pad_token_id=1, bos_token_id=0,
                              eos_token_id=2, **common)
@@ -80,17 +81,19 @@ def _config(family: str, vocab_size: int, *, d_model: int, num_heads: int, layer
 
 
 def build(family: str, folder, *, d_model: int = 32, num_heads: int = 4, layers: int = 2, max_positions: int = 40,
-          korean: bool = False, seed: int = 0, std: float = 0.2, **config_extra) -> Path:
+          korean: bool = False, seed: int = 0, std: float = 0.2, vocab_size: int | None = None,
+          ffn: int | None = None, **config_extra) -> Path:
     """Save a random ``family`` model and its tokenizer to ``folder`` (created). ``std``: every parameter except the
     LayerNorms' is drawn from N(0, std), so the attention is far from uniform (transformers' own init gives
-    near-uniform weights)."""
+    near-uniform weights). ``ffn``: the feed-forward width (default 2 * d_model)."""
     from transformers import AutoModel
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     tokenizer = _tokenizer(family, folder, korean=korean)
-    config = _config(family, len(tokenizer), d_model=d_model, num_heads=num_heads, layers=layers,
-                     max_positions=max_positions, **config_extra)
+    # vocab_size: a real model's embedding table (and file size) with the tiny tokenizer's ids as its first rows
+    config = _config(family, max(vocab_size or 0, len(tokenizer)), d_model=d_model, num_heads=num_heads,
+                     layers=layers, max_positions=max_positions, ffn=ffn or 2 * d_model, **config_extra)
     torch.manual_seed(seed)
     model = AutoModel.from_config(config)
     with torch.no_grad():

@@ -18,7 +18,7 @@ import streamlit as st
 from mha import i18n
 from mha.batch import PAD, BatchError, pair_kv
 from mha.figures import Words
-from mha.text import TextError, escape_markdown, markdown_code
+from mha.text import TextError, escape_markdown
 from mha.view import (
     D_MODEL_CHOICES, DEFAULT_D_MODEL, DEFAULT_NUM_HEADS, DEFAULT_SEED, DEFAULT_TEXT, MAX_CHARS, MAX_SEED, View,
     ViewSpec, head_choices, kv_batch, run_view, text_batch,
@@ -98,7 +98,8 @@ def _url_notes(values: dict) -> list[str]:
                 found.append((key, given[0][:40], shown))
         st.session_state["_url_notes"] = found
     # Values from the link are shown as code: Markdown, links and emoji codes in them stay text.
-    return [t("url_param_ignored", param=key, given=markdown_code(given), used=markdown_code(used[:40]))
+    return [t("url_param_ignored", param=key, given=escape_markdown(given, code=True),
+                                  used=escape_markdown(used, 40, code=True))
             for key, given, used in st.session_state["_url_notes"] if _as_url_value(values[key]) == used]
 
 

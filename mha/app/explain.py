@@ -15,7 +15,6 @@ from mha.text import escape_for_plotly, escape_markdown
 from mha.app.controls import HEAVY_WORK, cached_figure, chart_words, custom_weights, t
 from mha.view import View, ViewSpec
 
-md_escape = escape_markdown  # a token as literal Markdown text (the one implementation is in mha.text)
 
 
 def pick_cell(chart_key: str, query_key: str, key_key: str) -> None:
@@ -77,7 +76,7 @@ def cell_breakdown(view: View, head: int, i: int, j: int, *, key: str, summary: 
     if summary:
         st.markdown(summary)
     b = explain.cell_breakdown(view, head, i, j)
-    q, k = md_escape(view.labels[i]), md_escape(view.key_labels[j])
+    q, k = escape_markdown(view.labels[i]), escape_markdown(view.key_labels[j])
     with st.container(border=True):
         st.markdown(t("cb_title", head=head, q=q, i=i, k=k, j=j))
         left, right = st.columns(2, gap="medium")

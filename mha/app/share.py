@@ -24,7 +24,7 @@ import streamlit as st
 
 from mha import export, i18n
 from mha.pages import PAGES, url_path
-from mha.text import markdown_code
+from mha.text import escape_markdown
 from mha.app.controls import CUSTOM_WEIGHTS_KEY, SHARED_KEYS, custom_weights as _fitting_weights, settings, t
 from mha.view import D_MODEL_CHOICES, head_choices
 
@@ -317,14 +317,30 @@ def after_page() -> None:
     raw = st.session_state.get("_url_params_at_start") or {}
     unknown = [k for k in raw if k not in known and k.lower() not in EMBED_KEYS]
     _note_refused_page_values(raw, bindings)
-    for key in unknown:
-        try:
-            del st.query_params[key]
-        except Exception:  # noqa: BLE001 already gone, or bound after all: nothing to remove
-            pass
     if unknown:
-        shown = ", ".join(markdown_code(k[:40]) for k in unknown[:5]) + (" …" if len(unknown) > 5 else "")
+        _drop_link_params(unknown)  # one message, however many (issue #13)
+        shown = ", ".join(escape_markdown(k, 40, code=True) for k in unknown[:UNKNOWN_NAMED])
+        if len(unknown) > UNKNOWN_NAMED:
+            shown += " " + t("share_param_more", n=len(unknown) - UNKNOWN_NAMED)
         st.sidebar.caption("🔗 " + t("share_param_unknown", key=shown))
+
+
+UNKNOWN_NAMED = 5  # the note names at most this many unknown link parameters, then says how many more
+
+
+def _drop_link_params(keys) -> None:
+    """Remove these unbound parameters from the address bar in ONE message. ``del st.query_params[k]`` sends the
+    whole remaining query string once per key: 990 long unknown parameters made one run send 256 MB (issue #13).
+    Streamlit has no public bulk delete that keeps the bound parameters (``from_dict`` refuses them), so the keys
+    leave the session's query parameters without a message (pinned streamlit==1.67.0), then the public
+    ``st.query_params.update()`` sends the one message with what is left. (Moves to mha/app/internals.py.)"""
+    from streamlit.runtime.state.session_state_proxy import get_session_state
+
+    qp = get_session_state()._state.query_params
+    for key in keys:
+        if not qp.is_bound(key):  # a control's parameter is never ours to drop
+            qp.discard_param_no_forward_msg(key)
+    st.query_params.update()
 
 
 # Page controls whose refused link values the page itself explains, next to them (Heads' section, the Masks page's
@@ -370,8 +386,8 @@ def _note_refused_page_values(raw: dict, bindings: dict) -> None:
         refused = [g for g in given if not any(_same_url_value(g, u) for u in used)]
         if refused:
             shown = ", ".join(refused[:5]) + (" …" if len(refused) > 5 else "")
-            notes.append(t("url_param_ignored", param=key, given=markdown_code(shown[:60]),
-                           used=markdown_code(", ".join(used)[:40] or "—")))
+            notes.append(t("url_param_ignored", param=key, given=escape_markdown(shown, 60, code=True),
+                           used=escape_markdown(", ".join(used) or "—", 40, code=True)))
     for note in notes:
         st.sidebar.caption("🔗 " + note)
 
@@ -408,10 +424,12 @@ def _on_upload() -> None:
         if d_model not in D_MODEL_CHOICES:
             raise export.WeightsError("share_err_d_model_choice", d_model=d_model,
                                       choices=", ".join(map(str, D_MODEL_CHOICES)))
-    except export.WeightsError as err:
+    except Exception as err:  # noqa: BLE001 whatever the file holds, the page keeps working and says why
+        if not isinstance(err, export.WeightsError):  # the loader raises nothing else; a new bug must not leak
+            err = export.WeightsError("share_err_unreadable", error=type(err).__name__)
         st.session_state["_share_upload_message"] = ("error", t("share_upload_failed", reason=err.message(lang)))
         return
-    name = f"`{export.escape_name(getattr(f, 'name', 'weights.pt'))}`"  # code span: shown, never interpreted
+    name = escape_markdown(getattr(f, "name", None) or "weights.pt", 60, code=True)  # shown, never interpreted
     st.session_state[WEIGHTS_STATE] = {"sha": export.sha256(data), "name": name, "d_model": d_model,
                                        "state_dict": sd}
     msg = t("share_upload_ok", name=name, d_model=d_model)

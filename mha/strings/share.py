@@ -18,6 +18,7 @@ STRINGS = {
         "en": "Link parameters not used by any control here were removed: {key}",
         "ko": "여기서 쓰지 않는 링크 파라미터를 지웠습니다: {key}",
     },
+    "share_param_more": {"en": "and {n} more", "ko": "외 {n}개"},
     "share_more": {"en": "Export, your own weights", "ko": "내보내기, 내 가중치"},
     # --- custom weights note (every page)
     "share_custom_note": {
@@ -109,10 +110,61 @@ STRINGS = {
         "ko": "PyTorch 파일이 아닙니다. torch.save(model.state_dict(), \"mha.pt\")로 저장하세요.",
     },
     "share_err_unsafe": {
-        "en": "the file contains Python objects other than tensors, which are never loaded here (they could run "
-              "code). Save model.state_dict(), not the whole model.",
-        "ko": "파일에 텐서가 아닌 파이썬 객체가 들어 있어 불러오지 않습니다(코드를 실행할 수 있기 때문입니다). "
-              "모델 전체가 아니라 model.state_dict()를 저장하세요.",
+        "en": "the file contains Python objects other than tensors ({what}), which are never loaded here (they could "
+              "run code). Save model.state_dict(), not the whole model.",
+        "ko": "파일에 텐서가 아닌 파이썬 객체({what})가 들어 있어 불러오지 않습니다(코드를 실행할 수 있기 "
+              "때문입니다). 모델 전체가 아니라 model.state_dict()를 저장하세요.",
+    },
+    "share_err_runs_code": {
+        "en": "the file asks to run code ({what}), and was refused: nothing in it was run. A state_dict holds only "
+              "tensors: save one with torch.save(model.state_dict(), \"mha.pt\").",
+        "ko": "파일이 코드({what})를 실행하라고 요청해서 거부했습니다. 파일 속 어떤 것도 실행하지 않았습니다. "
+              "state_dict에는 텐서만 들어 있습니다. torch.save(model.state_dict(), \"mha.pt\")로 저장하세요.",
+    },
+    "share_err_compressed": {
+        "en": "the file is a compressed archive (entry {entry}). torch.save never compresses, and a compressed file "
+              "can unpack to far more than it weighs, so it is not read. Save it again with torch.save.",
+        "ko": "압축된 파일입니다(항목 {entry}). torch.save는 압축하지 않으며, 압축 파일은 풀면 크기보다 훨씬 커질 수 "
+              "있어 읽지 않습니다. torch.save로 다시 저장하세요.",
+    },
+    "share_err_unpacked_too_big": {
+        "en": "the file would unpack to {size_mb:.0f} MB; a state_dict of this module is at most {max_mb:.0f} MB. "
+              "Save it again with torch.save(model.state_dict(), \"mha.pt\").",
+        "ko": "파일을 풀면 {size_mb:.0f}MB가 됩니다. 이 모듈의 state_dict는 최대 {max_mb:.0f}MB입니다. "
+              "torch.save(model.state_dict(), \"mha.pt\")로 다시 저장하세요.",
+    },
+    "share_err_zip_entries": {
+        "en": "the file holds {found} entries; a state_dict saved by torch.save has a few dozen at most "
+              "(limit {limit}).",
+        "ko": "파일에 항목이 {found}개 있습니다. torch.save로 저장한 state_dict는 많아야 수십 개입니다"
+              "(한도 {limit}개).",
+    },
+    "share_err_nested": {
+        "en": "the state_dict is wrapped more than {levels} levels deep. Save model.state_dict() itself.",
+        "ko": "state_dict가 {levels}단계보다 깊이 감싸져 있습니다. model.state_dict() 자체를 저장하세요.",
+    },
+    "share_err_layout": {
+        "en": "{name} is a {layout} tensor; weights must be ordinary dense tensors. Save it with .to_dense() "
+              "(or save model.state_dict() as it is).",
+        "ko": "{name}이(가) {layout} 텐서입니다. 가중치는 보통의 밀집(dense) 텐서여야 합니다. .to_dense()로 "
+              "바꿔 저장하세요(또는 model.state_dict()를 그대로 저장하세요).",
+    },
+    "share_err_device": {
+        "en": "{name} is on the {device} device and holds no numbers here. Save the weights from a CPU or GPU "
+              "model: torch.save(model.state_dict(), \"mha.pt\").",
+        "ko": "{name}이(가) {device} 장치에 있어 여기서는 숫자가 없습니다. CPU나 GPU 모델에서 "
+              "torch.save(model.state_dict(), \"mha.pt\")로 저장하세요.",
+    },
+    "share_err_unreadable": {
+        "en": "it could not be read as a state_dict ({error}). Save one with torch.save(model.state_dict(), "
+              "\"mha.pt\").",
+        "ko": "state_dict로 읽을 수 없습니다({error}). torch.save(model.state_dict(), \"mha.pt\")로 저장하세요.",
+    },
+    "share_err_memory": {
+        "en": "reading it would take more memory than this module's weights can need. Save "
+              "model.state_dict() with torch.save.",
+        "ko": "이 파일을 읽으려면 이 모듈의 가중치에 필요한 것보다 훨씬 많은 메모리가 듭니다. torch.save로 "
+              "model.state_dict()를 저장하세요.",
     },
     "share_err_not_dict": {
         "en": "the file holds a {found}, not a state_dict (a dict of tensors). Save model.state_dict().",
