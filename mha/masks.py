@@ -8,7 +8,8 @@ It is the convention of the course (``scores.masked_fill(mask == 0, -inf)``) and
 scores (0 = attend, -inf = blocked). This module is the only place that converts: ``to_torch_attn_mask`` /
 ``from_torch_attn_mask`` for bool masks, ``from_additive_mask`` for additive ones. A float mask is read the course's
 way (nonzero = may attend), so an additive one would be silently inverted: a float mask holding -inf, negative values
-or NaN is refused (``as_bool``) with a message naming both conventions and the converter.
+or NaN, or only zeros (an additive mask that blocks nothing), is refused (``as_bool``) with a message naming both
+conventions and the converter.
 """
 from __future__ import annotations
 
@@ -29,19 +30,27 @@ def values_readable() -> bool:
 def as_bool(mask: torch.Tensor) -> torch.Tensor:
     """A mask as bool, True = may attend: bool as it is, numbers as ``mask != 0`` (the course's ``mask == 0`` blocks).
 
-    A float mask with -inf, negative values or NaN is not a 0/1 mask: refused with a message (see the module doc)."""
+    A float mask with -inf, negative values or NaN is not a 0/1 mask, and one of zeros only is most likely an additive
+    mask that blocks nothing (read as 0/1 it would block everything): both refused with a message (see the module doc).
+    """
     if mask.dtype == torch.bool:
         return mask
-    if mask.is_floating_point() and values_readable() and not bool((mask >= 0).all()):  # -inf, negative or NaN
+    if not (mask.is_floating_point() and values_readable()):
+        return mask != 0
+    conventions = ("nn.MultiheadAttention's float attn_mask: 0 = attend, -inf = blocked, added to the scores. This "
+                   "module takes the course's convention instead: bool or 0/1, True / 1 = may attend, False / 0 = "
+                   "blocked (masked_fill(mask == 0, -inf)). Convert it with mha.masks.from_additive_mask(mask)")
+    if not bool((mask >= 0).all()):  # -inf, negative or NaN
         if bool(mask.isnan().any()):
             raise ValueError("mask contains NaN: use True / 1 where a query may attend and False / 0 where it may not.")
-        raise ValueError(
-            f"mask holds negative values (min {mask.min().item():.3g}): that looks like an additive float mask "
-            "(nn.MultiheadAttention's attn_mask: 0 = attend, -inf = blocked, added to the scores). This module takes "
-            "the course's convention instead: bool or 0/1, True / 1 = may attend, False / 0 = blocked "
-            "(masked_fill(mask == 0, -inf)). Convert it with mha.masks.from_additive_mask(mask)."
-        )
-    return mask != 0
+        raise ValueError(f"mask holds negative values (min {mask.min().item():.3g}): that looks like an additive "
+                         f"float mask ({conventions}).")
+    allowed = mask != 0
+    if allowed.numel() and not bool(allowed.any()):
+        raise ValueError(f"mask is a float mask of zeros only, which would block every key: it looks like an additive "
+                         f"mask that blocks nothing ({conventions}, or pass mask=None). To block every key on "
+                         f"purpose, pass a bool mask of False.")
+    return allowed
 
 
 def causal_mask(seq_len: int, device=None) -> torch.Tensor:

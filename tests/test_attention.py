@@ -310,7 +310,7 @@ def test_all_false_mask_gives_zero_weights_and_bias_output(gen):
     assert t.fully_masked.all()
     assert torch.equal(t.weights, torch.zeros_like(t.weights))
     torch.testing.assert_close(t.output, m.output_linear.bias.expand_as(t.output), **TIGHT)
-    out, weights = mha.scaled_dot_product_attention(t.q, t.k, t.v, torch.zeros(5, 5))
+    out, weights = mha.scaled_dot_product_attention(t.q, t.k, t.v, torch.zeros(5, 5, dtype=torch.long))
     assert torch.equal(out, torch.zeros_like(out)) and torch.equal(weights, torch.zeros_like(weights))
 
 
@@ -838,6 +838,18 @@ def test_float_masks_of_zeros_and_ones_still_read_the_courses_way(gen):
     with torch.no_grad():
         for mask in (causal.double(), causal.float(), causal.double() * 0.5):  # nonzero = may attend
             torch.testing.assert_close(m(x, x, x, mask), course_twin(m)(x, x, x, causal), **TIGHT)
+
+
+def test_a_float_mask_of_zeros_only_is_refused_as_an_additive_mask_that_blocks_nothing(gen):
+    """Additive, all zeros = nothing blocked; read the course's way it would block every key: refused. A bool mask of
+    False still blocks everything on purpose."""
+    m = make_module(8, 2)
+    x = randn(gen, 1, 3, 8)
+    with pytest.raises(ValueError, match=r"float mask of zeros only.*from_additive_mask\(mask\), or pass mask=None"):
+        m(x, x, x, torch.zeros(3, 3))
+    nothing_blocked = mha.masks.from_additive_mask(torch.zeros(3, 3))
+    torch.testing.assert_close(m(x, x, x, nothing_blocked), m(x, x, x), **TIGHT)
+    assert m.trace(x, x, x, torch.zeros(3, 3, dtype=torch.bool)).fully_masked.all()
 
 
 def test_a_nan_mask_is_refused(gen):
