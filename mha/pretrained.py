@@ -401,11 +401,15 @@ def load_model(source: str, *, max_bytes: Optional[int] = None, progress: Option
     folder = resolve(source, max_bytes=max_bytes, progress=progress, local_root=local_root)
     if progress is not None:
         progress("load", 0, folder_size(folder))
-    loaded = _load_folder(str(folder), _folder_key(folder))
+    with _LOAD_LOCK:  # two sessions asking for the same new model load it once (lru_cache alone would load it twice)
+        loaded = _load_folder(str(folder), _folder_key(folder))
     source = source.strip()
     if loaded.info.source != source:  # the same files reached by another name (id, folder): one model in memory
         loaded = dataclasses.replace(loaded, info=dataclasses.replace(loaded.info, source=source))
     return loaded
+
+
+_LOAD_LOCK = threading.Lock()
 
 
 @functools.lru_cache(maxsize=MAX_LOADED_MODELS)

@@ -425,3 +425,14 @@ def test_the_short_list(monkeypatch):
     assert P.CHOICES[0].size_mb * P.MB < default_cap  # the default loads under the default cap
     assert {c.language for c in P.CHOICES} == {"en", "ko"}
     assert any(P.FAMILIES[c.family].decoder for c in P.CHOICES)
+
+
+def test_importing_the_module_does_not_import_transformers():
+    """The app imports mha.pretrained on start; transformers (seconds to import) only comes with the first model."""
+    import subprocess
+    import sys
+
+    code = "import sys, mha.pretrained; print('transformers' in sys.modules, 'huggingface_hub' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parents[1])
+    assert out.stdout.split() == ["False", "False"]
