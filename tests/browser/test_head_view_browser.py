@@ -15,7 +15,7 @@ import pytest
 
 from mha import head_view_data as hvd
 
-from .conftest import ARTIFACTS, ROOT, Server, _free_port
+from .conftest import ARTIFACTS, ROOT, Server, _free_port, open_url
 
 APP_FILE = ROOT / "tests" / "browser" / "apps" / "head_view_app.py"
 HV = ".hv"
@@ -142,3 +142,24 @@ def test_largest_view_draws(page, hv_server):
     tok.scroll_into_view_if_needed()
     tok.hover()
     assert drawn(state(root)) == hvd.drawn_lines(p, query=100)
+
+
+def test_playground_head_view(page, server):
+    """In the Playground, below the all-heads grid: the sentence's tokens in both columns (a hostile one as text),
+    every head's switch, and a hover answered in the page."""
+    from urllib.parse import quote
+
+    text = "the cat <b>sat</b> on"
+    open_url(page, f"{server.url}/playground?text={quote(text)}&num_heads=2&lang=ko")
+    root = page.locator(HV)
+    root.wait_for()
+    page.wait_for_function("() => document.querySelector('.st-key-pg_head_view') !== null")
+    labels = page.locator(f"{HV} .hv-q .hv-txt").all_text_contents()
+    assert labels == page.locator(f"{HV} .hv-k .hv-txt").all_text_contents()
+    assert "<" in labels and "b" in labels  # the tokenizer's pieces of the markup, shown as text
+    assert root.evaluate("r => r.querySelectorAll('b, img, script').length") == 0
+    assert page.locator(f"{HV} .hv-sw").count() == 2
+    assert page.locator(f"{HV} .hv-all").text_content() == hvd.words("ko")["all_heads"]
+    page.locator(f"{HV} .hv-q .hv-tok[data-i='1']").hover()
+    st = state(root)
+    assert st["hover"] == "q1" and st["drawn"] and all(s.split(",")[1] == "1" for s in st["drawn"])
