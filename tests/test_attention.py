@@ -598,7 +598,8 @@ DATA_EDITS = {
     "init.normal_(w.data)": (None, lambda m: nn.init.normal_(m.value_linear.weight.data)),
     # the vector changed in place: no parameter's own version counter moves
     "vector_to_parameters, then in place": (_as_one_vector, lambda m: m.__dict__["_test_vector"].mul_(1.5)),
-    "weight = Parameter(...)": (None, lambda m: setattr(m.query_linear, "weight", nn.Parameter(m.key_linear.weight * 3))),
+    "weight = Parameter(...)": (None, lambda m: setattr(m.query_linear, "weight",
+                                                        nn.Parameter(m.key_linear.weight * 3))),
 }
 
 
@@ -805,7 +806,7 @@ def test_value_checks_still_run_outside_transforms_and_are_skipped_inside(gen):
 
 
 def additive_causal(t, dtype=torch.float64, blocked=float("-inf")):
-    """nn.MultiheadAttention's float attn_mask for causal attention: 0 = attend, -inf (or a large negative) = blocked."""
+    """nn.MultiheadAttention's float attn_mask for causal attention: 0 = attend, -inf (or very negative) = blocked."""
     return torch.zeros(t, t, dtype=dtype).masked_fill(~mha.causal_mask(t), blocked)
 
 
