@@ -237,7 +237,7 @@ def test_uploading_course_weights_runs_the_app_on_them_for_this_session_only():
     at = _upload(_share_page(lang="en"), "my <b>weights</b>.pt", _saved(course.state_dict()))
     assert "d_model=32" in at.success[0].value  # the file's d_model was taken over ...
     assert at.session_state["d_model"] == 32  # ... and the control set to it
-    assert "<b>" not in at.success[0].value  # the file name is shown as text, never as markup
+    assert "`my <b>weights</b>.pt`" in at.success[0].value  # the file name in a code span: shown, never markup
     notes = [i.value for i in at.info if "uploaded weights" in i.value]
     assert notes, "no note that custom weights are in use"
     # the playground's numbers are the course module's on the same inputs
