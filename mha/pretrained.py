@@ -283,13 +283,14 @@ def _download(repo_id: str, max_bytes: int, progress: Optional[Progress]) -> Pat
 
     patterns = [_CONFIG, *_TOKENIZER_FILES] + [name for pair in _WEIGHTS for name in pair] + [
         "model-*.safetensors", "pytorch_model-*.bin"]
+    not_found = (RepositoryNotFoundError, GatedRepoError, HFValidationError)
     try:
         listing = huggingface_hub.snapshot_download(repo_id, allow_patterns=patterns, dry_run=True)
-    except (RepositoryNotFoundError, GatedRepoError, HFValidationError) as e:
-        raise PretrainedError(
-            "err_not_found", f"No public model {repo_id!r} on the Hugging Face hub (or it is gated): check the id, "
-            f"e.g. {DEFAULT_MODEL}, or enter a local folder.", source=repo_id) from e
-    except (OSError, EntryNotFoundError) as e:  # DryRunError and connection errors are OSErrors
+    except (*not_found, OSError, EntryNotFoundError) as e:  # the dry run's error wraps the hub's answer
+        if isinstance(e, not_found) or isinstance(e.__cause__, not_found):
+            raise PretrainedError(
+                "err_not_found", f"No public model {repo_id!r} on the Hugging Face hub (or it is gated): check the "
+                f"id, e.g. {DEFAULT_MODEL}, or enter a local folder.", source=repo_id) from e
         raise _unreachable(repo_id, e) from e
     files = {info.filename: info for info in listing}
     weights = _weight_files(list(files))

@@ -375,6 +375,25 @@ def test_an_unreachable_hub_points_to_a_local_folder(monkeypatch):
     assert e.value.key == "err_hub_unreachable"
 
 
+def test_a_model_the_hub_does_not_have(monkeypatch):
+    import httpx2  # the hub client's HTTP library
+    import huggingface_hub
+    from huggingface_hub.errors import DryRunError, RepositoryNotFoundError
+
+    def missing(*args, **kwargs):  # what the dry run raises when the hub answers 404: the answer is its cause
+        request = httpx2.Request("GET", "https://hub.invalid/api/models/someone/typo")
+        try:
+            raise RepositoryNotFoundError("404 Repository Not Found", response=httpx2.Response(404, request=request))
+        except RepositoryNotFoundError as e:
+            raise DryRunError("Dry run cannot be performed as the repository cannot be accessed.") from e
+
+    monkeypatch.setattr(huggingface_hub, "snapshot_download", missing)
+    monkeypatch.setattr(P, "_hub_cached_folder", lambda repo_id: None)
+    with pytest.raises(P.PretrainedError, match="No public model 'someone/typo'") as e:
+        P.load_model("someone/typo")
+    assert e.value.key == "err_not_found"
+
+
 def test_loaded_models_are_cached_shared_and_never_changed(folders):
     a = P.load_model(str(folders["bert"]))
     b = P.load_model(str(folders["bert"]) + "/")  # another spelling of the same folder
