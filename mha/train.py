@@ -23,6 +23,7 @@ Vocabulary: ``weights`` are attention weights (after softmax), ``parameters`` th
 from __future__ import annotations
 
 import hashlib
+import threading
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -151,13 +152,16 @@ def _check_layout(layout: str) -> None:
         raise ValueError(f"Unknown input layout {layout!r}: use 'split' (content | position) or 'added'.")
 
 
-def compose_inputs(content: torch.Tensor, d_model: int, layout: str = DEFAULT_LAYOUT) -> torch.Tensor:
+def compose_inputs(content: torch.Tensor, d_model: int, layout: str = DEFAULT_LAYOUT, *,
+                   positional: bool = True) -> torch.Tensor:
     """Content vectors (..., T, content_dim) and positions -> the module's input (..., T, d_model).
 
     "split": ``[content | sinusoidal_positions(T, d_model - d_model // 2)]``: the content in the first half of the
     features, the position in the second, so a query can match keys by position without the content getting in
     the way (and by content without the positions).
     "added": ``content + sinusoidal_positions(T, d_model)``, the Playground's inputs: both share every feature.
+    ``positional=False`` leaves the positions out (zeros in the position half under "split"): what a trained
+    positional head does without them.
     """
     _check_layout(layout)
     T, dc = content.size(-2), content.size(-1)
@@ -168,19 +172,21 @@ def compose_inputs(content: torch.Tensor, d_model: int, layout: str = DEFAULT_LA
         )
     # float32 positions, like mha.text.token_inputs: "added" is then exactly the Playground's input
     pe = sinusoidal_positions(T, d_model - dc if layout == "split" else d_model).to(content.dtype)  # (T, ·)
+    if not positional:
+        pe = torch.zeros_like(pe)
     if layout == "split":
         return torch.cat([content, pe.expand(*content.shape[:-1], pe.size(-1))], dim=-1)  # (..., T, d_model)
     return content + pe
 
 
 def layout_inputs(tokens: Sequence[str], d_model: int, seed: int = 0, layout: str = DEFAULT_LAYOUT,
-                  dtype=torch.float32) -> torch.Tensor:
+                  dtype=torch.float32, *, positional: bool = True) -> torch.Tensor:
     """(T, d_model): a sentence's tokens as the trained module's input. The content comes from the app's
     deterministic embeddings (``mha.text.embed_tokens``, one fixed random vector per word and seed: the same
     distribution as the training content), the positions from ``compose_inputs``. Under "added" this is exactly
-    the Playground's ``token_inputs(tokens, d_model, seed, positional=True)``."""
+    the Playground's ``token_inputs(tokens, d_model, seed, positional)``."""
     content = embed_tokens(list(tokens), content_dim(d_model, layout), seed, dtype=torch.float64)
-    return compose_inputs(content, d_model, layout).to(dtype)
+    return compose_inputs(content, d_model, layout, positional=positional).to(dtype)
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -440,11 +446,21 @@ def train(config: TrainConfig, probe_tokens: Optional[Sequence[str]] = None, **k
     return trainer.result()
 
 
-@lru_cache(maxsize=16)
+_TRAINING_LOCKS = tuple(threading.Lock() for _ in range(64))  # a fixed pool: bounded whatever visitors ask for
+
+
 def trained_module(task: str, d_model: int, num_heads: int, steps: int, seed: int,
                    layout: str = DEFAULT_LAYOUT) -> MultiHeadAttention:
     """The trained module for these plain values, trained once per process and shared: never mutate it (use
-    ``trace(head_mask=...)`` to switch heads off). Raises ValueError for settings that cannot be trained."""
+    ``trace(head_mask=...)`` to switch heads off). Visitors asking for the same settings at the same time wait for
+    one training instead of each running their own. Raises ValueError for settings that cannot be trained."""
+    key = (task, d_model, num_heads, steps, seed, layout)
+    with _TRAINING_LOCKS[hash(key) % len(_TRAINING_LOCKS)]:  # two settings rarely share a lock; then one waits
+        return _trained_module(*key)
+
+
+@lru_cache(maxsize=16)
+def _trained_module(task, d_model, num_heads, steps, seed, layout) -> MultiHeadAttention:
     config = TrainConfig(task=task, d_model=d_model, num_heads=num_heads, steps=steps, seed=seed, layout=layout)
     return train(config).module()
 

@@ -11,15 +11,16 @@ so the key axis (``key_tokens``, ``key_labels``) differs from the query axis (``
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 import numpy as np
 import torch
 
 from mha.attention import AttentionTrace, MultiHeadAttention
 from mha.batch import Batch, BatchError, batch_mask, make_batch, pair_kv
+from mha.lru import ByteLRU
 from mha.masks import causal_mask
 from mha.text import TextError, display_labels, init_weights, token_inputs, tokenize
+from mha.train import MAX_TRAIN_D_MODEL, MAX_TRAIN_STEPS, TASKS, layout_inputs, trained_module
 
 # Limits that keep the largest view responsive on a small (2-core) hosted machine. See README "Limits".
 MAX_CHARS = 2000  # characters of text read; the rest is cut with a note
@@ -51,6 +52,9 @@ class ViewSpec:
     padding: bool = True  # key-padding mask on: no query attends to a PAD key
     kv_text: str = ""  # keys and values from this text (cross-attention); empty = self-attention
     sentence: int = 0  # which sentence (line) of the batch the view shows
+    source: str = "random"  # which parameters: "random" (from the seed) or "trained" (on ``task``, see mha.train)
+    task: str = "previous"  # source "trained": the task (an id of mha.train.TASKS)
+    train_steps: int | None = None  # source "trained": optimizer steps; None = the task's own budget
 
 
 @dataclass(frozen=True)
@@ -106,11 +110,62 @@ def check_spec(spec: ViewSpec) -> None:
         raise ValueError(
             f"num_heads={spec.num_heads} does not divide d_model={spec.d_model}: pick one of {head_choices(spec.d_model)}."
         )
+    if spec.source not in SOURCES:
+        raise ValueError(f"source must be one of {list(SOURCES)}, got {spec.source!r}.")
+    if spec.source == "trained":
+        if spec.task not in TASKS:
+            raise ValueError(f"Unknown task {spec.task!r}: pick one of {list(TASKS)}.")
+        if spec.d_model > MAX_TRAIN_D_MODEL:
+            raise ValueError(f"Trained weights go up to d_model={MAX_TRAIN_D_MODEL} (training takes longer beyond): "
+                             f"pick a smaller d_model, or random weights.")
+        steps = spec.train_steps
+        if steps is not None and (isinstance(steps, bool) or not isinstance(steps, int)
+                                  or not 1 <= steps <= MAX_TRAIN_STEPS):
+            raise ValueError(f"train_steps={steps!r} is out of range: pick 1 to {MAX_TRAIN_STEPS}.")
 
 
-@lru_cache(maxsize=32)
+SOURCES = ("random", "trained")
+
+
+def train_steps(spec: ViewSpec) -> int:
+    """The optimizer steps of a "trained" view: the spec's, or the task's own budget."""
+    return TASKS[spec.task].steps if spec.train_steps is None else spec.train_steps
+
+
+def trained_model(spec: ViewSpec) -> MultiHeadAttention:
+    """The module trained on ``spec.task`` from the seeded random one (``mha.train.trained_module``: trained once
+    per process for these plain values, cached and shared: never mutate it)."""
+    return trained_module(spec.task, spec.d_model, spec.num_heads, train_steps(spec), spec.seed)
+
+
+def spec_inputs(tokens, spec: ViewSpec) -> torch.Tensor:
+    """(T, d_model) one sentence as the module's input for these settings: the Playground's embeddings plus
+    positions for random weights, the content | position layout the trained weights were trained with
+    (``mha.train.layout_inputs``) for trained ones. ``spec.positional`` turns the positions off in both."""
+    if spec.source == "trained":
+        return layout_inputs(tokens, spec.d_model, spec.seed, positional=spec.positional)
+    return token_inputs(tokens, spec.d_model, spec.seed, positional=spec.positional)
+
+
+def batch_inputs(batch: Batch, spec: ViewSpec) -> torch.Tensor:
+    """(B, T, d_model) ``spec_inputs`` of every (padded) sentence of the batch."""
+    if spec.source != "trained":
+        return batch.inputs(spec.d_model, spec.seed, spec.positional)
+    return torch.stack([spec_inputs(sentence, spec) for sentence in batch.padded()])
+
+
+# The seeded modules, shared by every visitor: at most 32, and 48 MB (a d_model 512 module is 4.2 MB).
+SEEDED_MODULES = ByteLRU("seeded modules", max_bytes=48 * 2 ** 20, max_entries=32, ttl=24 * 3600)
+
+
 def build_model(d_model: int, num_heads: int, seed: int) -> MultiHeadAttention:
-    """The seeded module for these settings. Shared: never mutate it (use ``trace(head_mask=...)`` to ablate)."""
+    """The seeded module for these settings, cached. Shared: never mutate it (use ``trace(head_mask=...)`` to
+    ablate)."""
+    return SEEDED_MODULES.get_or_compute((int(d_model), int(num_heads), int(seed)),
+                                         lambda: _seeded_module(d_model, num_heads, seed))
+
+
+def _seeded_module(d_model: int, num_heads: int, seed: int) -> MultiHeadAttention:
     model = init_weights(MultiHeadAttention(d_model, num_heads), seed).eval()
     for p in model.parameters():
         p.requires_grad_(False)
@@ -129,9 +184,13 @@ def custom_model(d_model: int, num_heads: int, state_dict: dict) -> MultiHeadAtt
 
 
 def model_for(spec: ViewSpec, state_dict: dict | None = None, num_heads: int | None = None) -> MultiHeadAttention:
-    """The module a view runs: the shared seeded one, or a fresh one on uploaded weights. ``num_heads`` overrides
+    """The module a view runs: the shared seeded one, the shared trained one (``source == "trained"``), or a fresh
+    one on uploaded weights (they replace either). ``num_heads`` overrides
     the spec's (the weights' shapes do not depend on it: the bug zoo's one-head comparison uses the same weights)."""
     h = spec.num_heads if num_heads is None else num_heads
+    if state_dict is None and spec.source == "trained":
+        trained = trained_model(spec)
+        return trained if h == spec.num_heads else custom_model(spec.d_model, h, trained.state_dict())
     return build_model(spec.d_model, h, spec.seed) if state_dict is None else custom_model(spec.d_model, h, state_dict)
 
 
@@ -156,7 +215,7 @@ def prepare_tokens(text: str) -> tuple[tuple[str, ...], tuple[str, ...], dict]:
 
 def trace_tokens(model: MultiHeadAttention, tokens, spec: ViewSpec, head_mask=None) -> tuple[torch.Tensor, AttentionTrace]:
     """Embed the tokens and trace the module on them (self-attention, batch of one)."""
-    x = token_inputs(tokens, spec.d_model, spec.seed, positional=spec.positional).unsqueeze(0)  # (1, T, d_model)
+    x = spec_inputs(tokens, spec).unsqueeze(0)  # (1, T, d_model)
     mask = causal_mask(len(tokens)) if spec.causal else None
     with torch.no_grad():
         return x, model.trace(x, x, x, mask, head_mask=head_mask)
@@ -205,8 +264,8 @@ def view_inputs(spec: ViewSpec, state_dict: dict | None = None) -> ViewInputs:
     causal = spec.causal and not is_cross  # a causal mask pairs query i with key i: self-attention only
     notes = queries.notes + (("note_causal_cross",) if spec.causal and is_cross else ())
     model = model_for(spec, state_dict)
-    query = queries.inputs(spec.d_model, spec.seed, spec.positional)  # (B, Tq, d_model)
-    key = keys.inputs(spec.d_model, spec.seed, spec.positional) if is_cross else query  # (B, Tk, d_model)
+    query = batch_inputs(queries, spec)  # (B, Tq, d_model)
+    key = batch_inputs(keys, spec) if is_cross else query  # (B, Tk, d_model)
     mask = batch_mask(queries, keys, causal=causal, padding=spec.padding)
     return ViewInputs(model=model, queries=queries, keys=keys, query=query, key=key, mask=mask, is_cross=is_cross,
                       causal=causal, notes=notes, note_args=dict(queries.note_args))
@@ -241,5 +300,5 @@ def run_view(spec: ViewSpec, state_dict: dict | None = None) -> View:
 
 
 __all__ = ["View", "ViewSpec", "ViewInputs", "TextError", "BatchError", "run_view", "view_inputs", "build_model",
-           "custom_model", "model_for",
+           "custom_model", "model_for", "trained_model", "spec_inputs", "batch_inputs", "train_steps", "SOURCES",
            "head_choices", "check_spec", "text_batch", "kv_batch"]

@@ -318,3 +318,73 @@ def test_every_task_and_pattern_has_its_strings():
         assert f"tr_pattern_{name}" in i18n.CATALOG
     for layout in tr.LAYOUTS:
         assert f"tr_layout_{layout}" in i18n.CATALOG and f"tr_layout_{layout}_help" in i18n.CATALOG
+
+
+# ------------------------------------------------------------------------------------------------ the "trained" source
+
+
+def test_a_trained_view_runs_the_trained_module_on_the_layout_it_was_trained_with():
+    from mha.view import ViewSpec, model_for, run_view
+
+    text = "the cat saw the dog and the dog saw it"
+    spec = ViewSpec(text=text, d_model=32, num_heads=4, source="trained", task="previous", train_steps=400)
+    view = run_view(spec)
+    module = tr.trained_module("previous", 32, 4, 400, 0)
+    assert model_for(spec) is module
+    x = tr.layout_inputs(text.split(), 32, 0)
+    np.testing.assert_array_equal(view.x, x.numpy())
+    with torch.no_grad():
+        np.testing.assert_allclose(view.weights, module.trace(x[None], x[None], x[None]).weights[0].numpy(), atol=1e-6)
+    # the trained heads are previous-word heads on the learner's sentence; the random ones are not
+    names = [m.pattern for m in tr.match_heads(view.weights, view.tokens)]
+    assert names.count("previous") >= 2
+    random = run_view(ViewSpec(text=text, d_model=32, num_heads=4))
+    assert "previous" not in [m.pattern for m in tr.match_heads(random.weights, random.tokens)]
+    # the default source is unchanged: the Playground's inputs and the seeded module
+    np.testing.assert_array_equal(random.x, token_inputs(text.split(), 32, 0).numpy())
+    # positions off: the position half is zero, and a head can no longer tell "previous" from anything else
+    off = run_view(ViewSpec(text=text, d_model=32, num_heads=4, source="trained", task="previous",
+                            train_steps=400, positional=False))
+    assert not off.x[:, 16:].any() and np.array_equal(off.x[:, :16], view.x[:, :16])
+    assert "previous" not in [m.pattern for m in tr.match_heads(off.weights, off.tokens)]
+
+
+def test_trained_view_settings_that_cannot_run_say_how_to_fix_them():
+    from mha.view import ViewSpec, check_spec, model_for, train_steps
+
+    with pytest.raises(ValueError, match="source must be one of"):
+        check_spec(ViewSpec(source="learned"))
+    with pytest.raises(ValueError, match="Unknown task"):
+        check_spec(ViewSpec(source="trained", task="nope"))
+    with pytest.raises(ValueError, match="smaller d_model"):
+        check_spec(ViewSpec(source="trained", d_model=256, num_heads=4))
+    with pytest.raises(ValueError, match="pick 1 to"):
+        check_spec(ViewSpec(source="trained", train_steps=0))
+    check_spec(ViewSpec(source="trained", task="previous", d_model=8, num_heads=2, train_steps=5))
+    assert train_steps(ViewSpec(source="trained", task="mixed")) == tr.TASKS["mixed"].steps
+    # the bug zoo's one-head comparison: the same trained parameters in a one-head module
+    spec = ViewSpec(source="trained", task="first", d_model=8, num_heads=2, train_steps=15, seed=1)
+    one = model_for(spec, num_heads=1)
+    assert one.num_heads == 1
+    for name, value in model_for(spec).state_dict().items():
+        assert torch.equal(one.state_dict()[name], value), name
+
+
+def test_visitors_asking_for_the_same_training_at_once_wait_for_one_run(monkeypatch):
+    import threading
+
+    calls = []
+    real_train = tr.train
+
+    def counting_train(config, *args, **kwargs):
+        calls.append(config)
+        return real_train(config, *args, **kwargs)
+
+    monkeypatch.setattr(tr, "train", counting_train)
+    got = []
+    threads = [threading.Thread(target=lambda: got.append(tr.trained_module("next", 8, 2, 25, 11))) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(calls) == 1 and len(got) == 4 and all(m is got[0] for m in got)
