@@ -469,3 +469,20 @@ def test_990_long_unknown_link_parameters_go_in_one_message_and_the_note_names_f
     assert kinds <= {"text", "code_inline"}, kinds
     named = re.findall(r"p\d{3}", shown)
     assert named == ["p000", "p001", "p002", "p003", "p004"] and "and 986 more" in shown, shown
+
+
+# ------------------------------------------------------------------------------------------------- the server
+
+def test_the_server_watches_no_files_and_keeps_public_demo_settings():
+    """A .venv inside the checkout must not cost one inotify watch per folder (Streamlit's watchdog observer watches
+    the app's folder recursively; folderWatchBlacklist does not stop it): no file watcher at all."""
+    import tomllib
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with open(os.path.join(root, ".streamlit", "config.toml"), "rb") as f:
+        config = tomllib.load(f)
+    server = config["server"]
+    assert server["fileWatcherType"] == "none" and server["runOnSave"] is False
+    assert server["enableXsrfProtection"] is True and server["enableStaticServing"] is False
+    assert server["maxUploadSize"] * 2**20 > export.MAX_WEIGHTS_BYTES  # Streamlit's cap sits just above ours
+    assert config["client"]["showErrorDetails"] == "none"
