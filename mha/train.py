@@ -261,6 +261,7 @@ MAX_TRAIN_SEED = 9999
 GOAL = 0.9  # a slot is learned when some head puts, on average over queries, this much weight where it says
 SNAPSHOTS = 40  # about this many snapshots of the probe's weights per run
 DEFAULT_PROBE = ("the", "cat", "saw", "the", "dog", "and", "the", "dog", "saw", "it")  # TRAIN_LEN tokens, repeats
+MAX_PROBE_TOKENS = 32  # snapshots keep (S, H, T, T) weights: 41 x 16 x 32 x 32 float32 = 2.7 MB at most
 
 
 @dataclass(frozen=True)
@@ -375,6 +376,10 @@ class Trainer:
         self.probe_tokens = tuple(DEFAULT_PROBE if probe_tokens is None else probe_tokens)
         if not self.probe_tokens:
             raise ValueError("The probe sentence is empty: give at least one token (or None for the default).")
+        if len(self.probe_tokens) > MAX_PROBE_TOKENS:
+            raise ValueError(f"The probe sentence has {len(self.probe_tokens)} tokens; training follows at most "
+                             f"{MAX_PROBE_TOKENS}: shorten it (the trained heads learn on {config.seq_len}-token "
+                             f"sequences).")
         if snapshot_every is not None and snapshot_every < 1:
             raise ValueError(f"snapshot_every must be at least 1, got {snapshot_every}.")
         if report_every < 1:

@@ -177,6 +177,10 @@ def test_training_starts_from_the_seeded_random_module_and_a_stop_keeps_what_was
         assert torch.equal(result.state_dict[name], short.state_dict[name]), name
     with pytest.raises(RuntimeError, match="already run"):
         next(trainer.run())
+    with pytest.raises(ValueError, match="shorten it"):
+        tr.Trainer(config, ["w"] * (tr.MAX_PROBE_TOKENS + 1))
+    with pytest.raises(ValueError, match="empty"):
+        tr.Trainer(config, [])
 
 
 def test_trained_parameters_load_into_the_course_class_and_give_the_same_output(trained):
