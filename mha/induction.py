@@ -121,7 +121,9 @@ class InductionModel(nn.Module):
         """A freshly initialised model: parameters drawn from a private generator seeded with ``config.seed``
         (the global RNG is never touched, so concurrent runs cannot disturb each other)."""
         config.check()
-        model = cls(config.vocab_size, config.d_model, config.num_heads, config.seq_len)
+        with torch.device("meta"):  # shapes only: nn.Linear / nn.Embedding would draw from the global RNG
+            model = cls(config.vocab_size, config.d_model, config.num_heads, config.seq_len)
+        model = model.to_empty(device="cpu")
         g = torch.Generator().manual_seed(config.seed)
         with torch.no_grad():
             for name, p in model.named_parameters():  # registration order: fixed by __init__
