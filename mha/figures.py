@@ -215,11 +215,38 @@ def _first_column_labels_only(layout: dict, n_cells: int, cols: int) -> None:
             layout[f"yaxis{sfx}"] = dict(layout[f"yaxis{sfx}"], showticklabels=False)
 
 
+# Up to this many cells (H x Tq x Tk: 16 heads x 16 tokens) a clickable grid puts an invisible marker on every cell,
+# which carries the cell's hover and, clicked, its head (Plotly heatmap cells emit no selection events, markers do).
+# Beyond, a marker per cell would weigh more than the heatmaps; fewer markers would take the cells' hover away.
+GRID_CLICK_CELLS = 16 * 16 * 16
+
+
+def grid_clickable(shape) -> bool:
+    """Whether ``heads_grid(..., clickable=True)`` can make a grid of this (H, Tq, Tk) shape clickable."""
+    return math.prod(shape) <= GRID_CLICK_CELLS
+
+
+def clicked_head(event) -> int | None:
+    """The head a click on a clickable ``heads_grid`` chose (the first point's customdata), from a
+    ``st.plotly_chart`` selection event; None when nothing usable was clicked. A typed-array row comes back from
+    the browser as ``{"0": h}``, a plain list as ``[h]``: both are read."""
+    try:
+        points = (event or {}).get("selection", {}).get("points", [])
+        data = points[0].get("customdata") if points else None
+        if isinstance(data, dict):
+            data = [data[k] for k in sorted(data, key=int)]
+        head = int(data[0] if isinstance(data, (list, tuple)) else data)
+    except (AttributeError, IndexError, KeyError, TypeError, ValueError):
+        return None
+    return head if head >= 0 else None
+
+
 def heads_grid(mats: np.ndarray, q_labels, k_labels, kind: str = "weights", allowed: np.ndarray | None = None,
-               cols: int = 4, heads=None, words: Words = ENGLISH) -> go.Figure:
+               cols: int = 4, heads=None, words: Words = ENGLISH, clickable: bool = False) -> go.Figure:
     """Small multiples: one heatmap per head (H, Tq, Tk) on one shared colour scale. A large grid sends 8-bit
     colour codes (see GRID_CODED_CELLS) and its hover names the cell but not the number. Weights of long rows get
-    a colour scale fitted to them (``weights_top``)."""
+    a colour scale fitted to them (``weights_top``). With ``clickable`` (and at most GRID_CLICK_CELLS cells), a
+    click on a panel selects its head: ``clicked_head`` reads the selection event."""
     H, Tq, Tk = mats.shape
     top = weights_top(mats) if kind == "weights" else None
     color = _color_kwargs(kind, top if kind == "weights" else _sym_max(mats))
@@ -251,14 +278,25 @@ def heads_grid(mats: np.ndarray, q_labels, k_labels, kind: str = "weights", allo
     layout = _subplot_grid(rows, cols, 0.03, v_space, [f"{words.head} {h}" for h in heads], xaxis, yaxis)
     _first_column_labels_only(layout, rows * cols, cols)
     data = []
+    click = clickable and grid_clickable(mats.shape)
+    if click:
+        ii, jj = np.meshgrid(np.arange(Tq), np.arange(Tk), indexing="ij")
     for i, h in enumerate(heads):
         refs = _subplot_refs(i)
         data.append(dict(type="heatmap", z=z[i], x=x, y=y, coloraxis="coloraxis",
                          hovertemplate=_hover(kind, h, words, value), **refs))
         if allowed is not None and not allowed[i].all():
             data.append(_mask_overlay(allowed[i], x, y, **refs))
+        if click:
+            data.append(dict(type="scatter", x=[x[j] for j in jj.ravel()], y=[y[q] for q in ii.ravel()],
+                             mode="markers", customdata=np.full((Tq * Tk, 1), h, dtype=np.int32),
+                             marker=dict(symbol="square", size=max(6, cell_px), opacity=0),
+                             hovertemplate=_hover(kind, h, words).replace("%{z:.4f}", "%{text}"),
+                             text=[f"{v:.4f}" for v in mats[i].ravel()], name="cells", showlegend=False, **refs))
     layout.update(coloraxis=dict(**color, colorbar=colorbar), height=height,
                   margin=dict(l=10, r=10, t=50, b=10))
+    if click:
+        layout.update(dragmode=False, clickmode="event+select")
     return go.Figure(dict(data=data, layout=layout))
 
 

@@ -39,8 +39,21 @@ if top < 1.0:  # long rows: the colour scale ends at the largest weight (figures
     st.caption(t("pg_all_heads_help_weights_fitted", n_keys=mats.shape[-1], top=f"{top:.2g}", masked=masked_note))
 else:
     st.caption(t(f"pg_all_heads_help_{kind}", masked=masked_note))
+
+
+def pick_head() -> None:
+    """on_select of the all-heads grid: the clicked panel's head becomes the enlarged one."""
+    head = figures.clicked_head(st.session_state.get("grid"))
+    if head is not None:
+        st.session_state["head"] = head
+
+
+grid_click = figures.grid_clickable(mats.shape)  # small grids only (figures.GRID_CLICK_CELLS); else the picker
 st.plotly_chart(cached_figure(figures.heads_grid, mats, view.labels, view.key_labels, kind=kind, allowed=allowed,
-                              words=words), key="grid")
+                              words=words, clickable=grid_click), key="grid", selection_mode="points",
+                on_select=pick_head if grid_click else "ignore")
+if grid_click:
+    st.caption(t("pg_grid_click_hint"))
 
 st.subheader(t("hv_section_title"))
 st.caption(t("hv_section_help"))

@@ -39,6 +39,8 @@ STRINGS = {
         "ko": " 회색 칸은 마스크된(차단된) 칸으로 가중치가 정확히 0입니다.",
     },
     "pg_one_head": {"en": "One head, enlarged", "ko": "헤드 하나 크게 보기"},
+    "pg_grid_click_hint": {"en": "Click a head above to enlarge it below.",
+                           "ko": "위에서 헤드를 클릭하면 아래에 크게 보여 줍니다."},
     "pg_head": {"en": "Head", "ko": "헤드"},
     "pg_click_hint": {
         "en": "Click a cell (or pick a query and key below) to see the numbers behind it.",
