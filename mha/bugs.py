@@ -311,6 +311,19 @@ def run_zoo(model: MultiHeadAttention, query, key, allowed, seed: int = 0, one_h
     return [run_bug(b, model, query, key, allowed, seed, one_head_model) for b in BUGS]
 
 
-__all__ = ["BUGS", "BUG_NAMES", "Bug", "BugRun", "get_bug", "run_bug", "run_zoo", "buggy_copy", "demo_allowed",
+def zoo_for_view(view, *, state_dict: dict | None = None) -> dict[str, BugRun]:
+    """{bug name: its run} on the sentence a View shows, with the module the view ran on (seeded, or
+    ``state_dict``) and a one-head module on the same parameters. The view's mask is the same for every head."""
+    from mha.view import model_for  # mha.view imports nothing from here: a late import keeps the layers one-way
+
+    spec = view.spec
+    model, one_head = model_for(spec, state_dict), model_for(spec, state_dict, num_heads=1)
+    q, k = torch.tensor(view.x)[None], torch.tensor(view.x_kv)[None]  # (1, Tq | Tk, d_model), copies
+    allowed = torch.tensor(view.allowed[0])  # (Tq, Tk)
+    runs = run_zoo(model, q, k, None if allowed.all() else allowed, spec.seed, one_head)
+    return {r.name: r for r in runs}
+
+
+__all__ = ["BUGS", "BUG_NAMES", "Bug", "BugRun", "get_bug", "run_bug", "run_zoo", "zoo_for_view", "buggy_copy", "demo_allowed",
            "SeedTwoMultiHeadAttention", "SplitHeadsWithoutTranspose", "CombineHeadsWithoutPermute", "SoftmaxOverQueries",
            "FlippedMaskPolarity", "MaskAfterSoftmax", "NoScale", "seed_two_error", "seed_two_head_weights"]

@@ -16,8 +16,10 @@ import numpy as np
 import torch
 
 from mha.attention import attention_steps
+from mha.figures import clicked_pair
+from mha.heads import row_entropy  # bits; the Heads page's unit too
 from mha.text import embed_tokens, sinusoidal_positions
-from mha.view import View, ViewSpec, view_inputs
+from mha.view import View
 
 TOP_K = 12  # a breakdown lists every dimension up to this head_dim; above, the largest TOP_K and "the rest"
 SWEEP_HEAD_DIMS = (4, 8, 16, 32, 64, 128, 256, 512)
@@ -116,51 +118,32 @@ class Extras:
     sentence: int  # which sentence of the batch these are (as in the View)
 
 
-def extras(spec: ViewSpec, state_dict: dict | None = None) -> Extras:
-    """Run the same inputs through the same cached module as ``run_view`` and keep what it does not: the token
-    embeddings and positions, the projections before ``split_heads``, and QKᵀ before scaling.
+def extras(view: View) -> Extras:
+    """What the step-by-step page shows and a View does not keep, from the View itself (no second run of the
+    module): the token embeddings and positions, the projections before ``split_heads``, and QKᵀ before scaling.
 
-    Everything comes from the code the module runs: ``embed_tokens`` and ``sinusoidal_positions`` (what
-    ``token_inputs`` adds up), the module's own ``query_linear``/``key_linear``/``value_linear`` outputs (the trace's
-    q, k, v with ``combine_heads``), and ``attention_steps(scale=False)`` on the trace's q, k, v and mask. So every number equals the module's.
-    ``state_dict``: uploaded weights, exactly as given to ``run_view``. Raises like ``run_view``.
-    """
-    inp = view_inputs(spec, state_dict)
-    model = inp.model  # shared: read only
+    Every number is the module's: ``embed_tokens`` and ``sinusoidal_positions`` are what ``token_inputs`` adds up;
+    ``combine_heads`` undoes ``split_heads`` exactly, so the trace's q, k, v recombined are ``query_linear(x)``,
+    ``key_linear(x_kv)`` and ``value_linear(x_kv)``; and QKᵀ is ``attention_steps(scale=False)`` on the same q, k, v
+    and mask (the one implementation of attention)."""
+    H, Tq, hd = view.q.shape
+    combine = lambda a: np.ascontiguousarray(a.transpose(1, 0, 2).reshape(a.shape[1], H * hd))  # noqa: E731 (H, T, hd) -> (T, d_model)
+    q, k, v = (torch.tensor(a) for a in (view.q, view.k, view.v))  # copies: a cached View is read-only
     with torch.no_grad():
-        tr = model.trace(inp.query, inp.key, inp.key, inp.mask)
-        # The projections as the trace computed them (self-attention runs all three as one matrix product):
-        # combine_heads undoes split_heads exactly, so these are query_linear(x), key_linear(x_kv), value_linear(x_kv)
-        B = inp.query.size(0)
-        query = model.combine_heads(tr.q, B)  # (B, Tq, d_model)
-        key, value = model.combine_heads(tr.k, B), model.combine_heads(tr.v, B)  # (B, Tk, d_model)
-        qk = attention_steps(tr.q, tr.k, tr.v, tr.mask, scale=False).scores  # (B, H, Tq, Tk)
-    b = min(max(spec.sentence, 0), inp.queries.size - 1)  # the sentence run_view shows
-    tokens = inp.queries.padded()[b]
-    embedding = embed_tokens(tokens, spec.d_model, spec.seed, dtype=torch.float64)  # (Tq, d_model)
-    positions = (sinusoidal_positions(len(tokens), spec.d_model) if spec.positional
+        qk = attention_steps(q, k, v, torch.tensor(view.allowed), scale=False).scores  # (H, Tq, Tk)
+    spec = view.spec
+    embedding = embed_tokens(view.tokens, spec.d_model, spec.seed, dtype=torch.float64)  # (Tq, d_model)
+    positions = (sinusoidal_positions(len(view.tokens), spec.d_model) if spec.positional
                  else torch.zeros_like(embedding))  # (Tq, d_model)
-    np32 = lambda t: t[b].to(torch.float32).numpy().copy()  # noqa: E731 keep sentence b: drop the batch axis
     return Extras(embedding=embedding.to(torch.float32).numpy(), positions=positions.to(torch.float32).numpy(),
-                  query=np32(query), key=np32(key), value=np32(value), qk=np32(qk), sentence=b)
+                  query=combine(view.q), key=combine(view.k), value=combine(view.v),
+                  qk=qk.to(torch.float32).numpy().copy(), sentence=view.sentence)
 
 
 def cell_from_selection(event) -> tuple[int, int] | None:
-    """(query i, key j) of the first clicked cell in a ``st.plotly_chart`` selection event, or None.
-
-    The clickable heatmaps (``figures.head_heatmap``) carry [i, j] as each marker's customdata. The browser sends
-    a row of a typed (int32) array back as ``{"0": i, "1": j}``, a plain list as ``[i, j]``: both are read;
-    anything else (no point, a point without customdata, garbage) gives None.
-    """
-    try:
-        points = (event or {}).get("selection", {}).get("points", [])
-        data = points[0].get("customdata") if points else None
-        if isinstance(data, dict):
-            data = [data[k] for k in sorted(data, key=int)]
-        i, j = (int(v) for v in data[:2])
-    except (AttributeError, IndexError, KeyError, TypeError, ValueError):
-        return None
-    return i, j
+    """(query i, key j) of the first clicked cell in a ``st.plotly_chart`` selection event, or None. The clickable
+    heatmaps (``figures.head_heatmap``) carry [i, j] as each marker's customdata: read by ``figures.clicked_pair``."""
+    return clicked_pair(event)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -268,13 +251,6 @@ class RowStats:
     max_entropy: np.ndarray  # log2(number of allowed keys) bits: the entropy of a uniform row
 
 
-def row_entropy(weights: np.ndarray) -> np.ndarray:
-    """-sum_j w_j log2 w_j over the last axis, in bits; 0 log 0 = 0 (masked keys and empty rows add nothing)."""
-    w = np.asarray(weights, dtype=np.float64)
-    logs = np.log2(np.where(w > 0, w, 1.0))
-    return np.maximum(-(w * logs).sum(axis=-1), 0.0)
-
-
 def softmax_gradient_norm(weights: np.ndarray) -> np.ndarray:
     """||d softmax / d scores||_F per row, from the weights alone (rows that sum to 1, or all-zero rows).
 
@@ -331,8 +307,8 @@ def lab_weights(view: View, *, scale: bool = True, temperature: float = 1.0) -> 
     With the defaults this is the module's computation again, so it equals ``view.weights``.
     """
     temperature = check_temperature(temperature)
-    q, k, v = (torch.from_numpy(a) for a in (view.q, view.k, view.v))  # (H, T, head_dim)
-    mask = torch.from_numpy(view.allowed)  # (H, Tq, Tk) True = may attend
+    q, k, v = (torch.tensor(a) for a in (view.q, view.k, view.v))  # (H, T, head_dim), copies: a View is read-only
+    mask = torch.tensor(view.allowed)  # (H, Tq, Tk) True = may attend
     steps = attention_steps(q, k, v, mask, scale=scale, temperature=temperature)
     return steps.weights.numpy().copy()
 

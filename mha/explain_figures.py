@@ -25,12 +25,6 @@ GREY = figures.MASKED_GREY
 SCALED_COLOR, UNSCALED_COLOR = "#2b6cb0", "#d9480f"
 
 
-def _absmax(a: np.ndarray) -> float:
-    """The half-width of a diverging colour scale centred on 0 (1.0 for an all-zero array)."""
-    m = float(np.max(np.abs(a))) if np.size(a) else 0.0
-    return m if m > 0 and math.isfinite(m) else 1.0
-
-
 def head_color(h: int) -> str:
     return HEAD_COLORS[h % len(HEAD_COLORS)]
 
@@ -100,7 +94,7 @@ def split_heads_figure(mat: np.ndarray, per_head: np.ndarray, labels, *, head_wo
     H, _, hd = per_head.shape
     head_word = words.head if head_word is None else head_word
     col_title = words.feature if col_title is None else col_title
-    zmax = _absmax(np.concatenate([mat.ravel(), per_head.ravel()]))
+    zmax = figures.symmetric_range(mat, per_head)
     cell = max(6, min(20, 420 // max(T, 1)))
     height = int(2 * cell * T + 200)
     # between the two rows: the top chart's feature numbers (~20 px) and the heads' titles (two lines if crowded)
@@ -173,8 +167,8 @@ def cell_vectors(q: np.ndarray, k: np.ndarray, products: np.ndarray, *,
     fig.add_trace(go.Heatmap(z=products[None, :].astype(np.float32), x=list(range(hd)), y=[row_names[2]],
                              coloraxis="coloraxis2", hovertemplate=hover,
                              texttemplate="%{z:.2f}" if show_text else None), row=2, col=1)
-    zq = _absmax(np.concatenate([q, k]))
-    zp = _absmax(products)
+    zq = figures.symmetric_range(q, k)
+    zp = figures.symmetric_range(products)
     fig.update_yaxes(autorange="reversed", type="category")
     fig.update_xaxes(title_text=dim_word, row=2, col=1)
     fig.update_layout(

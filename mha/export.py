@@ -34,7 +34,7 @@ from mha import i18n
 from mha.text import escape_markdown
 
 FORMAT = "mha-playground-view"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: the module's parameters are "parameters" (was "weights", a name the arrays use)
 
 # A state_dict of the largest module the app offers (d_model 512: 4 matrices 512x512 + a bias, float32) is ~4.2 MB.
 # float64 doubles that; anything bigger cannot be one of ours. Streamlit's own limit (.streamlit/config.toml
@@ -88,14 +88,16 @@ def view_arrays(view) -> dict[str, np.ndarray]:
     return out
 
 
-def view_meta(view, settings: Mapping | None = None, weights: str = "seed") -> dict:
+def view_meta(view, settings: Mapping | None = None, parameters: str = "seed") -> dict:
     """Everything but the arrays: the settings that reproduce the view, tokens, labels, notes and shapes."""
     spec = dataclasses.asdict(view.spec) if dataclasses.is_dataclass(view.spec) else dict(view.spec)
     return {
         "format": FORMAT,
         "version": FORMAT_VERSION,
         "settings": _plain({**spec, **(settings or {})}),
-        "weights": weights,  # "seed" (the seeded random module) or "uploaded sha256:<hex>"
+        # the module's parameters: "seed" (seeded random) or "uploaded sha256:<hex>" (not the attention weights,
+        # which are arrays["weights"]; version 1 called this field "weights")
+        "parameters": parameters,
         "tokens": _plain(list(view.tokens)),
         "labels": _plain(list(view.labels)),
         "notes": _plain(list(getattr(view, "notes", ()))),
@@ -116,12 +118,12 @@ def _other_fields(view) -> dict:
     return out
 
 
-def view_json(view, settings: Mapping | None = None, weights: str = "seed") -> bytes:
+def view_json(view, settings: Mapping | None = None, parameters: str = "seed") -> bytes:
     """The whole view as JSON: ``meta`` fields plus ``arrays`` as nested lists (bool masks stay true/false).
 
     Non-finite numbers (none should exist: fully masked rows are 0, not NaN) would be written as null, never as
     the invalid JSON token NaN."""
-    doc = view_meta(view, settings, weights)
+    doc = view_meta(view, settings, parameters)
     arrays = {}
     for name, a in view_arrays(view).items():
         if a.dtype.kind == "f" and not np.isfinite(a).all():
@@ -132,11 +134,11 @@ def view_json(view, settings: Mapping | None = None, weights: str = "seed") -> b
     return json.dumps(doc, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
 
 
-def view_npz(view, settings: Mapping | None = None, weights: str = "seed") -> bytes:
+def view_npz(view, settings: Mapping | None = None, parameters: str = "seed") -> bytes:
     """The whole view as a compressed .npz: one array per intermediate plus ``meta`` (a JSON string) and ``tokens``.
     Loads with ``np.load(f)`` (no pickle needed: every entry is a plain numeric, bool or unicode array)."""
     buf = io.BytesIO()
-    meta = json.dumps(view_meta(view, settings, weights), ensure_ascii=False)
+    meta = json.dumps(view_meta(view, settings, parameters), ensure_ascii=False)
     np.savez_compressed(buf, meta=np.array(meta), tokens=np.array(list(view.tokens), dtype=str),
                         **view_arrays(view))
     return buf.getvalue()

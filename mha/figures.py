@@ -128,9 +128,27 @@ def _color_kwargs(kind: str, zmax: float | None = None) -> dict:
         colorscale=DIVERGING_SCALE, cmin=-zmax, cmax=zmax)
 
 
-def _sym_max(a: np.ndarray) -> float:
-    m = float(np.max(np.abs(a))) if a.size else 1.0
+def symmetric_range(*arrays) -> float:
+    """The half-width of a colour scale centred on 0 that fits every value of ``arrays``: max |value|, or 1.0 when
+    that is 0, empty or not finite. The one helper for diverging scales (scores, outputs, differences)."""
+    m = max((float(np.max(np.abs(a))) for a in map(np.asarray, arrays) if a.size), default=0.0)
     return m if m > 0 and math.isfinite(m) else 1.0
+
+
+def clicked_pair(event) -> tuple[int, int] | None:
+    """The two numbers a click on a clickable heatmap carries as the first point's customdata ((query, key) on a
+    head's weights, (head a, head b) on a similarity map), from a ``st.plotly_chart`` selection event; None when
+    nothing usable was clicked. The browser sends a row of a typed (int32) array back as ``{"0": i, "1": j}``, a
+    plain list as ``[i, j]``: both are read; anything else (no point, no customdata, garbage) gives None."""
+    try:
+        points = (event or {}).get("selection", {}).get("points", [])
+        data = points[0].get("customdata") if points else None
+        if isinstance(data, dict):
+            data = [data[k] for k in sorted(data, key=int)]
+        i, j = (int(v) for v in data[:2])
+    except (AttributeError, IndexError, KeyError, TypeError, ValueError):
+        return None
+    return i, j
 
 
 def _hover(kind: str, head: int | None, words: Words = ENGLISH, value: str | None = None) -> str:
@@ -249,7 +267,7 @@ def heads_grid(mats: np.ndarray, q_labels, k_labels, kind: str = "weights", allo
     click on a panel selects its head: ``clicked_head`` reads the selection event."""
     H, Tq, Tk = mats.shape
     top = weights_top(mats) if kind == "weights" else None
-    color = _color_kwargs(kind, top if kind == "weights" else _sym_max(mats))
+    color = _color_kwargs(kind, top if kind == "weights" else symmetric_range(mats))
     colorbar = dict(title=dict(text=_weights_bar_title(top, words) if kind == "weights" else words.kind(kind)),
                     thickness=12)
     z, value = mats.astype(np.float32), None
@@ -334,7 +352,7 @@ def head_heatmap(mat: np.ndarray, q_labels, k_labels, kind: str = "weights", all
                    showticklabels=Tq <= 64, title=dict(text=words.query_axis, standoff=4)),
         xaxis=dict(type="category", side="top", tickfont=tick_font, tickangle=-45, automargin=True,
                    showticklabels=Tk <= 64, title=dict(text=words.key_axis, standoff=4)),
-        coloraxis=dict(**_color_kwargs(kind, zmax or (weights_top(mat) if kind == "weights" else _sym_max(mat))),
+        coloraxis=dict(**_color_kwargs(kind, zmax or (weights_top(mat) if kind == "weights" else symmetric_range(mat))),
                        colorbar=dict(title=dict(text=_weights_bar_title(zmax or weights_top(mat), words)
                                                 if kind == "weights" else words.kind(kind)), thickness=12)),
         height=size, margin=dict(l=10, r=10, t=30, b=10), dragmode=False, clickmode="event+select")
@@ -359,7 +377,7 @@ def features_heatmap(mat: np.ndarray, row_labels, kind: str = "output", col_titl
     layout = dict(
         yaxis=dict(autorange="reversed", type="category", automargin=True, showticklabels=T <= 64),
         xaxis=dict(title=dict(text=col_title)),
-        coloraxis=dict(**_color_kwargs(kind, zmax or _sym_max(mat)), colorbar=dict(thickness=12)),
+        coloraxis=dict(**_color_kwargs(kind, zmax or symmetric_range(mat)), colorbar=dict(thickness=12)),
         height=max(220, min(640, 70 + 22 * T)), margin=dict(l=10, r=10, t=30, b=10))
     return go.Figure(dict(data=data, layout=layout))
 
@@ -383,7 +401,7 @@ def head_outputs_grid(head_outputs: np.ndarray, q_labels, cols: int = 4, words: 
                  hovertemplate=f"{words.head} {h}<br>{words.token}: %{{y}}<br>{words.dim}: %{{x}}"
                                f"<br>{words.value}: %{{z:.4f}}<extra></extra>", **_subplot_refs(h))
             for h in range(H)]
-    layout.update(coloraxis=dict(**_color_kwargs("output", _sym_max(head_outputs)), colorbar=dict(thickness=12)),
+    layout.update(coloraxis=dict(**_color_kwargs("output", symmetric_range(head_outputs)), colorbar=dict(thickness=12)),
                   height=height, margin=dict(l=10, r=10, t=50, b=10))
     return go.Figure(dict(data=data, layout=layout))
 
@@ -416,7 +434,7 @@ def masked_scores_heatmap(scores: np.ndarray, allowed: np.ndarray, q_labels, k_l
     0 there: −∞ has no colour, and a chart never gets NaN or infinities). Hover shows the hidden score."""
     allowed = np.asarray(allowed, dtype=bool)
     shown = np.where(allowed, scores, 0.0).astype(np.float32)
-    zmax = _sym_max(scores[allowed]) if allowed.any() else 1.0
+    zmax = symmetric_range(scores[allowed]) if allowed.any() else 1.0
     fig = head_heatmap(shown, q_labels, k_labels, kind="scores", allowed=allowed, clickable=False, zmax=zmax,
                        words=words)
     numbers = np.char.mod("%.4f", scores)

@@ -19,9 +19,10 @@ import pandas as pd
 import torch
 
 from mha.attention import MultiHeadAttention
+from mha.figures import clicked_pair
 from mha.masks import causal_mask
 from mha.text import token_inputs
-from mha.view import run_view
+from mha.view import model_for, run_view
 
 _EPS = 1e-12
 
@@ -197,15 +198,8 @@ def pair_from_event(event, num_heads: int) -> Optional[tuple[int, int]]:
     """The (head a, head b) a click on the similarity heatmap selected, or None. The event is Streamlit's dict:
     ``{"selection": {"points": [{"customdata": [a, b], ...}]}}``; a typed-array customdata arrives as
     ``{"0": a, "1": b}`` instead, which is read too."""
-    try:
-        points = (event or {}).get("selection", {}).get("points", [])
-        data = points[0]["customdata"]
-        if isinstance(data, dict):
-            data = [data[k] for k in sorted(data, key=int)]
-        a, b = (int(v) for v in data[:2])
-    except (AttributeError, IndexError, KeyError, TypeError, ValueError):
-        return None
-    return (a, b) if 0 <= a < num_heads and 0 <= b < num_heads else None
+    pair = clicked_pair(event)
+    return pair if pair is not None and all(0 <= h < num_heads for h in pair) else None
 
 
 # ----------------------------------------------------------------------------------------------- ablation
@@ -214,7 +208,7 @@ def head_results(model: MultiHeadAttention, head_outputs) -> np.ndarray:
 
     output_linear(concat) = concat @ W.T + b, and concat is the heads side by side, so
     output = b + sum_h head_outputs[h] @ W[:, h*head_dim:(h+1)*head_dim].T."""
-    z = torch.as_tensor(np.asarray(head_outputs), dtype=torch.float64)  # (H, Tq, head_dim)
+    z = torch.tensor(np.asarray(head_outputs), dtype=torch.float64)  # (H, Tq, head_dim)
     H, hd = model.num_heads, model.head_dim
     if z.dim() != 3 or z.shape[0] != H or z.shape[-1] != hd:
         raise ValueError(f"head_outputs must have shape (H={H}, Tq, head_dim={hd}), got {tuple(z.shape)}.")
@@ -251,9 +245,9 @@ def ablate(model: MultiHeadAttention, x_q, x_kv=None, mask=None, heads_off: Sequ
 
     x_q (Tq, d_model); x_kv (Tk, d_model), default x_q (self-attention); mask broadcastable to (H, Tq, Tk),
     True = may attend. The module is only read, never changed."""
-    xq = torch.as_tensor(np.asarray(x_q), dtype=model.output_linear.weight.dtype).unsqueeze(0)  # (1, Tq, D)
-    xkv = xq if x_kv is None else torch.as_tensor(np.asarray(x_kv), dtype=xq.dtype).unsqueeze(0)  # (1, Tk, D)
-    m = None if mask is None else torch.as_tensor(np.asarray(mask, dtype=bool)).unsqueeze(0)  # (1, H, Tq, Tk)
+    xq = torch.tensor(np.asarray(x_q), dtype=model.output_linear.weight.dtype).unsqueeze(0)  # (1, Tq, D)
+    xkv = xq if x_kv is None else torch.tensor(np.asarray(x_kv), dtype=xq.dtype).unsqueeze(0)  # (1, Tk, D)
+    m = None if mask is None else torch.tensor(np.asarray(mask, dtype=bool)).unsqueeze(0)  # (1, H, Tq, Tk)
     off = tuple(sorted({int(h) for h in heads_off}))
     with torch.no_grad():
         full = model.trace(xq, xkv, xkv, m)
@@ -264,6 +258,11 @@ def ablate(model: MultiHeadAttention, x_q, x_kv=None, mask=None, heads_off: Sequ
         output_norm=np.linalg.norm(out, axis=-1), results=head_results(model, full.head_outputs[0]),
         bias=model.output_linear.bias.detach().double().numpy().copy(),
     )
+
+
+def ablate_view(view, heads_off: Sequence[int], *, state_dict: Optional[dict] = None) -> Ablation:
+    """``ablate`` on the sentence a View shows, with the module it ran on (seeded, or ``state_dict``)."""
+    return ablate(model_for(view.spec, state_dict), view.x, view.x_kv, view.allowed, heads_off)
 
 
 def sanitize_heads(values, num_heads: int) -> list[int]:
@@ -391,6 +390,16 @@ def permutation_check(model: MultiHeadAttention, tokens: Sequence[str], seed: in
         output_error=float(np.abs(outs - out[perm]).max(initial=0.0)),
         weights_error=float(np.abs(ws - w[:, perm][:, :, perm]).max(initial=0.0)),
     )
+
+
+def permutation_checks(spec, tokens: Sequence[str], shuffle: int, *,
+                       state_dict: Optional[dict] = None) -> dict[bool, PermutationCheck]:
+    """{positional: its check} for both settings of positional encoding: ``tokens`` against their shuffle number
+    ``shuffle`` (``permutation``), through the module of ``spec`` (seeded, or ``state_dict``)."""
+    model = model_for(spec, state_dict)
+    perm = permutation(len(tokens), shuffle)
+    return {p: permutation_check(model, tokens, spec.seed, perm, positional=p, causal=spec.causal)
+            for p in (False, True)}
 
 
 @dataclass(frozen=True)

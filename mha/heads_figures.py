@@ -14,7 +14,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from mha.figures import DIVERGING_SCALE, ENGLISH, MASKED_GREY, WEIGHTS_SCALE, Words, axis_labels
+from mha.figures import DIVERGING_SCALE, ENGLISH, MASKED_GREY, WEIGHTS_SCALE, Words, axis_labels, symmetric_range
 from mha.text import escape_for_plotly
 
 _MASK_SCALE = [[0.0, "rgba(0,0,0,0)"], [0.5, "rgba(0,0,0,0)"], [0.5, MASKED_GREY], [1.0, MASKED_GREY]]
@@ -26,11 +26,6 @@ _KEY_COLOUR = "#dd6b20"
 def _finite(a) -> np.ndarray:
     """float32 copy with any non-finite value replaced by 0: nothing NaN reaches the browser."""
     return np.nan_to_num(np.asarray(a, dtype=np.float32), nan=0.0, posinf=0.0, neginf=0.0)
-
-
-def _sym_max(a) -> float:
-    m = float(np.max(np.abs(a))) if np.size(a) else 0.0
-    return m if m > 0 and math.isfinite(m) else 1.0
 
 
 def _blocked_overlay(allowed: np.ndarray, x, y) -> go.Heatmap:
@@ -143,7 +138,7 @@ def pair_figure(wa: np.ndarray, wb: np.ndarray, q_labels, k_labels, titles: Sequ
         if allowed is not None and not np.asarray(allowed).all():
             fig.add_trace(_blocked_overlay(allowed, x, y), row=1, col=c)
     _matrix_axes(fig, max(Tq, Tk))
-    m = _sym_max(diff)
+    m = symmetric_range(diff)
     fig.update_layout(
         coloraxis=dict(colorscale=WEIGHTS_SCALE, cmin=0.0, cmax=1.0,
                        colorbar=dict(title=dict(text=words.weight), thickness=10, x=1.02, y=1.0, yanchor="top",

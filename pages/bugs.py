@@ -5,24 +5,14 @@ Thin: the bugs and their runs come from ``mha.bugs`` (tested in tests/test_bugs.
 """
 import pandas as pd
 import streamlit as st
-import torch
 
 from mha import bugs, figures
 from mha.app.frame import page_setup
 from mha.text import escape_markdown
-from mha.app.controls import chart_words, current_view, custom_weights, keep_index, settings, t
-from mha.view import model_for
+from mha.app.controls import (cached, chart_words, current_view, head_picker, session_weights, settings, t, table,
+                               token_picker)
 
 page_setup()
-
-
-@st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
-def _zoo(spec, weights_sha: str, _state_dict, _view) -> dict:  # keyed on spec and the weights' sha256 only
-    model, one_head = model_for(spec, _state_dict), model_for(spec, _state_dict, num_heads=1)
-    q, k = torch.tensor(_view.x)[None], torch.tensor(_view.x_kv)[None]  # (1, Tq | Tk, d_model), copies
-    allowed = torch.tensor(_view.allowed[0])  # (Tq, Tk): the same mask for every head
-    runs = bugs.run_zoo(model, q, k, None if allowed.all() else allowed, spec.seed, one_head)
-    return {r.name: r for r in runs}
 
 
 def fmt(x) -> str:
@@ -37,18 +27,18 @@ s = settings()
 words = chart_words()  # the words inside the charts, in the page's language
 H, Tq, Tk = view.weights.shape
 st.markdown(t("bz_intro"))
-runs = _zoo(s.spec(), *(custom_weights(s.d_model) or ("", None)), view)
+runs = cached(bugs.zoo_for_view, view, weights=session_weights(s.d_model))
 
 st.subheader(t("bz_summary"))
 st.caption(t("bz_summary_note"))
 # fixed column widths that add up to less than the page (~700 px): long names are cut with "…", hover shows them
 widths = {"bz_col_bug": 175, "bz_col_test": 190, "bz_col_out": 62, "bz_col_w": 62, "bz_col_one_head": 62,
           "bz_col_what": 130}
-st.dataframe(pd.DataFrame([{
+table(pd.DataFrame([{
     t("bz_col_bug"): b.name, t("bz_col_test"): b.test, t("bz_col_out"): fmt(runs[b.name].max_error_output),
     t("bz_col_w"): fmt(runs[b.name].max_error_weights),
     t("bz_col_one_head"): fmt(runs[b.name].max_error_one_head) if b.hidden_by_one_head else "",
-    t("bz_col_what"): t(f"bz_{b.name}_title")} for b in bugs.BUGS]), hide_index=True, key="bz_table",
+    t("bz_col_what"): t(f"bz_{b.name}_title")} for b in bugs.BUGS]), "bz_table", hide_index=True,
     column_config={t(k): st.column_config.TextColumn(width=w) for k, w in widths.items()})
 
 name = st.selectbox(t("bz_pick"), bugs.BUG_NAMES, key="bz_bug", bind="query-params", help=t("bz_pick_help"))
@@ -63,9 +53,7 @@ c2.code(bug.right, language="python", wrap_lines=True)
 st.markdown(t("bz_caught_by", test=bug.test_id))
 # combine_heads leaves the weights exactly right and only the output wrong: show the output, no head to pick
 show_weights = name == bugs.SEED_TWO or run.max_error_weights > 0 or H == 1
-keep_index("bz_head", H)
-head = st.segmented_control(t("bz_head"), list(range(H)), default=0, key="bz_head", bind="query-params",
-                            required=True) if show_weights else 0
+head = head_picker("bz_head", H) if show_weights else 0
 correct = figures.head_heatmap(run.weights_ok[head], view.labels, view.key_labels, kind="weights",
                                allowed=run.allowed, head=head, clickable=False, words=words)
 
@@ -75,9 +63,7 @@ if name == bugs.SEED_TWO:
         st.code(run.error, language="text")
     else:
         st.markdown(t("bz_seed_runs"))
-    keep_index("bz_token", Tq)
-    token = st.selectbox(t("bz_token"), range(Tq), key="bz_token", bind="query-params",
-                         format_func=lambda i: f"{i}: {view.labels[i]}")
+    token = token_picker(t("bz_token"), "bz_token", view.labels)
     st.caption(t("bz_seed_heads", h=H, tok=escape_markdown(view.labels[token]), head=head))
     heads = [f"{words.head} {h}" for h in range(H)]
     left, right = st.columns(2)
@@ -113,6 +99,6 @@ else:
 
 st.subheader(t("bz_one_head_title"))
 st.markdown(t("bz_one_head_explain"))
-st.dataframe(pd.DataFrame([{t("bz_col_bug"): b.name, t("bz_one_head_col_now", h=H): fmt(runs[b.name].max_error_output),
-                            t("bz_one_head_col_one"): fmt(runs[b.name].max_error_one_head)}
-                           for b in bugs.BUGS if b.hidden_by_one_head]), hide_index=True, key="bz_one_head_table")
+table(pd.DataFrame([{t("bz_col_bug"): b.name, t("bz_one_head_col_now", h=H): fmt(runs[b.name].max_error_output),
+                     t("bz_one_head_col_one"): fmt(runs[b.name].max_error_one_head)}
+                    for b in bugs.BUGS if b.hidden_by_one_head]), "bz_one_head_table", hide_index=True)

@@ -9,7 +9,7 @@ from mha.batch import PAD
 from mha.app.explain import cell_breakdown, course_step, extras, pick_cell
 from mha.app.frame import page_setup
 from mha.text import escape_for_plotly
-from mha.app.controls import chart_words, current_view, keep_index, settings, t
+from mha.app.controls import chart_words, current_view, head_picker, settings, t, token_picker
 
 page_setup()
 
@@ -19,12 +19,10 @@ if view is None:
     st.stop()
 s = settings()
 H, (Tq, Tk), hd, D = view.num_heads, view.weights.shape[1:], view.head_dim, s.d_model
-ex = extras(s.spec())  # what the View does not keep, computed by the same module on the same inputs
+ex = extras(view)  # what the View does not keep, from the module's own intermediates
 st.caption(t("ex_intro", n=Tq, d_model=D, num_heads=H, head_dim=hd,
              causal=t("ex_causal_suffix") if s.causal and not view.is_cross else ""))
-keep_index("ex_head", H)
-head = st.segmented_control(t("ex_head"), list(range(H)), default=0, key="ex_head", bind="query-params",
-                            required=True)
+head = head_picker("ex_head", H, t("ex_head"))
 fmt = dict(n=Tq, d_model=D, num_heads=H, head_dim=hd, head=head, sqrt=f"{math.sqrt(hd):.4g}",
            positions=t("ex_positions_on" if s.positional else "ex_positions_off"))
 feat, heads = dict(col_title=t("ex_feature")), dict(head_word=t("ex_head_word"))
@@ -68,10 +66,8 @@ course_step(7, "softmax", B(view.weights), [("ex_weights", "", hm(view.weights[h
 
 st.markdown(f"**{t('ex_bar_title')}**")
 st.caption(t("ex_bar_text", head=head))
-keep_index("ex_query", Tq)
 bar_left, bar_right = st.columns([1, 3], gap="medium")
-qi = bar_left.selectbox(t("ex_bar_query"), range(Tq), key="ex_query", bind="query-params",
-                        format_func=lambda i: f"{i}: {view.labels[i]}")
+qi = token_picker(t("ex_bar_query"), "ex_query", view.labels, container=bar_left)
 bar_right.plotly_chart(xf.attention_bar(
     view.weights[head, qi], view.allowed[head, qi], view.key_labels, masked_word=t("cb_masked_word"),
     y_title=t("cb_weight"), title=t("ex_bar_chart_title", q=escape_for_plotly(view.labels[qi]), head=head),
@@ -94,13 +90,9 @@ def click_into_a_cell() -> None:
     # options shown as their URL values (a bound widget puts the displayed option in the URL), explained in help
     kind = st.segmented_control(t("ex_matrix"), ["weights", "scores"], default="weights", key="ex_matrix",
                                 bind="query-params", required=True, help=t("ex_matrix_help"))
-    keep_index("ex_cell_query", Tq)
-    keep_index("ex_cell_key", Tk)
     c1, c2 = st.columns(2)
-    i = c1.selectbox(t("ex_cell_query"), range(Tq), key="ex_cell_query", bind="query-params",
-                     format_func=lambda n: f"{n}: {view.labels[n]}")
-    j = c2.selectbox(t("ex_cell_key"), range(Tk), key="ex_cell_key", bind="query-params",
-                     format_func=lambda n: f"{n}: {view.key_labels[n]}")
+    i = token_picker(t("ex_cell_query"), "ex_cell_query", view.labels, container=c1)
+    j = token_picker(t("ex_cell_key"), "ex_cell_key", view.key_labels, container=c2)
     mats = view.weights if kind == "weights" else view.scores
     fig = hm(mats[head], kind, clickable=clickable, selected=(i, j),
              allowed=view.allowed[head] if kind == "weights" else None)()

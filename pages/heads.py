@@ -14,47 +14,15 @@ from mha import heads_figures as hf
 from mha.batch import PAD
 from mha.app.frame import page_setup
 from mha.text import escape_markdown
-from mha.app.controls import HEAVY_WORK, chart_words, current_view, custom_weights, keep_index, settings, t
-from mha.view import MAX_SEED, build_model, custom_model, run_view
+from mha.app import compute
+from mha.app.controls import (cached, chart_words, current_view, head_picker, keep_index, session_weights, settings, t,
+                               token_picker)
+from mha.view import MAX_SEED
 
 page_setup()
 
 SECTIONS = ("measure", "compare", "ablate", "qk", "order", "seeds")
 EXAMPLE_REPEAT = "the cat saw the dog"
-
-
-# Cached on plain values: the settings (a ViewSpec) and the sha256 of any uploaded weights; the uploaded tensors
-# and the view itself are fixed by those and left unhashed (leading underscore).
-def _model(spec, sha: str, state_dict):
-    return custom_model(spec.d_model, spec.num_heads, state_dict) if sha else build_model(
-        spec.d_model, spec.num_heads, spec.seed)
-
-
-@st.cache_data(max_entries=64, ttl=3600, show_spinner=False)
-def _ablation(spec, heads_off: tuple, sha: str, _view, _state_dict) -> heads.Ablation:
-    with HEAVY_WORK:
-        return heads.ablate(_model(spec, sha, _state_dict), _view.x, _view.x_kv, _view.allowed, heads_off)
-
-
-@st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
-def _view_for(spec, sha: str, _state_dict):
-    with HEAVY_WORK:
-        return run_view(spec, state_dict=_state_dict)
-
-
-@st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
-def _permutation(spec, tokens: tuple, shuffle: int, sha: str, _state_dict) -> dict:
-    perm = heads.permutation(len(tokens), shuffle)
-    with HEAVY_WORK:
-        model = _model(spec, sha, _state_dict)
-        return {p: heads.permutation_check(model, tokens, spec.seed, perm, positional=p, causal=spec.causal)
-                for p in (False, True)}
-
-
-@st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
-def _seed_patterns(spec, seeds: tuple, head: int, sha: str, _state_dict):
-    with HEAVY_WORK:
-        return heads.seed_patterns(spec, seeds, head, state_dict=_state_dict)
 
 
 SECTION_KEY, PICK_KEY = "hd_section", "hd_section_pick"
@@ -93,7 +61,7 @@ if view is None:
     st.stop()
 s, spec = settings(), settings().spec()
 words = chart_words()  # the words inside the charts, in the page's language
-sha, state_dict = custom_weights(s.d_model) or ("", None)  # this visitor's uploaded weights, if any
+weights = session_weights(s.d_model)  # the parameters this view runs on (this visitor's uploaded ones, if any)
 H, (Tq, Tk) = view.num_heads, view.weights.shape[1:]
 q_labels = view.labels
 k_labels = getattr(view, "key_labels", None) or view.labels
@@ -104,11 +72,6 @@ for key, n in (("heads_a", H), ("heads_b", H), ("heads_qk_head", H), ("heads_ord
     keep_index(key, n)  # num_heads or the sentence may have changed since the choice was made
 if heads.sanitize_heads(st.session_state.get("heads_off"), H) != list(st.session_state.get("heads_off") or []):
     st.session_state["heads_off"] = heads.sanitize_heads(st.session_state.get("heads_off"), H)
-
-
-def head_picker(key: str) -> int:
-    return st.segmented_control(t("hd_head_control"), list(range(H)), default=0, key=key, bind="query-params",
-                                required=True)
 
 
 @st.fragment
@@ -168,7 +131,7 @@ def compare() -> None:
 def ablate() -> None:
     off = st.multiselect(t("hd_off"), list(range(H)), key="heads_off", bind="query-params", help=t("hd_off_help"),
                          placeholder=t("hd_off_placeholder"))
-    ab = _ablation(spec, tuple(sorted(off)), sha, view, state_dict)
+    ab = cached(heads.ablate_view, view, tuple(sorted(off)), weights=weights)
     if not off:
         st.info(t("hd_off_none"))
     elif len(off) == H:
@@ -188,10 +151,9 @@ def ablate() -> None:
 
 @st.fragment
 def queries_keys() -> None:
-    head = head_picker("heads_qk_head")
+    head = head_picker("heads_qk_head", H)
     c1, c2 = st.columns([3, 2])
-    qi = c1.selectbox(t("hd_query"), range(Tq), key="heads_query", bind="query-params",
-                      format_func=lambda i: f"{i}: {q_labels[i]}")
+    qi = token_picker(t("hd_query"), "heads_query", q_labels, container=c1)
     most = min(5, int(view.allowed[head, qi].sum()))  # keys this query may attend to (the mask may block some)
     if st.session_state.get("heads_topk", 1) > most:
         st.session_state["heads_topk"] = most
@@ -217,7 +179,7 @@ def _shuffle(step: int) -> None:
 @st.fragment
 def order() -> None:
     st.markdown(t("hd_equivariance"))
-    other = _view_for(dataclasses.replace(spec, positional=not s.positional), sha, state_dict)
+    other = compute.view(dataclasses.replace(spec, positional=not s.positional), weights)
     reps = {s.positional: heads.repeated_rows(view.tokens, view.weights, view.output, ignore=(PAD,)),
             not s.positional: heads.repeated_rows(other.tokens, other.weights, other.output, ignore=(PAD,))}
     st.subheader(t("hd_repeat"))
@@ -244,7 +206,7 @@ def order() -> None:
     if shuffle == 0 or len(real) < 2:
         st.caption(t("hd_shuffle_hint"))
         return
-    checks = _permutation(spec, tuple(view.tokens[i] for i in real), int(shuffle), sha, state_dict)
+    checks = cached(heads.permutation_checks, spec, tuple(view.tokens[i] for i in real), int(shuffle), weights=weights)
     now = checks[s.positional]
     shuffled = [labels[i] for i in now.perm]
     st.markdown(t("hd_shuffled", text=escape_markdown(" ".join(shuffled))))
@@ -252,7 +214,7 @@ def order() -> None:
     st.markdown(t("hd_shuffle_result", off=verdict[False], on=verdict[True]))
     if s.causal:
         st.caption(t("hd_shuffle_causal"))
-    head = head_picker("heads_order_head")
+    head = head_picker("heads_order_head", H)
     mats = [now.weights[head], now.shuffled_weights[head], now.put_back()[head]]
     titles = [t("hd_order_original"), t("hd_order_shuffled"), t("hd_order_back")]
     st.plotly_chart(hf.matrices_row(mats, titles, [labels, shuffled, labels], [labels, shuffled, labels], cols=3,
@@ -264,9 +226,9 @@ def order() -> None:
 
 @st.fragment
 def seeds() -> None:
-    head = head_picker("heads_seed_head")
+    head = head_picker("heads_seed_head", H)
     seed_values = heads.seed_list(s.seed, 4, MAX_SEED)
-    mats = _seed_patterns(spec, tuple(seed_values), head, sha, state_dict)
+    mats = cached(heads.seed_patterns, spec, tuple(seed_values), head, weights=weights)
     titles = [t("hd_seed_title", seed=v) for v in seed_values]
     st.plotly_chart(hf.matrices_row(list(mats), titles, [q_labels] * len(mats), [k_labels] * len(mats),
                                     [view.allowed[head]] * len(mats), cols=4, words=words), key="heads_seeds_chart")
@@ -274,7 +236,7 @@ def seeds() -> None:
     st.dataframe(table.rename(columns=lambda c: t(f"hd_col_{c}")), hide_index=True, column_config={
         t(f"hd_col_{c}"): st.column_config.NumberColumn(format="%.3f") for c in ("entropy", "max_weight")})
     st.markdown(t("hd_seeds_text", head=head))
-    if sha:
+    if weights.sha:
         st.caption(t("hd_seeds_custom"))
     st.info(t("hd_trained"), icon="🎓")
 

@@ -8,7 +8,7 @@ from mha import explain
 from mha import explain_figures as xf
 from mha.app.explain import sweep
 from mha.app.frame import page_setup
-from mha.app.controls import chart_words, current_view, keep_index, settings, t
+from mha.app.controls import chart_words, current_view, head_picker, settings, t
 
 page_setup()
 
@@ -20,9 +20,7 @@ if view is None:
 s = settings()
 words = chart_words()  # the words inside the charts, in the page's language
 H, T, hd = view.num_heads, view.weights.shape[2], view.head_dim  # T: keys per query row
-keep_index("lab_head", H)
-head = st.segmented_control(t("lab_head"), list(range(H)), default=0, key="lab_head", bind="query-params",
-                            required=True)
+head = head_picker("lab_head", H)
 allowed = view.allowed[head]
 stat_titles = (t("lab_entropy"), t("lab_maxw"), t("lab_grad"))
 

@@ -17,28 +17,17 @@ from mha.batch import (CUSTOM_STARTS, MAX_CUSTOM, PAD, MaskTextError, apply_cell
 from mha.app.frame import page_setup
 from mha.masks import to_torch_attn_mask
 from mha.text import escape_markdown
-from mha.app.controls import chart_words, current_view, custom_weights, keep_index, settings, t
+from mha.app.controls import (cached, chart_words, current_view, head_picker, session_weights, settings, t, table,
+                               token_picker)
 
 page_setup()
 
 
-# Keyed on plain values: uploaded weights by their file's sha256 (tensors and the view are not hashed).
-@st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
-def _check_batch(spec, weights_sha: str, _state_dict) -> tc.TorchCheck:
-    return tc.check_spec(spec, state_dict=_state_dict)
-
-
-@st.cache_data(max_entries=64, ttl=3600, show_spinner=False)
-def _check_sentence(spec, weights_sha: str, allowed_bits: bytes, shape: tuple, convert: bool, _view,
-                    _state_dict) -> tc.TorchCheck:
-    allowed = np.frombuffer(allowed_bits, dtype=bool).reshape(shape)
-    return tc.check_sentence(_view, allowed, convert=convert, state_dict=_state_dict)
-
-
 def check(view, allowed, convert=True) -> tc.TorchCheck:
-    sha, state_dict = custom_weights(view.spec.d_model) or ("", None)
-    return _check_sentence(view.spec, sha, np.ascontiguousarray(allowed).tobytes(), allowed.shape, convert, view,
-                           state_dict)
+    """The live check of this sentence and mask against PyTorch, cached (keyed on the view's spec, the mask's bytes
+    and the weights' sha256)."""
+    return cached(tc.check_sentence, view, np.asarray(allowed, dtype=bool), convert=convert,
+                  weights=session_weights(view.spec.d_model))
 
 
 def names(labels) -> list[str]:
@@ -173,9 +162,7 @@ if view.is_cross:
     st.caption(t("mk_kind_cross"))
 if kind.endswith("padding") and not view.key_is_pad.any():
     st.info(t("mk_no_padding", pad=PAD))
-keep_index("mk_head", H)
-head = st.segmented_control(t("mk_head"), list(range(H)), default=0, key="mk_head", bind="query-params",
-                            required=True)
+head = head_picker("mk_head", H)
 
 if kind != "custom":
     st.session_state.pop(TABLE, None)  # the table is gone with this run: a later one starts from the text
@@ -206,15 +193,13 @@ st.subheader(t("mk_full_title"))
 demo = allowed
 if not masked.fully_masked.any():
     st.markdown(t("mk_full_demo"))
-    keep_index("mk_full_row", Tq)
-    row = st.selectbox(t("mk_full_row"), range(Tq), key="mk_full_row", bind="query-params",
-                       format_func=lambda i: f"{i}: {view.labels[i]}")
+    row = token_picker(t("mk_full_row"), "mk_full_row", view.labels)
     demo = block_row(allowed, row)
 rows = np.flatnonzero(~demo.any(axis=1))
 st.markdown(t("mk_full_explain", rows=", ".join(f"{i} ({escape_markdown(view.labels[i])})" for i in rows)))
 report = tc.row_report(check(view, demo), batch=0, head=head, row=int(rows[0]))
-st.dataframe(pd.DataFrame({t("mk_full_col_key"): view.key_labels, t("mk_full_col_ours"): report.ours,
-                           t("mk_full_col_torch"): report.torch}), hide_index=True, key="mk_full_table")
+table(pd.DataFrame({t("mk_full_col_key"): view.key_labels, t("mk_full_col_ours"): report.ours,
+                    t("mk_full_col_torch"): report.torch}), "mk_full_table", hide_index=True)
 st.caption(t("mk_full_outputs", ours_finite=t("mk_yes" if report.ours_finite else "mk_no"), torch_nan=report.torch_nan,
              d_model=s.d_model, version=torch.__version__, sdpa=t(f"mk_sdpa_{report.sdpa}")))
 
@@ -222,10 +207,10 @@ st.subheader(t("mk_polarity_title"))
 st.markdown(t("mk_polarity_explain"))
 p1, p2 = st.columns(2)
 p1.caption(t("mk_polarity_ours"))
-p1.dataframe(pd.DataFrame(allowed, columns=names(view.key_labels), index=names(view.labels)), key="mk_pol_ours")
+table(pd.DataFrame(allowed, columns=names(view.key_labels), index=names(view.labels)), "mk_pol_ours", container=p1)
 p2.caption(t("mk_polarity_torch"))
-p2.dataframe(pd.DataFrame(to_torch_attn_mask(torch.tensor(allowed)).numpy(), columns=names(view.key_labels),
-                          index=names(view.labels)), key="mk_pol_torch")
+table(pd.DataFrame(to_torch_attn_mask(torch.tensor(allowed)).numpy(), columns=names(view.key_labels),
+                   index=names(view.labels)), "mk_pol_torch", container=p2)
 forgot = check(view, allowed, convert=False)
 nan_rows = int(forgot.torch_nan_rows.sum())
 if forgot.compared_rows == 0:
@@ -243,7 +228,7 @@ sidebar_mask = {(True, True): "causal_padding", (True, False): "causal", (False,
                 (False, False): "none"}[(s.causal, s.padding)]
 batch_label = t("mk_check_batch", b=view.batch_size, mask=t(f"mk_mask_{sidebar_mask}")) + (
     t("mk_cross_suffix") if view.is_cross else "")
-for label, result in ((batch_label, _check_batch(s.spec(), *(custom_weights(s.d_model) or ("", None)))),
+for label, result in ((batch_label, cached(tc.check_spec, s.spec(), weights=session_weights(s.d_model))),
                       (t("mk_check_page", s=view.sentence, kind=kind), check(view, allowed))):
     with st.container(border=True):
         st.markdown(f"**{label}** — {t('mk_check_pass') if result.passed else t('mk_check_fail')}")

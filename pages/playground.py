@@ -7,7 +7,8 @@ from mha.app import explain as steps
 from mha.app.frame import page_setup
 from mha.text import escape_markdown
 from mha.app.head_view import head_view
-from mha.app.controls import cached_figure, chart_words, current_view, keep_index, settings, t
+from mha.app.controls import (cached_figure, chart_words, current_view, head_picker, settings, t,
+                               token_picker)
 
 page_setup()
 # Above this many tokens a cell of the enlarged head is a few pixels wide: pick it with the boxes. The click layer
@@ -64,18 +65,12 @@ head_view(view.weights, view.labels, view.key_labels, key="pg_head_view", words=
 def one_head() -> None:
     """Picking a head or a cell reruns only this part: the model's numbers come from the cache."""
     st.subheader(t("pg_one_head"))
-    keep_index("head", H)
-    head = st.segmented_control(t("pg_head"), list(range(H)), default=0, key="head", bind="query-params",
-                                required=True)
-    for k, n in (("cell_query", T), ("cell_key", Tk)):
-        keep_index(k, n)
+    head = head_picker("head", H)
     clickable = max(T, Tk) <= figures.CLICK_MAX_TOKENS
     st.caption(t("pg_click_hint" if clickable else "pg_click_hint_large", n=figures.CLICK_MAX_TOKENS))
     c1, c2 = st.columns(2)
-    qi = c1.selectbox(t("pg_cell_query"), range(T), key="cell_query", bind="query-params",
-                      format_func=lambda i: f"{i}: {view.labels[i]}")
-    kj = c2.selectbox(t("pg_cell_key"), range(Tk), key="cell_key", bind="query-params",
-                      format_func=lambda j: f"{j}: {view.key_labels[j]}")
+    qi = token_picker(t("pg_cell_query"), "cell_query", view.labels, container=c1)
+    kj = token_picker(t("pg_cell_key"), "cell_key", view.key_labels, container=c2)
     fig = cached_figure(figures.head_heatmap, mats[head], view.labels, view.key_labels, kind=kind, head=head,
                         selected=(qi, kj), clickable=clickable,
                         allowed=allowed[head] if allowed is not None else None,

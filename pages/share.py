@@ -1,10 +1,10 @@
-"""Share & export: the current view as JSON / .npz / CSV, the module's weights as .pt, and your own weights in."""
+"""Share & export: the current view as JSON / .npz / CSV, the module's parameters as .pt, and your own in."""
 import streamlit as st
 
 from mha import export
 from mha.app import share
 from mha.app.frame import page_setup
-from mha.app.controls import current_view, settings, t
+from mha.app.controls import current_view, session_weights, settings, t
 
 page_setup()
 
@@ -26,17 +26,17 @@ if share.custom_weights():
 view = current_view()
 if view is None:
     st.stop()
-active = share.active_weights(s.d_model)
-weights_tag = f"uploaded sha256:{active[0]}" if active else "seed"
-stem = f"mha_d{s.d_model}_h{s.num_heads}_seed{s.seed}" + ("_uploaded" if active else "")
+weights = session_weights(s.d_model)  # the parameters this view runs on
+parameters = f"uploaded sha256:{weights.sha}" if weights.sha else "seed"
+stem = f"mha_d{s.d_model}_h{s.num_heads}_seed{s.seed}" + ("_uploaded" if weights.sha else "")
 
 st.subheader(t("share_view_title"))
 st.caption(t("share_view_help"))
 c1, c2 = st.columns(2)
 # Deferred (callable) downloads: the file is built only when clicked, from plain values captured here.
-c1.download_button(t("share_json"), lambda: export.view_json(view, s.__dict__, weights_tag), file_name=f"{stem}.json",
+c1.download_button(t("share_json"), lambda: export.view_json(view, s.__dict__, parameters), file_name=f"{stem}.json",
                    mime="application/json", key="share_json", on_click="ignore", icon="⬇️")
-c2.download_button(t("share_npz"), lambda: export.view_npz(view, s.__dict__, weights_tag), file_name=f"{stem}.npz",
+c2.download_button(t("share_npz"), lambda: export.view_npz(view, s.__dict__, parameters), file_name=f"{stem}.npz",
                    mime="application/octet-stream", key="share_npz", on_click="ignore", icon="⬇️")
 
 st.subheader(t("share_csv_title"))
@@ -57,5 +57,5 @@ st.markdown(t("share_weights_help"))
 st.code("model = MultiHeadAttention(d_model={}, num_heads={})\n"
         "model.load_state_dict(torch.load(\"{}.pt\", weights_only=True))".format(s.d_model, s.num_heads, stem),
         language="python")
-st.download_button(t("share_weights_download"), share.weights_bytes_callable(s, active), file_name=f"{stem}.pt",
+st.download_button(t("share_weights_download"), share.parameters_bytes_callable(s, weights), file_name=f"{stem}.pt",
                    mime="application/octet-stream", key="share_weights", on_click="ignore", icon="⬇️")

@@ -4,6 +4,7 @@ from __future__ import annotations
 import base64
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 from streamlit.testing.v1 import AppTest
@@ -12,16 +13,28 @@ APP = str(Path(__file__).resolve().parent.parent / "app.py")
 TIMEOUT = 90  # import torch alone takes ~3 s, AppTest's default timeout is 3 s
 
 
-def open_page(page: str | None = None, **params) -> AppTest:
-    """Open ``page`` (e.g. "pages/playground.py"; None = home) with these URL parameters, as a direct link does.
+def open_page(page: str | None = None, *, context: dict | None = None, state: dict | None = None,
+              **params) -> AppTest:
+    """A new session opening ``page`` (e.g. "pages/playground.py"; None or the home page's file = home) by a link
+    with these URL parameters (a list value repeats the parameter), as a browser's direct link does: the one way
+    tests open a page.
 
     The page is chosen before the first run, like a browser opening /playground?...: the sidebar controls are
     seeded from the parameters on that run (switching pages afterwards would start from a run at the defaults).
+    ``context``: the browser's (default: an English browser at the page's URL on localhost:8501). ``state``:
+    session state set before the first run (e.g. uploaded weights).
     """
+    from mha.pages import PAGES, url_path
+
+    home = page is None or page == PAGES[0][0]
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.context = {"locale": "en-US", "url": "http://localhost:8501/" + ("" if home else url_path(page))} \
+        if context is None else context
+    for k, v in (state or {}).items():
+        at.session_state[k] = v
     for k, v in params.items():
         at.query_params[k] = v
-    if page is not None:
+    if not home:
         at.switch_page(page)
     at.run()
     return at
@@ -103,4 +116,29 @@ def nonfinite_in(spec: dict) -> list[str]:
 
 def bound_url_keys(at: AppTest) -> list[str]:
     """The URL parameters of the view the last run drew: the keys of its widgets bound to the URL."""
-    return sorted(at._session_state._state.query_params._bindings_by_param)
+    from mha.app import internals  # AppTest has no public API for it: the one module of internals reads it
+
+    return internals.bound_params(at)
+
+
+def table(at: AppTest, key: str):
+    """The pandas data of the table drawn with ``mha.app.controls.table(..., key)``, found by that key."""
+    def find(node):
+        for child in getattr(node, "children", {}).values():
+            if getattr(child, "key", None) == key and getattr(child, "type", None) == "flex_container":
+                frames = [c for c in child.children.values() if getattr(c, "type", None) == "dataframe"]
+                assert len(frames) == 1, f"container {key!r} holds {len(frames)} tables"
+                return frames[0].value
+            found = find(child)
+            if found is not None:
+                return found
+        return None
+
+    found = find(page_root(at))
+    assert found is not None, f"no table with key {key!r} on the page"
+    return found
+
+
+def page_root(at: AppTest):
+    """The whole page the last run drew, sidebar and main area, as one node with ``children`` (for tree walkers)."""
+    return SimpleNamespace(children={"sidebar": at.sidebar, "main": at.main})

@@ -16,7 +16,7 @@ import pytest
 
 from apptest_utils import charts_by_key, open_page
 from mha import explain, figures, heads, i18n
-from mha.app import controls
+from mha.app import compute, controls
 from mha import explain_figures as xf
 from mha import heads_figures as hf
 from mha.bugs import BUG_NAMES
@@ -175,18 +175,18 @@ def json_spec(fig) -> dict:
 
 
 def test_english_and_korean_figures_are_separate_cache_entries():
-    controls._shared_figure.clear()
+    compute.FIGURES.clear()
     try:
-        en = controls.cached_figure(figures.heads_grid, W, LABELS, LABELS, kind="weights", words=controls._chart_words("en"))
-        ko = controls.cached_figure(figures.heads_grid, W, LABELS, LABELS, kind="weights", words=controls._chart_words("ko"))
+        en = compute.cached_figure(figures.heads_grid, W, LABELS, LABELS, kind="weights", words=controls._chart_words("en"))
+        ko = compute.cached_figure(figures.heads_grid, W, LABELS, LABELS, kind="weights", words=controls._chart_words("ko"))
         assert ko is not en
         assert [a.text for a in en.layout.annotations] == [f"head {h}" for h in range(H)]
         assert [a.text for a in ko.layout.annotations] == [f"헤드 {h}" for h in range(H)]
-        again = controls.cached_figure(figures.heads_grid, W.copy(), LABELS, LABELS, kind="weights",
+        again = compute.cached_figure(figures.heads_grid, W.copy(), LABELS, LABELS, kind="weights",
                                  words=dataclasses.replace(KO))  # equal content, another object: the same entry
         assert again is ko
     finally:
-        controls._shared_figure.clear()
+        compute.FIGURES.clear()
 
 
 # ------------------------------------------------------------------------------------------------ every page

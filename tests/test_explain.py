@@ -163,9 +163,13 @@ def test_cell_from_selection_reads_both_customdata_shapes_and_ignores_garbage(ev
 @pytest.mark.parametrize("name", ["default", "one_head_no_positions", "cross", "batch_sentence_1", "large_d_model"])
 def test_extras_are_the_modules_own_intermediates(name):
     spec = SPECS[name]
-    view, ex = run_view(spec), explain.extras(spec)
+    view = run_view(spec)
+    ex = explain.extras(view)
     model = build_model(spec.d_model, spec.num_heads, spec.seed)
     assert ex.sentence == view.sentence
+    with torch.no_grad():  # the projections are the module's own layers applied to the inputs (another code path)
+        np.testing.assert_allclose(ex.query, model.query_linear(torch.from_numpy(view.x)).numpy(), atol=1e-5)
+        np.testing.assert_allclose(ex.value, model.value_linear(torch.from_numpy(view.x_kv)).numpy(), atol=1e-5)
     np.testing.assert_allclose(ex.embedding + ex.positions, view.x, atol=1e-6)
     if not spec.positional:
         assert not ex.positions.any()
@@ -181,9 +185,10 @@ def test_extras_follow_uploaded_weights_like_the_view():
     """With a visitor's own weights, the extras come from that module, not the seeded one."""
     spec = SPECS["causal_3_heads"]
     own = init_weights(MultiHeadAttention(spec.d_model, spec.num_heads), seed=1234).state_dict()
-    view, ex = run_view(spec, state_dict=own), explain.extras(spec, state_dict=own)
+    view = run_view(spec, state_dict=own)
+    ex = explain.extras(view)
     np.testing.assert_allclose(ex.qk / math.sqrt(view.head_dim), view.scores, atol=1e-5)
-    seeded = explain.extras(spec)
+    seeded = explain.extras(run_view(spec))
     assert not np.allclose(seeded.query, ex.query)  # the uploaded weights really are different
     np.testing.assert_allclose(ex.query, view.x @ own["query_linear.weight"].numpy().T, atol=1e-5)
 
@@ -201,7 +206,8 @@ def test_course_code_is_quoted_verbatim_from_the_seed():
 
 
 def test_step_shape_captions_name_every_axis_of_the_tensor_shown():
-    view, ex = run_view(SPECS["cross"]), explain.extras(SPECS["cross"])
+    view = run_view(SPECS["cross"])
+    ex = explain.extras(view)
     tensors = {"embed": view.x, "linear": ex.query, "split_heads": view.q, "qk": ex.qk, "scale": view.scores,
                "mask": view.scores, "softmax": view.weights, "weighted_sum": view.head_outputs,
                "combine_heads": view.concat, "output_linear": view.output}
@@ -316,7 +322,8 @@ def _numbers_finite(fig) -> bool:
 
 def test_split_heads_picture_shows_each_heads_columns_of_the_projection():
     spec = SPECS["causal_3_heads"]
-    view, ex = run_view(spec), explain.extras(spec)
+    view = run_view(spec)
+    ex = explain.extras(view)
     fig = xf.split_heads_figure(ex.query, view.q, view.labels)
     top, *panels = [tr for tr in fig.data if tr.type == "heatmap"]
     hd = view.head_dim

@@ -27,7 +27,7 @@ def _ndarray_fields(view):
 
 def test_json_holds_settings_tokens_and_every_intermediate(view):
     doc = json.loads(export.view_json(view, {"lang": "ko"}).decode("utf-8"))
-    assert doc["format"] == export.FORMAT and doc["weights"] == "seed"
+    assert doc["format"] == export.FORMAT and doc["parameters"] == "seed" and "weights" not in doc  # "weights" are the arrays
     assert doc["tokens"] == list(view.tokens) and "오렌지" in doc["tokens"]
     assert doc["settings"]["lang"] == "ko" and doc["settings"]["causal"] is True
     # every array the View has, whatever fields it grows, with its values and shape

@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
-from apptest_utils import APP, TIMEOUT, bound_url_keys, chart_specs, nonfinite_in
+from apptest_utils import bound_url_keys, chart_specs, nonfinite_in, open_page
 from mha.pages import PAGES
 from mha.app.controls import SHARED_KEYS
 
@@ -108,15 +108,8 @@ def link_params(draw, page_keys: list[str], other_keys: list[str]) -> dict:
 
 # ---------------------------------------------------------------------------------------------------- running
 def open_at(page: str, params: dict) -> AppTest:
-    """A new session opening ``page`` by a link with these parameters (the route a browser's direct link takes)."""
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.context = {"locale": "en-US"}
-    for k, v in params.items():
-        at.query_params[k] = v
-    if page != PAGE_FILES[0]:
-        at.switch_page(page)
-    at.run()
-    return at
+    """A new session opening ``page`` by a link with these parameters (apptest_utils.open_page)."""
+    return open_page(page, **params)
 
 
 def assert_sound(at: AppTest, what) -> None:

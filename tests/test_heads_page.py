@@ -10,7 +10,8 @@ import pytest
 
 from streamlit.testing.v1 import AppTest
 
-from apptest_utils import APP, TIMEOUT, all_numbers_finite, charts_by_key, decode, heatmaps
+from apptest_utils import all_numbers_finite, charts_by_key, decode, heatmaps
+from apptest_utils import open_page as open_link
 from mha.i18n import text as tr
 from mha.view import ViewSpec, build_model, run_view
 
@@ -25,15 +26,9 @@ SECTION_CHARTS = {"measure": {"heads_stats_chart", "heads_entropy_chart"},
 EXTRA = {"order": {"heads_shuffle": "1"}}
 
 
-def open_page(page: str = PAGE, **params) -> AppTest:
-    """A fresh session opening a link to the page: switched to it before its first run, as a browser does."""
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.context = {"url": "http://localhost:8501/heads", "locale": "en-US"}
-    for k, v in params.items():
-        at.query_params[k] = v
-    at.switch_page(page)
-    at.run()
-    return at
+def open_page(**params) -> AppTest:
+    """A fresh session opening a link to the Heads page (apptest_utils.open_page)."""
+    return open_link(PAGE, **params)
 
 
 def chart(at, key):
@@ -341,12 +336,9 @@ def test_uploaded_weights_are_what_the_page_switches_off():
     from mha.app.controls import CUSTOM_WEIGHTS_KEY
 
     sd = {k: v.clone() for k, v in init_weights(MultiHeadAttention(16, 4), 1234).state_dict().items()}
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.session_state[CUSTOM_WEIGHTS_KEY] = {"sha": "f" * 64, "name": "mine.pt", "d_model": 16, "state_dict": sd}
-    at.query_params["heads_off"] = ["0", "1", "2", "3"]
-    at.query_params["hd_section"] = "ablate"
-    at.switch_page(PAGE)
-    at.run()
+    at = open_link(PAGE, state={CUSTOM_WEIGHTS_KEY: {"sha": "f" * 64, "name": "mine.pt", "d_model": 16,
+                                                     "state_dict": sd}},
+                   heads_off=["0", "1", "2", "3"], hd_section="ablate")
     assert not at.exception
     mine = run_view(ViewSpec(), state_dict=sd)
     change = decode(chart(at, "heads_change_chart")["data"][0]["y"]).astype(float)

@@ -13,7 +13,7 @@ import pytest
 from google.protobuf.message import Message
 from streamlit.testing.v1 import AppTest
 
-from apptest_utils import APP, TIMEOUT
+from apptest_utils import open_page, page_root
 from mha import i18n
 from mha.pages import PAGES
 
@@ -70,9 +70,7 @@ def test_language_follows_the_browser_and_the_control():
     assert [i18n.lang_from_locale(x) for x in ("ko", "ko-KR", "KO-kr", "en-US", "de-DE", "", None)] == \
         ["ko", "ko", "ko", "en", "en", "en", "en"]
     for locale, lang in (("ko-KR", "ko"), ("de-DE", "en")):
-        at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-        at.context = {"locale": locale} if locale else {}
-        at.run()
+        at = open_page(context={"locale": locale} if locale else {})
         assert at.session_state["lang"] == lang
         assert bool(HANGUL.search(at.title[0].value)) == (lang == "ko")
     at.sidebar.segmented_control(key="lang").set_value("en").run()
@@ -131,15 +129,10 @@ def _strings(msg: Message, kind: str, out: list) -> None:
 def korean_pages() -> dict[str, list[tuple[str, str]]]:
     out = {}
     for path, _, _ in PAGES:
-        at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-        at.context = {"locale": "en-US"}  # an English browser: Korean must come from the control alone
-        at.query_params["lang"] = "ko"
-        at.query_params["text"] = KO_TEXT
-        if path != PAGES[0][0]:
-            at.switch_page(path)
-        at.run()
+        # an English browser (open_page's default): Korean must come from the control alone
+        at = open_page(path, lang="ko", text=KO_TEXT)
         assert not at.exception, (path, at.exception)
-        out[path] = visible_texts(at._tree)
+        out[path] = visible_texts(page_root(at))
     return out
 
 
@@ -164,10 +157,8 @@ def test_no_english_on_a_korean_page(page, korean_pages):
 
 def test_the_checks_would_catch_english():
     """The detector is not blind: the same checks flag an English page."""
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.query_params["lang"] = "en"
-    at.run()
-    texts = visible_texts(at._tree)
+    at = open_page(lang="en")
+    texts = visible_texts(page_root(at))
     assert any(t.strip().strip("*#🔭 ").strip() in _ENGLISH_ONLY for _, t in texts)
     assert any(_english_prose(t) for _, t in texts)
     assert _english_prose("Type a sentence in the sidebar to see it") and not _english_prose("`torch.save(model)` d_model")

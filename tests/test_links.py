@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from apptest_utils import APP, TIMEOUT, all_numbers_finite, chart_specs
+from apptest_utils import all_numbers_finite, chart_specs, open_page, page_root
 from mha.pages import PAGES, url_path
 from mha.app.share import build_link
 from mha.view import DEFAULT_D_MODEL, DEFAULT_NUM_HEADS, DEFAULT_SEED, DEFAULT_TEXT
@@ -32,14 +32,8 @@ SKIP_TYPES = {"button", "download_button", "file_uploader", "plotly_chart", "bid
 
 
 def open_link(page: str, params: dict) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.context = {"url": HOST + url_path(page), "locale": "en-US"}
-    for k, v in params.items():
-        at.query_params[k] = v
-    if page != PAGE_FILES[0]:  # "/" runs app.py itself; any other path opens that page
-        at.switch_page(page)
-    at.run()
-    return at
+    """A new session opening ``page`` by a link with ``params`` (apptest_utils.open_page)."""
+    return open_page(page, **params)
 
 
 def widgets(node, out=None) -> list:
@@ -54,7 +48,7 @@ def widgets(node, out=None) -> list:
 
 
 def state(at: AppTest) -> dict:
-    return {w.key: w.value for w in widgets(at._tree)}
+    return {w.key: w.value for w in widgets(page_root(at))}
 
 
 def _python_value(w, formatted: str):
@@ -140,9 +134,7 @@ def test_the_link_brings_back_the_whole_view(page):
 
 
 def test_language_is_always_in_the_link_because_its_default_follows_the_browser():
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.context = {"locale": "ko-KR", "url": HOST}
-    at.run()
+    at = open_page(context={"locale": "ko-KR", "url": HOST})
     assert at.session_state["lang"] == "ko"  # the browser's language, not in the URL ...
     assert link_of(at)[1] == {"lang": "ko"}  # ... but in the link, so an English browser opens it in Korean too
     opened = open_link(PAGE_FILES[0], link_of(at)[1])
@@ -195,7 +187,7 @@ def page_keys() -> dict[str, list[str]]:
     out = {}
     for page in PAGE_FILES:
         at = open_link(page, {})
-        out[page] = [w.key for w in widgets(at._tree)]
+        out[page] = [w.key for w in widgets(page_root(at))]
     return out
 
 
@@ -248,7 +240,8 @@ def test_a_huge_number_is_clamped_not_an_error():
 
 # ------------------------------------------------------------------------------------ hand-written page values
 def _link_notes(at: AppTest) -> str:
-    return " ".join(c.value for c in at.sidebar.caption if c.value.startswith("🔗"))
+    """The link notes under the link box, as read (the escaping helper's invisible word joiners left out)."""
+    return " ".join(c.value for c in at.sidebar.caption if c.value.startswith("🔗")).replace("\u2060", "")
 
 
 def test_a_position_written_as_a_number_is_read_like_its_label():

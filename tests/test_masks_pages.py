@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from apptest_utils import APP, TIMEOUT, all_numbers_finite, chart_specs, decode, heatmaps
+from apptest_utils import all_numbers_finite, chart_specs, decode, heatmaps, open_page, table
 from mha import bugs
 from mha.batch import PAD, decode_mask, encode_mask, sentence_mask
 from mha.figures import axis_labels
@@ -23,11 +23,7 @@ BATCH = "a b c d\ne f"  # sentence 1 is "e f [PAD] [PAD]"
 
 def direct_link(page: str, **params) -> AppTest:
     """Open ``page`` the way a shared link does: the first run is already on that page, with these parameters."""
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.switch_page(page)
-    for k, v in params.items():
-        at.query_params[k] = v
-    at.run()
+    at = open_page(page, **params)
     assert not at.exception, at.exception
     return at
 
@@ -38,16 +34,9 @@ def charts(at) -> dict:
     return {el.key: specs[n] for n, el in enumerate(at.get("plotly_chart"))}
 
 
-TABLES = {MASKS: ["mk_full_table", "mk_pol_ours", "mk_pol_torch"], BUGS: ["bz_table", "bz_one_head_table"]}
-
-
 def frame(at, key: str):
-    """A read-only table by its key, as pandas (AppTest does not expose the key of a table without selections:
-    found by its place on the page, see TABLES)."""
-    tables = [d for d in at.dataframe if d.editing_mode == "read_only"]
-    page = next(p for p, keys in TABLES.items() if key in keys)
-    assert len(tables) == len(TABLES[page])
-    return tables[TABLES[page].index(key)].value
+    """A read-only table by its key, as pandas."""
+    return table(at, key)
 
 
 def texts(at) -> str:

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import hashlib
-import threading
+import re
 from dataclasses import dataclass
 
-import numpy as np
 import streamlit as st
 
 from mha import i18n
+from mha.app import compute, internals
+from mha.app.compute import HEAVY_WORK, SEEDED, Weights, cached, cached_figure  # noqa: F401 (pages use them)
 from mha.batch import PAD, BatchError, pair_kv
 from mha.figures import Words
 from mha.text import TextError, escape_markdown
@@ -154,8 +154,7 @@ def sidebar_controls() -> Settings:
                         help=t("ctl_padding_help", pad=PAD))
     positional = sb.toggle(t("ctl_positional"), value=True, key="positional", bind="query-params",
                            help=t("ctl_positional_help"))
-    seed = sb.number_input(t("ctl_seed"), min_value=0, max_value=MAX_SEED, value=DEFAULT_SEED, step=1, key="seed",
-                           bind="query-params", help=t("ctl_seed_help"))
+    seed = int_input(t("ctl_seed"), "seed", 0, MAX_SEED, DEFAULT_SEED, container=sb, help=t("ctl_seed_help"))
     settings = Settings(text=text or "", d_model=int(d_model), num_heads=int(num_heads),
                         causal=bool(causal) and not is_cross, seed=int(seed), positional=bool(positional),
                         lang=lang(), padding=bool(padding), kv_text=kv_text or "", sentence=int(sentence))
@@ -215,6 +214,50 @@ def keep_index(key: str, n: int, fallback: int = 0) -> None:
         st.session_state[key] = pos
 
 
+INDEX_FORM = re.compile(r"\s*(\d{1,6})\s*(?::.*)?", re.S)  # a position as a link may write it: "3", "3: cat"
+
+
+def head_picker(key: str, num_heads: int, label: str | None = None, container=None) -> int:
+    """The one head picker: heads 0 .. num_heads-1 as a row of buttons, bound to the URL parameter ``key``, kept
+    valid when num_heads shrinks. ``container``: where to draw it (default: the page)."""
+    keep_index(key, num_heads)
+    return (container or st).segmented_control(label or t("ctl_head"), list(range(num_heads)), default=0, key=key,
+                                               bind="query-params", required=True)
+
+
+def token_picker(label: str, key: str, labels, container=None) -> int:
+    """The one token picker: a position 0 .. len(labels)-1, shown as "3: cat", bound to the URL parameter ``key``.
+
+    Streamlit writes the shown label into the link ("3: cat"); a link written by hand says ``key=3``, and one made
+    for another sentence ``key=3: dog``: both open at position 3 (Streamlit alone would drop them)."""
+    options = [f"{i}: {lab}" for i, lab in enumerate(labels)]
+    keep_index(key, len(options))
+    given = internals.link_values().get(key)
+    if given and given[0] not in options:
+        match = INDEX_FORM.fullmatch(given[0])
+        if match and int(match.group(1)) < len(options):
+            internals.keep_link_values(key, [options[int(match.group(1))]])
+    return (container or st).selectbox(label, range(len(options)), key=key, bind="query-params",
+                                       format_func=options.__getitem__)
+
+
+def int_input(label: str, key: str, min_value: int, max_value: int, value: int, container=None, **kwargs) -> int:
+    """An integer ``number_input`` bound to the URL parameter ``key``. A link value too large for an integer
+    (``1e309``, ``inf``) is refused like any other invalid value (Streamlit 1.67 would raise while seeding from it)."""
+    if any(internals.is_overflowing_number(v) for v in internals.link_values().get(key, [])):
+        internals.refuse_link_value(key)
+    return (container or st).number_input(label, min_value=min_value, max_value=max_value, value=value, step=1,
+                                          key=key, bind="query-params", **kwargs)
+
+
+def table(data, key: str, container=None, **kwargs):
+    """``st.dataframe(data, **kwargs)`` inside a container keyed ``key``: the page can be styled and tested by that
+    key (``.st-key-<key>`` in the browser, ``apptest_utils.table(at, key)`` in AppTest; a read-only table alone
+    carries no key there)."""
+    with (container or st).container(key=key):
+        return st.dataframe(data, **kwargs)
+
+
 def _check_kv_text(batch, kv_text: str | None) -> tuple[str, str] | None:
     """A message for the keys/values box: it has nothing visible, or its lines do not pair with the text's."""
     try:
@@ -235,37 +278,22 @@ def settings() -> Settings:
     return found
 
 
-# Many visitors, few cores: at most two model computations run at once; the others wait their turn (a cache hit
-# never waits). torch itself uses one thread per computation (mha.app.frame).
-HEAVY_WORK = threading.BoundedSemaphore(2)
 # This session's uploaded weights (mha.app.share puts them here): {"sha", "name", "d_model", "state_dict"}.
 CUSTOM_WEIGHTS_KEY = "_share_custom_weights"
 
 
-def custom_weights(d_model: int) -> tuple[str, dict] | None:
-    """(sha256 of the uploaded file, state_dict) when this session uploaded weights that fit ``d_model``."""
+def session_weights(d_model: int) -> Weights:
+    """The parameters this session's views of ``d_model`` run on: its uploaded file when that fits ``d_model``, else
+    the seeded ones (``compute.SEEDED``). The one place that decides it; pass the result to ``compute.cached``."""
     w = st.session_state.get(CUSTOM_WEIGHTS_KEY)
-    return (w["sha"], w["state_dict"]) if w and w.get("d_model") == d_model else None
-
-
-@st.cache_data(max_entries=64, ttl=3600, show_spinner=False)
-def _cached_view(text: str, d_model: int, num_heads: int, causal: bool, seed: int, positional: bool,
-                 padding: bool = True, kv_text: str = "", sentence: int = 0, weights_sha: str = "",
-                 _state_dict: dict | None = None) -> View:
-    # Keyed on plain values only: uploaded weights by the sha256 of their file (the tensors are not hashed).
-    with HEAVY_WORK:
-        return run_view(ViewSpec(text=text, d_model=d_model, num_heads=num_heads, causal=causal, seed=seed,
-                                 positional=positional, padding=padding, kv_text=kv_text, sentence=sentence),
-                        state_dict=_state_dict)
+    return Weights(w["sha"], w["state_dict"]) if w and w.get("d_model") == d_model else SEEDED
 
 
 def current_view() -> View | None:
     """The numbers for the current settings, or None (with a message on the page) when there is nothing to show."""
     s = settings()
-    sha, state_dict = custom_weights(s.d_model) or ("", None)
     try:
-        return _cached_view(s.text, s.d_model, s.num_heads, s.causal, s.seed, s.positional, s.padding, s.kv_text,
-                            s.sentence, weights_sha=sha, _state_dict=state_dict)
+        return compute.view(s.spec(), session_weights(s.d_model))
     except TextError:
         st.info(t("page_needs_text"), icon="✍️")
         return None
@@ -275,37 +303,3 @@ def current_view() -> View | None:
     except ValueError as err:  # settings that cannot run (only reachable by hand-edited state)
         st.error(t("err_settings", detail=str(err)))
         return None
-
-
-def _fingerprint(value):
-    """An exact, plain cache key for a figure builder's argument: arrays by dtype, shape and a digest of their bytes
-    (Streamlit's own hashing samples arrays of 500k+ elements), containers item by item, dataclass instances by type
-    and field values, plain values as they are."""
-    if isinstance(value, np.ndarray):
-        digest = hashlib.blake2b(np.ascontiguousarray(value).tobytes(), digest_size=16).hexdigest()
-        return ("ndarray", value.dtype.str, value.shape, digest)
-    if isinstance(value, (list, tuple)):
-        return (type(value).__name__, tuple(_fingerprint(v) for v in value))
-    if isinstance(value, dict):
-        return ("dict", tuple((k, _fingerprint(v)) for k, v in sorted(value.items())))
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        # A dataclass instance (figures.Words, explain.Contributions): its type and each field's fingerprint, much
-        # cheaper than Streamlit's hasher (~1 ms for a Words) and as exact; fields are read directly (no deep copy).
-        cls = type(value)
-        return (f"{cls.__module__}.{cls.__qualname__}",
-                tuple(_fingerprint(getattr(value, f.name)) for f in dataclasses.fields(value)))
-    return value
-
-
-@st.cache_resource(max_entries=48, ttl=3600, show_spinner=False)
-def _shared_figure(builder_name: str, key: tuple, _builder, _args: tuple, _kwargs: dict):
-    return _builder(*_args, **_kwargs)
-
-
-def cached_figure(builder, *args, **kwargs):
-    """``builder(*args, **kwargs)`` (a module-level figure builder such as ``figures.heads_grid``), built once per
-    distinct input and then shared by every rerun and visitor: a rerun that changes nothing in a chart skips
-    Plotly's slow figure building (most of a rerun's time). Keyed on the builder's name and the arguments' content,
-    so it never shows another input's figure. The figure is shared: never mutate it."""
-    name = f"{builder.__module__}.{builder.__qualname__}"
-    return _shared_figure(name, (_fingerprint(args), _fingerprint(kwargs)), builder, args, kwargs)

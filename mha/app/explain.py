@@ -5,15 +5,14 @@ The numbers come from ``mha.explain`` (which reads the module's trace) and the p
 """
 from __future__ import annotations
 
-from dataclasses import astuple
-
 import streamlit as st
 
 from mha import explain
 from mha import explain_figures as xf
 from mha.text import escape_for_plotly, escape_markdown
-from mha.app.controls import HEAVY_WORK, cached_figure, chart_words, custom_weights, t
-from mha.view import View, ViewSpec
+from mha.app.compute import SEEDED, cached, cached_figure
+from mha.app.controls import chart_words, session_weights, t
+from mha.view import View
 
 
 
@@ -24,24 +23,15 @@ def pick_cell(chart_key: str, query_key: str, key_key: str) -> None:
         st.session_state[query_key], st.session_state[key_key] = cell
 
 
-@st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
-def _cached_extras(*fields, weights_sha: str = "", _state_dict: dict | None = None) -> explain.Extras:
-    with HEAVY_WORK:
-        return explain.extras(ViewSpec(*fields), _state_dict)
+def extras(view: View) -> explain.Extras:
+    """``explain.extras`` of this session's view, cached (keyed on its spec and the weights' sha256)."""
+    return cached(explain.extras, view, weights=session_weights(view.spec.d_model))
 
 
-def extras(spec: ViewSpec) -> explain.Extras:
-    """``explain.extras`` for this session's module (seeded, or its uploaded weights, as ``current_view`` uses),
-    cached on plain values: the spec's fields and the uploaded file's sha256 (tensors are never hashed)."""
-    sha, state_dict = custom_weights(spec.d_model) or ("", None)
-    return _cached_extras(*astuple(spec), weights_sha=sha, _state_dict=state_dict)
-
-
-@st.cache_data(max_entries=64, ttl=3600, show_spinner=False)
 def sweep(n_tokens: int, seed: int) -> explain.Sweep:
-    """The head_dim sweep, cached on plain values: it only depends on the sequence length and the seed."""
-    with HEAVY_WORK:
-        return explain.head_dim_sweep(explain.SWEEP_HEAD_DIMS, n_tokens=n_tokens, n_samples=64, seed=seed)
+    """The head_dim sweep, cached: it depends on the sequence length and the seed only (random q and k)."""
+    return cached(explain.head_dim_sweep, explain.SWEEP_HEAD_DIMS, n_tokens=n_tokens, n_samples=64, seed=seed,
+                  weights=SEEDED)
 
 
 def course_step(number: int, step: str, shape, charts, /, *, note: str | None = None, **fmt) -> None:

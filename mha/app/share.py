@@ -25,85 +25,29 @@ import streamlit as st
 from mha import export, i18n
 from mha.pages import PAGES, url_path
 from mha.text import escape_markdown
-from mha.app.controls import CUSTOM_WEIGHTS_KEY, SHARED_KEYS, custom_weights as _fitting_weights, settings, t
+from mha.app import internals
+from mha.app.compute import Weights
+from mha.app.controls import CUSTOM_WEIGHTS_KEY, INDEX_FORM, SHARED_KEYS, settings, t
 from mha.view import D_MODEL_CHOICES, head_choices
 
-def _guard_number_urls() -> None:
-    """Streamlit 1.67 crashes a page whose link has ``?seed=1e309`` (or ``inf``): seeding a bound integer
-    number_input does ``int(float("inf"))``, and the OverflowError escapes the handler that resets other invalid
-    values. Treat it like every other invalid value: the default (the link note then names it)."""
-    from streamlit.elements.widgets import number_input
-
-    original = number_input.NumberInputSerde.deserialize
-    if getattr(original, "_mha_guarded", False):
-        return
-
-    def deserialize(self, ui_value):
-        try:
-            return original(self, ui_value)
-        except OverflowError:
-            return self.value
-
-    deserialize._mha_guarded = True
-    number_input.NumberInputSerde.deserialize = deserialize
-
-
-_guard_number_urls()
-
-_INDEX_FORM = re.compile(r"\s*(\d{1,6})\s*(?::.*)?", re.S)
-
-
-def _accept_index_urls() -> None:
-    """The app's pickers of a position or a head show "3: cat" and Streamlit 1.67 writes that label into the link;
-    a link written by hand says ``cell_query=3``, and a link made for another sentence ``cell_query=3: dog``.
-    Streamlit drops both without a word. Read the number instead when the options are labelled "<i>: ..."."""
-    from streamlit.runtime.state.session_state import SessionState
-
-    original = SessionState._seed_widget_from_url
-    if getattr(original, "_mha_index_urls", False):
-        return
-
-    def seed(self, metadata, user_key, widget_id, url_value):
-        try:
-            options = metadata.formatted_options
-            value = url_value if isinstance(url_value, str) else (url_value[0] if url_value else None)
-            if options and metadata.value_type == "string_value" and value is not None and value not in options:
-                match = _INDEX_FORM.fullmatch(value)
-                i = int(match.group(1)) if match else -1
-                if 0 <= i < len(options) and str(options[i]).startswith(f"{i}: "):
-                    url_value = options[i]
-        except Exception:  # noqa: BLE001 internals moved: Streamlit's own handling applies
-            pass
-        return original(self, metadata, user_key, widget_id, url_value)
-
-    seed._mha_index_urls = True
-    SessionState._seed_widget_from_url = seed
-
-
-_accept_index_urls()
+_INDEX_FORM = INDEX_FORM  # a position as a link may write it (mha.app.controls.token_picker reads it)
 
 TEXT_PARAMS = ("text", "kv_text")  # where an empty value means what it says: no text
 
 
 def clean_link() -> None:
-    """On a session's first run, before any widget: an empty parameter (``?head=``) would clear a control that
-    must always have a value, so it is dropped and the control keeps its default (the link note names it).
-    Works on the values Streamlit seeds widgets from (pinned streamlit==1.67.0); never raises."""
-    if st.session_state.get("_share_link_cleaned"):
-        return
-    st.session_state["_share_link_cleaned"] = True
-    try:
-        from streamlit.runtime.state.session_state_proxy import get_session_state
-
-        initial = get_session_state()._state.query_params._initial_query_params
-        for key in [k for k in initial if k not in TEXT_PARAMS]:
-            kept = [v for v in initial[key] if v.strip()]
-            if kept:
-                initial[key] = kept
-            else:
-                del initial[key]
-    except Exception:  # noqa: BLE001 internals moved: then Streamlit's own handling applies
-        pass
+    """Before any widget: an empty parameter (``?head=``) would clear a control that must always have a value, so
+    it is dropped and the control keeps its default (the link note names it). Works on the values Streamlit seeds
+    widgets from (``mha.app.internals``), on every run: Streamlit takes them from the address bar again on a rerun
+    and on the back button."""
+    for key, values in internals.link_values().items():
+        if key in TEXT_PARAMS:
+            continue
+        kept = [v for v in values if v.strip()]
+        if not kept:
+            internals.drop_link_value(key)
+        elif kept != values:
+            internals.keep_link_values(key, kept)
 
 WEIGHTS_STATE = CUSTOM_WEIGHTS_KEY  # session_state: {"sha", "name", "d_model", "state_dict"}; this session only
 UPLOAD_KEY = "share_upload"
@@ -117,36 +61,18 @@ def _bindings() -> dict[str, tuple[object, object]]:
 
     Reads Streamlit's binding registry (pinned streamlit==1.67.0). Called before the page runs, it sees the page's
     widgets as registered by the previous run of the same page, with this run's values (a widget's new value is in
-    session_state before the script starts). Anything unexpected yields {}: the link falls back to ``lang``."""
-    try:
-        from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
-        from streamlit.runtime.state.session_state_proxy import get_session_state
-
-        ctx = get_script_run_ctx()
-        state = get_session_state()._state
-        drawn = ctx.widget_ids_this_run if hasattr(ctx, "widget_ids_this_run") else ctx.shared.widget_ids_this_run
-        # Streamlit drops the bindings of widgets a run did not draw, so the registry holds this run's widgets so far
-        # plus the previous run's: those belong to this view only if the previous run showed this same page.
-        same_page = st.session_state.get("_share_prev_page") == ctx.page_script_hash  # set by link_box()
-        out = {}
-        for key, binding in dict(state.query_params._bindings_by_param).items():
-            if binding.widget_id not in drawn and not same_page:
-                continue  # a control of the page shown before: not part of this view
-            meta = state.get_widget_metadata(binding.widget_id)
-            if meta is not None and key in st.session_state:
-                out[key] = (meta, st.session_state[key])
-        return out
-    except Exception:  # noqa: BLE001 internals moved: degrade to the shared controls, never break the page
-        return {}
+    session_state before the script starts)."""
+    # Streamlit drops the bindings of widgets a run did not draw, so the registry holds this run's widgets so far
+    # plus the previous run's: those belong to this view only if the previous run showed this same page.
+    same_page = st.session_state.get("_share_prev_page") == internals.page_hash()  # set by link_box()
+    return internals.url_bindings(previous_run_too=same_page)
 
 
 def _url_value(meta, value) -> str | list[str] | None:
     """The query-string form Streamlit itself writes for this widget value, or None when it is the default."""
-    from streamlit.runtime.state.query_params import _coerce_value_for_query_url
-
     if value == meta.deserializer(None):
         return None
-    return _coerce_value_for_query_url(meta.serializer(value), meta.value_type)
+    return internals.url_form(meta, value)
 
 
 def link_params() -> dict[str, str | list[str]]:
@@ -186,18 +112,11 @@ def _app_root(url: str | None) -> str | None:
 
 def _current_url_path() -> str:
     """The URL path of the page this run shows ('' for home), for a relative link when the browser URL is unknown."""
-    try:
-        from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
-
-        ctx = get_script_run_ctx()
-        info = ctx.pages_manager.get_pages().get(ctx.page_script_hash) or {}
-        script = str(info.get("script_path") or "").replace("\\", "/")
-        for path, _, _ in PAGES:  # the app's own rule (home is "/"), whichever mode Streamlit ran the page in
-            if script.endswith("/" + path):
-                return url_path(path)
-        return str(info.get("url_pathname") or "").strip("/")
-    except Exception:  # noqa: BLE001
-        return ""
+    script = internals.page_script_path()
+    for path, _, _ in PAGES:  # the app's own rule (home is "/"), whichever mode Streamlit ran the page in
+        if script.endswith("/" + path):
+            return url_path(path)
+    return internals.page_url_pathname()
 
 
 def _context_url() -> str | None:
@@ -297,12 +216,7 @@ def link_box(url_path: str | None = None) -> str:
 
 
 def _page_hash() -> str | None:
-    try:
-        from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
-
-        return get_script_run_ctx().page_script_hash
-    except Exception:  # noqa: BLE001
-        return None
+    return internals.page_hash()
 
 
 def after_page() -> None:
@@ -318,7 +232,7 @@ def after_page() -> None:
     unknown = [k for k in raw if k not in known and k.lower() not in EMBED_KEYS]
     _note_refused_page_values(raw, bindings)
     if unknown:
-        _drop_link_params(unknown)  # one message, however many (issue #13)
+        internals.drop_url_params(unknown)  # one message, however many (issue #13)
         shown = ", ".join(escape_markdown(k, 40, code=True) for k in unknown[:UNKNOWN_NAMED])
         if len(unknown) > UNKNOWN_NAMED:
             shown += " " + t("share_param_more", n=len(unknown) - UNKNOWN_NAMED)
@@ -328,21 +242,6 @@ def after_page() -> None:
 UNKNOWN_NAMED = 5  # the note names at most this many unknown link parameters, then says how many more
 
 
-def _drop_link_params(keys) -> None:
-    """Remove these unbound parameters from the address bar in ONE message. ``del st.query_params[k]`` sends the
-    whole remaining query string once per key: 990 long unknown parameters made one run send 256 MB (issue #13).
-    Streamlit has no public bulk delete that keeps the bound parameters (``from_dict`` refuses them), so the keys
-    leave the session's query parameters without a message (pinned streamlit==1.67.0), then the public
-    ``st.query_params.update()`` sends the one message with what is left. (Moves to mha/app/internals.py.)"""
-    from streamlit.runtime.state.session_state_proxy import get_session_state
-
-    qp = get_session_state()._state.query_params
-    for key in keys:
-        if not qp.is_bound(key):  # a control's parameter is never ours to drop
-            qp.discard_param_no_forward_msg(key)
-    st.query_params.update()
-
-
 # Page controls whose refused link values the page itself explains, next to them (Heads' section, the Masks page's
 # mask text, which is also rewritten in a canonical form).
 SELF_NOTED = ("hd_section", "mk_cells")
@@ -350,9 +249,7 @@ SELF_NOTED = ("hd_section", "mk_cells")
 
 def _shown_url_values(meta, value) -> list[str]:
     """The query-string form of a widget value, the default included, as a list (several for a multiselect)."""
-    from streamlit.runtime.state.query_params import _coerce_value_for_query_url
-
-    v = _coerce_value_for_query_url(meta.serializer(value), meta.value_type)
+    v = internals.url_form(meta, value)
     return [str(x) for x in v] if isinstance(v, list) else [str(v)]
 
 
@@ -398,11 +295,6 @@ def _note_refused_page_values(raw: dict, bindings: dict) -> None:
 def custom_weights() -> dict | None:
     """This session's uploaded weights, if any: {"sha", "name", "d_model", "state_dict"}."""
     return st.session_state.get(WEIGHTS_STATE)
-
-
-def active_weights(d_model: int) -> tuple[str, dict] | None:
-    """(sha256, state_dict) when uploaded weights fit ``d_model``; None means the seeded module is used."""
-    return _fitting_weights(d_model)
 
 
 def _clear_weights() -> None:
@@ -502,10 +394,11 @@ def matrix_choices(view) -> dict[str, tuple]:
     return out
 
 
-def weights_bytes_callable(s, active: tuple[str, dict] | None) -> Callable[[], bytes]:
-    """A deferred download of the module behind the current view: the uploaded weights, or the seeded ones."""
+def parameters_bytes_callable(s, weights: Weights) -> Callable[[], bytes]:
+    """A deferred download of the parameters behind the current view (a ``.pt`` state_dict): the uploaded ones, or
+    the seeded ones."""
     d_model, num_heads, seed = s.d_model, s.num_heads, s.seed
-    state_dict = active[1] if active else None
+    state_dict = weights.state_dict
 
     def make() -> bytes:
         from mha.attention import MultiHeadAttention

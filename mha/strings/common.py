@@ -36,6 +36,7 @@ STRINGS = {
         "ko": "임베딩에 사인파 위치 벡터를 더합니다. 끄면 어텐션은 단어 순서를 구별하지 못합니다.",
     },
     "ctl_seed": {"en": "Random seed", "ko": "랜덤 시드"},
+    "ctl_head": {"en": "Head", "ko": "헤드"},  # the label of every head picker (mha.app.controls.head_picker)
     "ctl_seed_help": {
         "en": "The weights and embeddings are random (untrained). Another seed gives other patterns: do not read "
               "meaning into one seed.",
