@@ -361,6 +361,33 @@ def test_an_unsupported_hub_model_stops_after_its_config(fake_hub, folders, tmp_
     assert e.value.key == "err_unsupported" and hub.fetched == ["config.json"]
 
 
+def test_a_model_in_the_hub_cache_loads_without_the_network(folders, tmp_path, monkeypatch):
+    """A link opened on a server that downloaded the model before (or was given the hub cache) needs no hub."""
+    import huggingface_hub
+    from huggingface_hub import constants
+
+    cache = tmp_path / "hub-cache"
+    repo = cache / "models--someone--tiny-roberta"
+    shutil.copytree(folders["roberta"], repo / "snapshots" / "abc123")
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text("abc123")
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(cache))
+
+    def no_network(*args, **kwargs):
+        raise AssertionError("the hub was asked")
+
+    monkeypatch.setattr(huggingface_hub, "snapshot_download", no_network)
+    monkeypatch.setattr(huggingface_hub, "hf_hub_download", no_network)
+    loaded = P.load_model("someone/tiny-roberta")
+    assert loaded.info.family == "roberta" and loaded.info.folder == str(repo / "snapshots" / "abc123")
+    assert P.run_layer(loaded, 1, SENTENCES).weights_diff <= TOL
+    # an incomplete snapshot (weights missing) is not used: the hub is asked for the rest
+    (repo / "snapshots" / "abc123" / "model.safetensors").unlink()
+    P.clear_cache()
+    with pytest.raises(AssertionError, match="the hub was asked"):
+        P.load_model("someone/tiny-roberta")
+
+
 def test_an_unreachable_hub_points_to_a_local_folder(monkeypatch):
     import huggingface_hub
     from huggingface_hub.errors import DryRunError
