@@ -187,16 +187,9 @@ def test_every_error_key_has_a_string():
 # ------------------------------------------------------------------------------------- through the app (AppTest)
 
 def _share_page(**params):
-    from streamlit.testing.v1 import AppTest
+    from apptest_utils import open_page
 
-    from apptest_utils import APP, TIMEOUT
-
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    for k, v in params.items():
-        at.query_params[k] = v
-    at.switch_page("pages/share.py")
-    at.run()
-    return at
+    return open_page("pages/share.py", **params)
 
 
 def _upload(at, name: str, data: bytes):
@@ -206,20 +199,9 @@ def _upload(at, name: str, data: bytes):
 
 
 def _chart_z(at, key: str) -> np.ndarray:
-    import json
+    from apptest_utils import charts_by_key, heatmaps
 
-    from apptest_utils import heatmaps
-
-    def find(node):
-        for child in getattr(node, "children", {}).values():
-            if getattr(child, "type", None) == "plotly_chart" and getattr(child, "key", None) == key:
-                return child
-            found = find(child)
-            if found is not None:
-                return found
-        return None
-
-    return heatmaps(json.loads(find(at._tree).proto.spec))[0]
+    return heatmaps(charts_by_key(at)[key])[0]
 
 
 def _output_of(at) -> np.ndarray:

@@ -193,13 +193,3 @@ def bound_params(app_test) -> list[str]:
     """For tests: the URL parameters bound to widgets after an AppTest's last run (``AppTest._session_state``)."""
     return sorted(app_test._session_state._state.query_params._bindings_by_param)
 
-
-def drop_unbound_params(keys) -> None:
-    """Remove these parameters from this run's query parameters without a message to the browser (the caller sends
-    one with ``st.query_params.update()``); a parameter bound to a widget is never dropped."""
-    if _ctx() is None:
-        return
-    qp = _query_params()
-    for key in keys:
-        if not qp.is_bound(key):
-            qp.discard_param_no_forward_msg(key)
