@@ -553,6 +553,7 @@ class ModelTokens:
     continues: tuple[tuple[bool, ...], ...]  # the piece continues the word before it (no space between)
     lengths: tuple[int, ...]  # (B,) real tokens per sentence
     truncated: tuple[bool, ...]  # (B,) the sentence was cut to fit max_tokens
+    full_lengths: tuple[int, ...] = ()  # (B,) tokens before the cut (special tokens included)
 
     @property
     def is_pad(self) -> torch.Tensor:
@@ -621,7 +622,8 @@ def tokenize(loaded: LoadedModel, texts: Sequence[str], *, max_tokens: int = DEF
         raise PretrainedError("err_empty_text", "Type a sentence: there is nothing to tokenize.")
     limit = max(1, min(int(max_tokens), loaded.info.max_tokens))
     encoded = [tokenizer(t, add_special_tokens=True, truncation=False)["input_ids"] for t in texts]
-    truncated = tuple(len(ids) > limit for ids in encoded)
+    full_lengths = tuple(len(ids) for ids in encoded)
+    truncated = tuple(n > limit for n in full_lengths)
     if any(truncated):
         encoded = [tokenizer(t, add_special_tokens=True, truncation=True, max_length=limit)["input_ids"]
                    for t in texts]
@@ -665,7 +667,7 @@ def tokenize(loaded: LoadedModel, texts: Sequence[str], *, max_tokens: int = DEF
         continues.append(tuple(row_cont))
     return ModelTokens(ids=ids_t, attention_mask=mask_t, token_type_ids=types, pieces=tuple(pieces),
                        labels=tuple(labels), special=tuple(special), continues=tuple(continues), lengths=lengths,
-                       truncated=truncated)
+                       truncated=truncated, full_lengths=full_lengths)
 
 
 def allowed_mask(tokens: ModelTokens, causal: bool) -> torch.Tensor:
@@ -739,9 +741,40 @@ def run_layer(loaded: LoadedModel, layer: int, texts: Sequence[str] | str, *,
                     weights_diff=float(weights_diff), output_diff=float(output_diff))
 
 
+def view_fields(run: LayerRun, sentence: int = 0) -> dict:
+    """The arrays and labels of one sentence of ``run``, named as ``mha.view.View``'s fields (float32 numpy, the
+    batch axis dropped): ``View(spec=..., notes=..., **view_fields(run, b))``. Self-attention only: the key axis is
+    the query axis. ``tokens`` are the tokenizer's raw pieces (for hover text), ``labels`` the readable ones made
+    display-safe. ``sentence`` must be a valid index (0 <= sentence < B)."""
+    import numpy as np
+
+    from mha.text import safe_label
+
+    B = run.tokens.ids.size(0)
+    if not 0 <= sentence < B:
+        raise PretrainedError("err_sentence", f"sentence must be from 0 to {B - 1}, got {sentence}.")
+    tr, b = run.trace, sentence
+    H = tr.weights.size(1)
+
+    def np32(t: torch.Tensor) -> np.ndarray:
+        return t[b].detach().to(torch.float32).numpy().copy()
+
+    labels = [safe_label(label) for label in run.tokens.labels[b]]
+    is_pad = run.tokens.is_pad[b].numpy().copy()
+    x = np32(run.x)
+    return dict(
+        tokens=run.tokens.pieces[b], labels=labels, x=x, q=np32(tr.q), k=np32(tr.k), v=np32(tr.v),
+        scores=np32(tr.scores), allowed=run.mask[b].expand(H, -1, -1).numpy().copy(), weights=np32(tr.weights),
+        head_outputs=np32(tr.head_outputs), concat=np32(tr.concat), output=np32(tr.output),
+        fully_masked=tr.fully_masked[b].numpy().copy(), key_tokens=run.tokens.pieces[b], key_labels=list(labels),
+        x_kv=x, sentence=b, batch_size=B, lengths=run.tokens.lengths, key_lengths=run.tokens.lengths,
+        is_cross=False, query_is_pad=is_pad, key_is_pad=is_pad.copy(),
+    )
+
+
 __all__ = [
     "CHOICES", "Choice", "DEFAULT_MAX_BYTES", "DEFAULT_MODEL", "FAMILIES", "LayerRun", "LoadedModel", "MAX_BYTES_ENV",
     "MAX_LOADED_MODELS", "ModelInfo", "ModelTokens", "PretrainedError", "allowed_mask", "clear_cache",
     "family_for", "folder_size", "layer_module", "load_model", "max_bytes_from_env", "resolve", "run_layer",
-    "tokenize",
+    "tokenize", "view_fields",
 ]

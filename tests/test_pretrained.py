@@ -189,6 +189,7 @@ def test_long_text_is_cut_to_the_limit_with_its_special_tokens(folders):
     bert = P.load_model(str(folders["bert"]))
     toks = P.tokenize(bert, ["the cat " * 50, "a cat"], max_tokens=10)
     assert toks.truncated == (True, False)
+    assert toks.full_lengths == (102, 4)  # [CLS] + 100 words + [SEP]; the note can say how many were cut
     assert toks.ids.size(1) == 10 and toks.lengths == (10, 4)
     assert toks.pieces[0][0] == "[CLS]" and toks.pieces[0][-1] == "[SEP]"
     # the model's own positions bound it too (40 here)
@@ -482,3 +483,28 @@ def test_importing_the_module_does_not_import_transformers():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).resolve().parents[1])
     assert out.stdout.split() == ["False", "False"]
+
+
+def test_view_fields_fill_a_view_of_one_sentence(folders):
+    import dataclasses
+
+    import numpy as np
+
+    from mha.view import View, ViewSpec
+
+    loaded = P.load_model(str(folders["gpt2"]))
+    run = P.run_layer(loaded, 1, SENTENCES)
+    names = {f.name for f in dataclasses.fields(View)}
+    for b in range(len(SENTENCES)):
+        fields = P.view_fields(run, b)
+        assert set(fields) <= names
+        spec = ViewSpec(text="\n".join(SENTENCES), d_model=loaded.info.d_model, num_heads=loaded.info.num_heads)
+        view = View(spec=spec, notes=(), **fields)
+        T, H, D = run.tokens.ids.size(1), loaded.info.num_heads, loaded.info.d_model
+        assert view.weights.shape == view.allowed.shape == (H, T, T) and view.x.shape == view.output.shape == (T, D)
+        assert len(view.labels) == len(view.tokens) == T and view.head_dim == loaded.info.head_dim
+        assert view.query_is_pad.sum() == T - run.tokens.lengths[b]
+        np.testing.assert_array_equal(view.weights, run.trace.weights[b].numpy())
+        assert np.isfinite(view.weights).all() and view.weights.dtype == np.float32
+    with pytest.raises(P.PretrainedError):
+        P.view_fields(run, len(SENTENCES))
