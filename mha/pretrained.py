@@ -337,9 +337,10 @@ def _config_family(folder: Path):
 
 
 def resolve(source: str, *, max_bytes: Optional[int] = None, progress: Optional[Progress] = None,
-            local_root: Optional[str] = None) -> Path:
+            local_root: Optional[str] = None, downloads: bool = True) -> Path:
     """The local folder to load ``source`` from: the folder itself, the hub cache's snapshot, or a fresh download
-    (sizes and architecture checked first). Raises PretrainedError with a message for the learner."""
+    (sizes and architecture checked first; ``downloads=False`` refuses it). Raises PretrainedError with a message
+    for the learner."""
     source = (source or "").strip()
     max_bytes = max_bytes_from_env() if max_bytes is None else max_bytes
     if not source:
@@ -350,7 +351,13 @@ def resolve(source: str, *, max_bytes: Optional[int] = None, progress: Optional[
             raise PretrainedError(
                 "err_bad_source", f"{source!r} is neither a folder on this server nor a Hugging Face model id "
                 f"(like {DEFAULT_MODEL}).", source=source)
-        folder = _hub_cached_folder(source) or _download(source, max_bytes, progress)
+        folder = _hub_cached_folder(source)
+        if folder is None and not downloads:
+            raise PretrainedError(
+                "err_downloads_off", f"{source} is not on this server, and this server does not download models: "
+                f"choose a model from the list, or run the app on your own machine to try any model.",
+                source=source)
+        folder = folder or _download(source, max_bytes, progress)
     _check_size(folder_size(folder), max_bytes, source)
     return folder
 
@@ -392,14 +399,16 @@ class LoadedModel:
 
 
 def load_model(source: str, *, max_bytes: Optional[int] = None, progress: Optional[Progress] = None,
-               local_root: Optional[str] = None) -> LoadedModel:
+               local_root: Optional[str] = None, downloads: bool = True) -> LoadedModel:
     """Load ``source`` (hub id or folder) within the size cap; cached (at most MAX_LOADED_MODELS at once).
 
     ``progress(stage, done, total)`` is called while files download and before the weights are read.
     ``local_root``: if given, folders outside it are refused (a hosted demo must not read arbitrary folders).
+    ``downloads=False``: only models already on this server (folders, the hub cache) load, e.g. on a hosted demo
+    whose disk a visitor must not fill with one model after another.
     Raises PretrainedError (unsupported architecture, too large, hub unreachable, ...) with a fix in the message.
     """
-    folder = resolve(source, max_bytes=max_bytes, progress=progress, local_root=local_root)
+    folder = resolve(source, max_bytes=max_bytes, progress=progress, local_root=local_root, downloads=downloads)
     if progress is not None:
         progress("load", 0, folder_size(folder))
     with _LOAD_LOCK:  # two sessions asking for the same new model load it once (lru_cache alone would load it twice)

@@ -343,6 +343,14 @@ def test_a_hub_id_downloads_with_progress_then_loads_like_a_folder(folders, fake
     torch.testing.assert_close(remote.trace.weights, local.trace.weights, rtol=0, atol=0)
 
 
+def test_a_server_that_does_not_download(fake_hub, folders):
+    hub = fake_hub("bert")
+    with pytest.raises(P.PretrainedError, match="does not download") as e:
+        P.load_model("someone/tiny-bert", downloads=False)
+    assert e.value.key == "err_downloads_off" and hub.fetched == []
+    assert P.load_model(str(folders["bert"]), downloads=False).info.family == "bert"  # folders still load
+
+
 def test_the_size_cap_refuses_before_downloading(fake_hub):
     hub = fake_hub("bert", sizes={"model.safetensors": 2_000 * P.MB})
     with pytest.raises(P.PretrainedError, match="2,000 MB") as e:
