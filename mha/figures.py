@@ -313,7 +313,11 @@ def heads_grid(mats: np.ndarray, q_labels, k_labels, kind: str = "weights", allo
                              text=[f"{v:.4f}" for v in mats[i].ravel()], name="cells", showlegend=False, **refs))
     layout.update(coloraxis=dict(**color, colorbar=colorbar), height=height,
                   margin=dict(l=10, r=10, t=50, b=10))
-    if click:
+    if click:  # markers would pad the axes' autorange: keep each panel exactly its cells
+        for name in [k for k in layout if k.startswith(("xaxis", "yaxis"))]:
+            n = Tk if name.startswith("x") else Tq
+            layout[name] = dict(layout[name], autorange=False,
+                                range=[-0.5, n - 0.5] if name.startswith("x") else [n - 0.5, -0.5])
         layout.update(dragmode=False, clickmode="event+select")
     return go.Figure(dict(data=data, layout=layout))
 

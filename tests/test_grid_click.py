@@ -34,6 +34,10 @@ def test_every_cell_of_every_panel_carries_its_head(H, T):
         shown = np.array([float(v) for v in layer.text]).reshape(T, T)  # the hover says the cell's weight
         np.testing.assert_allclose(shown, w[h], atol=5e-5)
     assert fig.layout.clickmode == "event+select" and fig.layout.dragmode is False
+    for i in range(H):  # the markers do not pad the panels: each axis spans exactly its cells
+        sfx = "" if i == 0 else str(i + 1)
+        assert tuple(fig.layout[f"xaxis{sfx}"].range) == (-0.5, T - 0.5)
+        assert tuple(fig.layout[f"yaxis{sfx}"].range) == (T - 0.5, -0.5)
 
 
 def test_heads_subset_carries_the_real_head_numbers():
