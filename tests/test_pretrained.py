@@ -137,6 +137,26 @@ def test_left_padding_follows_the_tokenizer(folders, tmp_path):
     assert run.trace.fully_masked[2, :, 0].all()
 
 
+def test_a_folder_laid_out_like_the_default_models_hub_repo(folders, tmp_path):
+    """google/bert_uncased_L-4_H-256_A-4 on the hub: config.json, vocab.txt (no tokenizer config) and a
+    pytorch_model.bin of BertForPreTraining (keys under "bert.") - no safetensors."""
+    from safetensors.torch import load_file
+
+    folder = tmp_path / "bert_mini_layout"
+    folder.mkdir()
+    for name in ("config.json", "vocab.txt"):
+        shutil.copy(folders["bert"] / name, folder / name)
+    state = load_file(folders["bert"] / "model.safetensors")
+    torch.save({"bert." + k: v for k, v in state.items()}, folder / "pytorch_model.bin")
+    loaded = P.load_model(str(folder))
+    assert loaded.info.size_bytes == (folder / "pytorch_model.bin").stat().st_size
+    reference_run = P.run_layer(P.load_model(str(folders["bert"])), 1, SENTENCES)
+    run = P.run_layer(loaded, 1, SENTENCES)
+    assert run.tokens.pieces == reference_run.tokens.pieces
+    torch.testing.assert_close(run.trace.weights, reference_run.trace.weights, rtol=0, atol=0)
+    assert run.weights_diff <= TOL
+
+
 def test_tokens_are_the_tokenizers_with_readable_labels(folders):
     bert = P.load_model(str(folders["bert"]))
     toks = P.tokenize(bert, ["The cat playing!"])
