@@ -13,8 +13,8 @@ APP = str(Path(__file__).resolve().parent.parent / "app.py")
 TIMEOUT = 90  # import torch alone takes ~3 s, AppTest's default timeout is 3 s
 
 
-def open_page(page: str | None = None, *, context: dict | None = None, state: dict | None = None,
-              **params) -> AppTest:
+def open_page(page: str | None = None, /, *, context: dict | None = None, state: dict | None = None,
+              **params) -> AppTest:  # page positional-only: a link may have a parameter called page
     """A new session opening ``page`` (e.g. "pages/playground.py"; None or the home page's file = home) by a link
     with these URL parameters (a list value repeats the parameter), as a browser's direct link does: the one way
     tests open a page.
