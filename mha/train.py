@@ -109,13 +109,14 @@ class Task:
 
 
 TASKS: dict[str, Task] = {t.id: t for t in (
-    Task("previous", ("previous",), "content", steps=400, min_heads=1),
-    Task("next", ("next",), "content", steps=400, min_heads=1),
-    Task("first", ("first",), "content", steps=400, min_heads=1),
-    Task("reverse", ("reverse",), "content", steps=600, min_heads=1),
+    # Budgets: 2-3 times the steps to the goal at seeds 0-3 (bench/bench_train.py prints the step it is reached)
+    Task("previous", ("previous",), "content", steps=300, min_heads=1),
+    Task("next", ("next",), "content", steps=300, min_heads=1),
+    Task("first", ("first",), "content", steps=200, min_heads=1),
+    Task("reverse", ("reverse",), "content", steps=300, min_heads=1),
     # Matching words needs enough word features: 16 of d_model=64 (8 at 32 matches less sharply).
-    Task("same_word", ("same_word",), "tag", steps=800, min_heads=1, d_model=64),
-    Task("prev_next", ("previous", "next"), "content", steps=600, min_heads=2, num_heads=2),
+    Task("same_word", ("same_word",), "tag", steps=400, min_heads=1, d_model=64),
+    Task("prev_next", ("previous", "next"), "content", steps=300, min_heads=2, num_heads=2),
     Task("mixed", ("previous", "next", "first", "reverse"), "content", steps=1000, min_heads=4),
 )}
 DEFAULT_TASK = "previous"
@@ -194,7 +195,7 @@ def layout_inputs(tokens: Sequence[str], d_model: int, seed: int = 0, layout: st
 
 TRAIN_LEN = 10  # tokens per training sequence
 BATCH_SIZE = 64
-LEARNING_RATE = 1e-2
+LEARNING_RATE = 2e-2  # Adam; at 1e-2 "mixed" left a slot unlearned at some seeds (two heads on one place)
 SAME_WORD_VOCAB = 5  # words per training sequence of the "same_word" task: most sequences repeat some word
 
 
@@ -271,7 +272,7 @@ class TrainConfig:
     task: str = DEFAULT_TASK
     d_model: int = 32
     num_heads: int = 4
-    steps: int = 400
+    steps: int = 300
     seed: int = 0  # the starting parameters are the random ones of this seed; the batches follow from it too
     layout: str = DEFAULT_LAYOUT  # "split" (content | position) or "added" (the Playground's inputs: stalls)
     seq_len: int = TRAIN_LEN  # tokens per training sequence ("reverse" mirrors around this length)
