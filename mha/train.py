@@ -190,6 +190,17 @@ def layout_inputs(tokens: Sequence[str], d_model: int, seed: int = 0, layout: st
     return compose_inputs(content, d_model, layout, positional=positional).to(dtype)
 
 
+def layout_parts(tokens: Sequence[str], d_model: int, seed: int = 0, layout: str = DEFAULT_LAYOUT, *,
+                 positional: bool = True) -> tuple[torch.Tensor, torch.Tensor]:
+    """(content, positions), each (T, d_model) float64, whose sum is ``layout_inputs`` (up to its float32 cast):
+    for explaining the input. Under "split" each is zero in the other's half of the features."""
+    T, dc = len(tokens), content_dim(d_model, layout)
+    content = torch.zeros(T, d_model, dtype=torch.float64)
+    content[:, :dc] = embed_tokens(list(tokens), dc, seed, dtype=torch.float64)
+    positions = compose_inputs(torch.zeros(T, dc, dtype=torch.float64), d_model, layout, positional=positional)
+    return content, positions
+
+
 # --------------------------------------------------------------------------------------------------------------
 # Batches
 

@@ -250,6 +250,17 @@ def test_added_layout_is_the_playgrounds_input():
                                    token_inputs(tokens, d_model, 2, positional=True), rtol=0, atol=0)
 
 
+@pytest.mark.parametrize("layout", tr.LAYOUTS)
+@pytest.mark.parametrize("positional", [True, False])
+def test_layout_parts_add_up_to_the_input(layout, positional):
+    tokens = ["a", "b", "a", "c"]
+    content, positions = tr.layout_parts(tokens, 16, 4, layout, positional=positional)
+    x = tr.layout_inputs(tokens, 16, 4, layout, positional=positional)
+    torch.testing.assert_close((content + positions).float(), x, rtol=0, atol=0)
+    if layout == "split":
+        assert not content[:, 8:].any() and not positions[:, :8].any()
+    assert positions.any() == positional
+
 def test_compose_inputs_checks_its_content_width():
     content = torch.zeros(2, 3, 8)
     assert tr.compose_inputs(content, 16).shape == (2, 3, 16)
