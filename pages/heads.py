@@ -1,57 +1,15 @@
 """Heads: measure every head, compare two, switch some off, see q and k together, order and seeds.
 
-Thin: the numbers come from ``mha.heads`` (pure, tested), the figures from ``mha.heads_figures``. Only the open
-section is computed; each section is a fragment, and everything beyond the shared view is cached on plain values
-(the settings' ViewSpec). The open section is part of the link: ``/heads?hd_section=ablate``.
+Thin: the sections are ``mha.app.heads_page`` (their numbers from ``mha.heads``, pure and tested, their figures from
+``mha.heads_figures``). Only the open section is computed; it is part of the link: ``/heads?hd_section=ablate``.
 """
-import dataclasses
-
-import numpy as np
 import streamlit as st
 
-from mha import heads
-from mha import heads_figures as hf
-from mha.batch import PAD
+from mha.app.controls import chart_words, current_view, session_weights, settings, t
 from mha.app.frame import page_setup
-from mha.text import escape_markdown
-from mha.app import compute
-from mha.app.controls import (cached, chart_words, current_view, head_picker, keep_index, session_weights, settings, t,
-                               token_picker)
-from mha.view import MAX_SEED
+from mha.app.heads_page import SECTION_VIEWS, HeadsView, section_picker
 
 page_setup()
-
-SECTIONS = ("measure", "compare", "ablate", "qk", "order", "seeds")
-EXAMPLE_REPEAT = "the cat saw the dog"
-
-
-SECTION_KEY, PICK_KEY = "hd_section", "hd_section_pick"
-
-
-def _open_picked() -> None:
-    st.session_state[SECTION_KEY] = st.session_state.get(PICK_KEY) or SECTIONS[0]
-    st.session_state["_hd_section_picked"] = True  # the learner chose: a note about the link's value is done
-
-
-def section_picker() -> str:
-    """The open section, from the link or the learner. A bound control puts the text it *shows* in the URL, and the
-    picker shows translated titles: so the URL value is held by a hidden bound control over the section ids (the
-    same in every language; anything else in the link gives the first section), and the picker mirrors it."""
-    st.html(f"<style>.st-key-{SECTION_KEY} {{ display: none; }}</style>")
-    section = st.segmented_control(t("hd_section"), SECTIONS, default=SECTIONS[0], key=SECTION_KEY,
-                                   bind="query-params", required=True, label_visibility="collapsed")
-    section = section if section in SECTIONS else SECTIONS[0]
-    if st.session_state.get(PICK_KEY) != section:  # first run, or the URL changed (a link, the back button)
-        st.session_state[PICK_KEY] = section
-    titles = {k: t(f"hd_sec_{k}") for k in SECTIONS}  # in this run's language, whenever the picker formats
-    st.segmented_control(t("hd_section"), SECTIONS, key=PICK_KEY, required=True, on_change=_open_picked,
-                         format_func=titles.get, label_visibility="collapsed", width="stretch")
-    given = (st.session_state.get("_url_params_at_start") or {}).get(SECTION_KEY)
-    if given and given[0] != section and not st.session_state.get("_hd_section_picked"):  # not a section id
-        st.caption(t("url_param_ignored", param=SECTION_KEY, given=escape_markdown(given[0], 40, code=True),
-                     used=f"**{titles[section]}**"))
-    return section
-
 
 st.title(t("hd_title"))
 intro = st.empty()  # the sizes, once the view is known
@@ -59,187 +17,9 @@ section = section_picker()  # before the view: a link's section outlives a momen
 view = current_view()
 if view is None:
     st.stop()
-s, spec = settings(), settings().spec()
-words = chart_words()  # the words inside the charts, in the page's language
-weights = session_weights(s.d_model)  # the parameters this view runs on (this visitor's uploaded ones, if any)
-H, (Tq, Tk) = view.num_heads, view.weights.shape[1:]
-q_labels = view.labels
-k_labels = getattr(view, "key_labels", None) or view.labels
-square = Tq == Tk and list(k_labels) == list(q_labels)  # self-attention: positions of queries and keys match
-intro.caption(t("hd_intro", n=Tq, num_heads=H, head_dim=view.head_dim))
-for key, n in (("heads_a", H), ("heads_b", H), ("heads_qk_head", H), ("heads_order_head", H),
-               ("heads_seed_head", H), ("heads_query", Tq)):
-    keep_index(key, n)  # num_heads or the sentence may have changed since the choice was made
-if heads.sanitize_heads(st.session_state.get("heads_off"), H) != list(st.session_state.get("heads_off") or []):
-    st.session_state["heads_off"] = heads.sanitize_heads(st.session_state.get("heads_off"), H)
-
-
-@st.fragment
-def measure() -> None:
-    stats = heads.head_stats(view.weights, view.allowed)
-    table = heads.stats_table(stats, k_labels)
-    shown = table.rename(columns={c: t(f"hd_col_{c}") for c in table.columns})
-    st.dataframe(shown, hide_index=True, width="stretch", column_config={
-        t(f"hd_col_{c}"): st.column_config.NumberColumn(format="%.3f", help=t(f"hd_help_{c}"))
-        for c in table.columns if c not in ("head", "sink")})
-    st.download_button(t("hd_download_csv"), table.to_csv(index=False).encode("utf-8"), key="heads_stats_csv",
-                       file_name="head_stats.csv", mime="text/csv")
-    numeric = {c: table[c].to_numpy() for c in table.columns if c not in ("head", "sink")}
-    st.plotly_chart(hf.stats_chart(numeric, {c: t(f"hd_col_{c}") for c in numeric}, t("hd_head"), words=words),
-                    key="heads_stats_chart")
-    if not square:
-        st.info(t("hd_not_square", tq=Tq, tk=Tk))
-    if s.causal:
-        st.caption(t("hd_causal_sink"))
-    st.subheader(t("hd_entropy_rows"))
-    st.caption(t("hd_entropy_rows_help", bits=float(np.log2(max(Tk, 1)))))
-    st.plotly_chart(hf.entropy_heatmap(stats.entropy, stats.valid, q_labels, float(np.log2(max(Tk, 2))),
-                                       t("hd_head"), t("hd_bits"), words=words), key="heads_entropy_chart")
-
-
-def _pick_pair() -> None:
-    pair = heads.pair_from_event(st.session_state.get("heads_sim_chart"), H)
-    if pair is not None:
-        st.session_state["heads_a"], st.session_state["heads_b"] = pair
-
-
-@st.fragment
-def compare() -> None:
-    if H < 2:
-        st.info(t("hd_one_head"))
-        return
-    # Shown as their URL values (the same words in both languages); the caption below explains the one chosen.
-    metric = st.segmented_control(t("hd_metric"), ["JS", "cosine"], default="JS", key="heads_metric",
-                                  bind="query-params", required=True, help=t("hd_metric_help")).lower()
-    sim = heads.head_similarity(view.weights, metric)
-    best = heads.most_alike(sim, metric)
-    left, right = st.columns([2, 3])
-    c1, c2 = right.columns(2)
-    a = c1.selectbox(t("hd_pair_a"), range(H), index=best[0], key="heads_a", bind="query-params")
-    b = c2.selectbox(t("hd_pair_b"), range(H), index=best[1], key="heads_b", bind="query-params")
-    right.markdown(t(f"hd_pair_summary_{metric}", a=a, b=b, value=float(sim[a, b]), best_a=best[0], best_b=best[1]))
-    right.caption(t(f"hd_metric_{metric}_help") + " " + t("hd_click_hint"))
-    left.plotly_chart(hf.similarity_heatmap(sim, metric, (a, b), t("hd_head"), t(f"hd_metric_{metric}_short"),
-                                            words=words), key="heads_sim_chart", on_select=_pick_pair,
-                      selection_mode="points")
-    titles = [f"{t('hd_head')} {a}", f"{t('hd_head')} {b}", t("hd_difference", a=a, b=b)]
-    st.plotly_chart(hf.pair_figure(view.weights[a], view.weights[b], q_labels, k_labels, titles,
-                                   view.allowed[a] & view.allowed[b], words=words), key="heads_pair_chart")
-
-
-@st.fragment
-def ablate() -> None:
-    off = st.multiselect(t("hd_off"), list(range(H)), key="heads_off", bind="query-params", help=t("hd_off_help"),
-                         placeholder=t("hd_off_placeholder"))
-    ab = cached(heads.ablate_view, view, tuple(sorted(off)), weights=weights)
-    if not off:
-        st.info(t("hd_off_none"))
-    elif len(off) == H:
-        st.warning(t("hd_off_all", err=float(np.abs(ab.ablated - ab.bias).max())))
-    else:
-        worst = escape_markdown(q_labels[int(ab.change.argmax())])
-        st.markdown(t("hd_off_summary", n=len(off), mean=float(ab.change.mean()), worst=worst,
-                      pct=float(100 * ab.change.sum() / max(ab.output_norm.sum(), 1e-12))))
-    st.plotly_chart(hf.change_chart(ab.change, ab.output_norm, q_labels, t("hd_change_axis"), words=words),
-                    key="heads_change_chart")
-    st.subheader(t("hd_results"))
-    gap = float(np.abs(ab.bias + ab.results.sum(axis=0) - ab.output).max())
-    st.caption(t("hd_results_help", gap=gap))
-    st.plotly_chart(hf.contributions_heatmap(np.linalg.norm(ab.results, axis=-1), q_labels, off, t("hd_head"),
-                                             t("hd_off_word"), words=words), key="heads_results_chart")
-
-
-@st.fragment
-def queries_keys() -> None:
-    head = head_picker("heads_qk_head", H)
-    c1, c2 = st.columns([3, 2])
-    qi = token_picker(t("hd_query"), "heads_query", q_labels, container=c1)
-    most = min(5, int(view.allowed[head, qi].sum()))  # keys this query may attend to (the mask may block some)
-    if st.session_state.get("heads_topk", 1) > most:
-        st.session_state["heads_topk"] = most
-    k = c2.slider(t("hd_topk"), 1, most, min(3, most), key="heads_topk", bind="query-params") if most > 1 else 1
-    proj = heads.qk_pca(view.q[head], view.k[head])
-    top = heads.top_keys(view.weights[head, qi], view.allowed[head, qi], k)
-    near = heads.nearest_keys(proj, qi, k, view.allowed[head, qi])
-    axes = [t("hd_pc", n=n + 1, pct=100 * float(proj.explained[n])) for n in range(2)]
-    st.plotly_chart(hf.qk_figure(proj.q2, proj.k2, q_labels, k_labels, qi, top, view.weights[head, qi], axes,
-                                 (t("hd_queries"), t("hd_keys")), words=words), key="heads_qk_chart")
-    names = lambda idx: ", ".join(f"**{escape_markdown(k_labels[j])}**" for j in idx)  # noqa: E731
-    st.markdown(t("hd_qk_compare", top=names(top), near=names(near), same=len(set(top) & set(near)), k=len(top),
-                  kept=100 * float(proj.explained.sum())))
-    if view.head_dim == 1:
-        st.caption(t("hd_qk_one_dim"))
-    st.info(t("hd_qk_explain"), icon="📐")
-
-
-def _shuffle(step: int) -> None:
-    st.session_state["heads_shuffle"] = 0 if step == 0 else st.session_state.get("heads_shuffle", 0) % MAX_SEED + 1
-
-
-@st.fragment
-def order() -> None:
-    st.markdown(t("hd_equivariance"))
-    other = compute.view(dataclasses.replace(spec, positional=not s.positional), weights)
-    reps = {s.positional: heads.repeated_rows(view.tokens, view.weights, view.output, ignore=(PAD,)),
-            not s.positional: heads.repeated_rows(other.tokens, other.weights, other.output, ignore=(PAD,))}
-    st.subheader(t("hd_repeat"))
-    if reps[False]:
-        table = heads.repeated_table(reps[False], reps[True]).rename(columns=lambda c: t(f"hd_repeat_{c}"))
-        st.dataframe(table, hide_index=True, column_config={
-            t(f"hd_repeat_{c}"): st.column_config.NumberColumn(format="%.4f") for c in ("gap_off", "gap_on")})
-        now = t("hd_repeat_now_" + ("on" if s.positional else "off"))
-        st.caption(now + (t("hd_repeat_causal") if s.causal else ""))
-    else:
-        st.info(t("hd_repeat_none"))
-        if st.button(t("hd_repeat_try", text=EXAMPLE_REPEAT), key="heads_try_repeat",
-                     on_click=lambda: st.session_state.update(text=EXAMPLE_REPEAT, positional=False)):
-            st.rerun()  # the sentence lives in the sidebar: rerun the whole app, not just this fragment
-    st.subheader(t("hd_shuffle"))
-    c1, c2, c3, _ = st.columns([3, 2, 2, 3], vertical_alignment="bottom")
-    shuffle = c1.number_input(t("hd_shuffle_seed"), 0, MAX_SEED, 0, key="heads_shuffle", bind="query-params",
-                              help=t("hd_shuffle_seed_help"))
-    c2.button(t("hd_shuffle_button"), key="heads_shuffle_next", on_click=_shuffle, args=(1,), width="stretch")
-    c3.button(t("hd_shuffle_reset"), key="heads_shuffle_reset", on_click=_shuffle, args=(0,), width="stretch",
-              disabled=shuffle == 0)
-    real = [i for i, tok in enumerate(view.tokens) if tok != PAD]  # the sentence itself, without padding
-    labels = [view.labels[i] for i in real]
-    if shuffle == 0 or len(real) < 2:
-        st.caption(t("hd_shuffle_hint"))
-        return
-    checks = cached(heads.permutation_checks, spec, tuple(view.tokens[i] for i in real), int(shuffle), weights=weights)
-    now = checks[s.positional]
-    shuffled = [labels[i] for i in now.perm]
-    st.markdown(t("hd_shuffled", text=escape_markdown(" ".join(shuffled))))
-    verdict = {p: t("hd_moved" if c.equivariant() else "hd_not_moved", err=c.output_error) for p, c in checks.items()}
-    st.markdown(t("hd_shuffle_result", off=verdict[False], on=verdict[True]))
-    if s.causal:
-        st.caption(t("hd_shuffle_causal"))
-    head = head_picker("heads_order_head", H)
-    mats = [now.weights[head], now.shuffled_weights[head], now.put_back()[head]]
-    titles = [t("hd_order_original"), t("hd_order_shuffled"), t("hd_order_back")]
-    st.plotly_chart(hf.matrices_row(mats, titles, [labels, shuffled, labels], [labels, shuffled, labels], cols=3,
-                                    words=words), key="heads_shuffle_chart")
-    st.caption(t("hd_order_caption_" + ("on" if s.positional else "off")))
-    if not square or len(real) < len(view.tokens):
-        st.caption(t("hd_shuffle_self"))
-
-
-@st.fragment
-def seeds() -> None:
-    head = head_picker("heads_seed_head", H)
-    seed_values = heads.seed_list(s.seed, 4, MAX_SEED)
-    mats = cached(heads.seed_patterns, spec, tuple(seed_values), head, weights=weights)
-    titles = [t("hd_seed_title", seed=v) for v in seed_values]
-    st.plotly_chart(hf.matrices_row(list(mats), titles, [q_labels] * len(mats), [k_labels] * len(mats),
-                                    [view.allowed[head]] * len(mats), cols=4, words=words), key="heads_seeds_chart")
-    table = heads.seed_table(mats, seed_values, view.allowed[head], k_labels)
-    st.dataframe(table.rename(columns=lambda c: t(f"hd_col_{c}")), hide_index=True, column_config={
-        t(f"hd_col_{c}"): st.column_config.NumberColumn(format="%.3f") for c in ("entropy", "max_weight")})
-    st.markdown(t("hd_seeds_text", head=head))
-    if weights.sha:
-        st.caption(t("hd_seeds_custom"))
-    st.info(t("hd_trained"), icon="🎓")
-
-
+s = settings()
+c = HeadsView.of(view, s, chart_words(), session_weights(s.d_model))
+intro.caption(t("hd_intro", n=c.Tq, num_heads=c.H, head_dim=view.head_dim))
+c.keep_choices_valid()  # num_heads or the sentence may have changed since a choice was made
 st.caption(t(f"hd_about_{section}"))
-dict(zip(SECTIONS, (measure, compare, ablate, queries_keys, order, seeds)))[section]()
+SECTION_VIEWS[section](c)
