@@ -110,7 +110,7 @@ def render(rows: list[dict], load: tuple, when: str) -> str:
     c = InductionConfig()
     lines = [
         START,
-        "## Induction head (two layers)",
+        "## Induction head, two layers (bench/bench_induction.py)",
         "",
         f"`python bench/bench_induction.py {' '.join(str(r['seed']) for r in rows)}` on {when}, one thread, torch "
         f"{torch.__version__}. Default settings: vocabulary {c.vocab_size}, d_model {c.d_model}, {c.num_heads} heads "
@@ -121,7 +121,7 @@ def render(rows: list[dict], load: tuple, when: str) -> str:
         "backward + Adam steps of the same model with ONE attention layer, in the same process right after.",
         "",
         "| seed | plateau ends | phase change (step) | loss plateau → after | to the phase change, wall | CPU "
-        "| steps/s | two-layer steps alone, CPU | one-layer baseline, CPU | ratio to baseline (CPU) |",
+        "| steps per CPU s | two-layer steps alone, CPU | one-layer baseline, CPU | ratio to baseline (CPU) |",
         "| ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for r in rows:
@@ -160,6 +160,9 @@ def main() -> None:
     ap.add_argument("--write", action="store_true", help="replace the section in bench/REPORT.md")
     args = ap.parse_args()
     torch.set_num_threads(1)
+    warm = InductionConfig(seed=12345)
+    plain_steps(InductionModel.from_config(warm), warm, 30)  # first calls pay allocator and dispatch warm-up: not timed
+    list(train_steps(InductionConfig(seed=12345, steps=20)))
     before = " / ".join(f"{x:.1f}" for x in os.getloadavg())
     rows = []
     for seed in args.seeds:
