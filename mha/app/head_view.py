@@ -47,11 +47,13 @@ _CSS = """
 .hv-num { font-size: .7rem; opacity: .8; font-variant-numeric: tabular-nums; }
 .hv-tok.hv-on { outline: 1px solid var(--st-text-color, #1f2933); }
 """
-# Drawing: one canvas. The picture of all shown heads' lines is drawn once per set of shown heads and size (lines
-# batched per head and opacity level: at most heads x LEVELS strokes, whatever the number of tokens) and kept; a
-# hover puts it back faintly and draws only the row (or column) on top, so pointing costs one row: <= H x Tk lines.
+# Drawing: one canvas. Each head's lines are drawn once per size into a picture of their own (batched per opacity
+# level: at most LEVELS strokes a head, whatever the number of tokens) and kept; the shown heads' pictures are put
+# together when a head is shown or hidden. A hover puts that faintly back and draws only the row (or column) on top,
+# so pointing costs one row: <= H x Tk lines.
 _JS = """
 const LEVELS = 24;
+const LAYER_BYTES = 64e6;  // per-head pictures kept up to this many bytes (16 heads x 128 tokens at 1x: 52 MB)
 const ALPHABET = '__ALPHABET__';
 // Whole thousandths, two characters each (head_view_data.encode), into a Uint16Array indexed (h * Tq + q) * Tk + k.
 const decode = (text) => {
@@ -141,8 +143,7 @@ export default function(component) {
 
   // Lines of the shown heads, batched by opacity level; ``only`` restricts to one row ('q') or column ('k').
   // Returns the drawn lines as [head, query, key].
-  const draw = (target, only, strong) => {
-    const heads = shownHeads();
+  const draw = (target, only, strong, heads = shownHeads()) => {
     const drawn = [];
     const xe = x1();
     const min = only ? data.min : data.min_all;
@@ -184,22 +185,47 @@ export default function(component) {
     }
     return c;
   };
+  const picture = (heads) => {
+    const off = document.createElement('canvas');
+    off.width = canvas.width; off.height = canvas.height;
+    const c = off.getContext('2d');
+    c.setTransform(dpr, 0, 0, dpr, 0, 0);
+    draw(c, null, false, heads);
+    return off;
+  };
+  // Rasterising the lines is what costs (~0.5 s for 16 heads x 128 tokens, in software): each head's picture is
+  // kept while all of them fit LAYER_BYTES, so showing or hiding a head only puts the kept pictures together.
+  const layered = () => canvas.width * canvas.height * 4 * H <= LAYER_BYTES;
   // The picture of every shown head's lines, kept until the shown heads or the size change.
   const basePicture = () => {
     const key = st.visible.join(',') + '|' + st.width;
     if (st.baseKey !== key) {
-      const off = document.createElement('canvas');
-      off.width = canvas.width; off.height = canvas.height;
-      const c = off.getContext('2d');
-      c.setTransform(dpr, 0, 0, dpr, 0, 0);
-      draw(c, null, false);
+      if (st.layersWidth !== st.width) { st.layers = []; st.layersWidth = st.width; }
+      let off;
+      if (layered()) {
+        off = document.createElement('canvas');
+        off.width = canvas.width; off.height = canvas.height;
+        const c = off.getContext('2d');
+        for (const h of shownHeads()) c.drawImage(st.layers[h] || (st.layers[h] = picture([h])), 0, 0);
+      } else {
+        off = picture(shownHeads());
+      }
       st.base = off; st.baseKey = key; st.baseCount = countAll();
     }
     return st.base;
   };
+  // Token marks: only the tokens marked last time are cleared (at 128 tokens, touching every token's style on each
+  // hover would cost a style recalculation of all of them).
+  let marked = [];
+  const mark = (t, colour, text) => {
+    t.style.backgroundColor = colour;
+    (t.dataset.side === 'q' ? t.firstChild : t.lastChild).textContent = text;
+    marked.push(t);
+  };
   const clearMarks = () => {
-    for (const t of qtoks) { t.style.backgroundColor = ''; t.classList.remove('hv-on'); t.firstChild.textContent = ''; }
-    for (const t of ktoks) { t.style.backgroundColor = ''; t.classList.remove('hv-on'); t.lastChild.textContent = ''; }
+    for (const t of marked) { t.style.backgroundColor = ''; t.classList.remove('hv-on');
+                              (t.dataset.side === 'q' ? t.firstChild : t.lastChild).textContent = ''; }
+    marked = [];
   };
   // The other side's tokens take the colour of their strongest shown head, as strong as that weight; with one
   // head shown they also show the number.
@@ -212,10 +238,9 @@ export default function(component) {
         const v = side === 'q' ? w[(h * Tq + i) * Tk + j] : w[(h * Tq + j) * Tk + i];
         if (v > best) { best = v; bh = h; }
       }
-      const t = others[j];
-      const num = side === 'q' ? t.lastChild : t.firstChild;
-      if (bh >= 0 && best >= data.min) t.style.backgroundColor = rgba(colours[bh], Math.min(0.85, best / scale));
-      num.textContent = heads.length === 1 ? (best / scale).toFixed(2) : '';
+      const colour = bh >= 0 && best >= data.min ? rgba(colours[bh], Math.min(0.85, best / scale)) : '';
+      const text = heads.length === 1 ? (best / scale).toFixed(2) : '';
+      if (colour || text) mark(others[j], colour, text);
     }
   };
   const render = () => {
@@ -231,7 +256,9 @@ export default function(component) {
       ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
       ctx.lineCap = 'round';
       drawn = draw(ctx, st.hover, true);
-      (st.hover.side === 'q' ? qtoks : ktoks)[st.hover.i].classList.add('hv-on');
+      const on = (st.hover.side === 'q' ? qtoks : ktoks)[st.hover.i];
+      on.classList.add('hv-on');
+      marked.push(on);
       markOthers(st.hover.side, st.hover.i);
     } else {
       ctx.drawImage(base, 0, 0);

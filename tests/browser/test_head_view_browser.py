@@ -121,6 +121,19 @@ def test_head_swatches_hide_show_and_solo(page, hv_server):
     assert nums == [f"{v / hvd.SCALE:.2f}" for v in hvd.thousandths(p)[2, 7]]
     page.locator(f"{HV} .hv-all").click()
     assert state(root)["visible"] == "0,1,2,3"
+    page.locator("h1").hover()
+    assert painted_pixels(root) > 0
+    for h in range(4):  # every head hidden: the canvas keeps no line at all
+        page.locator(f"{HV} .hv-sw[data-head='{h}']").click()
+    page.locator("h1").hover()
+    assert state(root)["visible"] == "" and state(root)["lines"] == 0 and painted_pixels(root) == 0
+
+
+def painted_pixels(root) -> int:
+    """How many pixels of the view's canvas are not fully transparent."""
+    return root.evaluate("""r => { const c = r.querySelector('canvas');
+        const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+        let n = 0; for (let i = 3; i < d.length; i += 4) if (d[i]) n++; return n; }""")
 
 
 def test_cross_attention_two_lengths(page, hv_server):
