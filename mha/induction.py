@@ -477,9 +477,20 @@ def ablate(model: InductionModel, head: int, *, layer: int = 0, batch: Optional[
     if not (0 <= head < model.num_heads):
         raise ValueError(f"head must be from 0 to {model.num_heads - 1}, got {head}.")
     batch = batch if batch is not None else _default_batch(model, config)
+    return Ablation(layer=layer, head=head, on=measure(model, batch),
+                    off=measure(model, batch, heads_off(model, layer, [head])))
+
+
+def heads_off(model: InductionModel, layer: int, heads: Sequence[int]) -> list[Optional[torch.Tensor]]:
+    """``head_masks`` for ``InductionModel.run`` / ``attend_text`` with ``heads`` of ``layer`` (0 = layer 1) off."""
+    bad = [h for h in heads if not 0 <= h < model.num_heads]
+    if bad or not 0 <= layer < NUM_LAYERS:
+        raise ValueError(f"heads must be from 0 to {model.num_heads - 1} and layer 0 or 1, got heads {list(heads)} "
+                         f"of layer {layer}.")
     masks: list[Optional[torch.Tensor]] = [None] * NUM_LAYERS
-    masks[layer] = torch.ones(model.num_heads).index_fill_(0, torch.tensor([head]), 0.0)
-    return Ablation(layer=layer, head=head, on=measure(model, batch), off=measure(model, batch, masks))
+    masks[layer] = torch.ones(model.num_heads)
+    masks[layer][list(heads)] = 0.0
+    return masks
 
 
 def ablate_each(model: InductionModel, *, layer: int = 0, batch: Optional[Batch] = None,
@@ -570,6 +581,7 @@ class TextAttention:
     previous_token_scores: np.ndarray  # (H,) layer-1 heads on this text (weight on the token just before)
     induction_scores: np.ndarray  # (H,) layer-2 heads on this text (NaN-free: 0 when the text repeats nothing)
     predicted: tuple[int, ...]  # the model's most likely next id at each position
+    copy_loss: Optional[float]  # mean loss predicting the 2nd .. last token of the second copy (None: not repeated)
 
 
 def induction_target(ids: Sequence[int], query: int) -> Optional[int]:
@@ -596,8 +608,12 @@ def attend_text(model: InductionModel, text: TextTokens,
         ind = w2[:, qs, ks].mean(axis=1)
     else:
         ind = np.zeros(w2.shape[0])
+    loss = None
+    if text.repeated and text.half >= 2:
+        queries = torch.arange(text.half, T - 1)  # positions whose next token is the copy's 2nd .. last
+        loss = float(F.cross_entropy(tr.logits[0, queries], tokens[0, queries + 1]))
     return TextAttention(words=text.words, ids=text.ids, weights=(w1, w2), previous_token_scores=prev,
-                         induction_scores=ind, predicted=tuple(tr.logits[0].argmax(-1).tolist()))
+                         induction_scores=ind, predicted=tuple(tr.logits[0].argmax(-1).tolist()), copy_loss=loss)
 
 
 @dataclass(frozen=True)

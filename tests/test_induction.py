@@ -14,7 +14,7 @@ import torch
 from mha.induction import (
     EVAL_SEED, InductionConfig, InductionModel, PhaseChange, attend_text, eval_batch, export_layers,
     find_phase_change, induction_target, make_batch, map_text, measure, points_to, train, train_steps, word_id,
-    ablate, ablate_each,
+    ablate, ablate_each, heads_off,
 )
 from tests.course_mha import MultiHeadAttention as CourseMultiHeadAttention
 
@@ -298,3 +298,8 @@ def test_attend_text_on_the_trained_model(trained):
     assert points_to(att.weights[0], q)[prev].key == q - 1
     with pytest.raises(ValueError, match="query must be from 0"):
         points_to(att.weights[0], T)
+    # switched off, the previous-token head takes the induction stripe with it, on the learner's text too
+    off = attend_text(run.model, tt, heads_off(run.model, 0, [prev]))
+    assert off.induction_scores.max() < att.induction_scores.max() - 0.1
+    assert off.copy_loss > att.copy_loss
+    np.testing.assert_allclose(off.weights[0], att.weights[0])  # layer 1's own weights do not change
