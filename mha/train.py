@@ -27,7 +27,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Iterator, Optional, Sequence
+from typing import Callable, Iterator, Optional, Sequence
 
 import numpy as np
 import torch
@@ -455,11 +455,14 @@ class Trainer:
         )
 
 
-def train(config: TrainConfig, probe_tokens: Optional[Sequence[str]] = None, **kwargs) -> TrainResult:
-    """Run a whole training (no progress): ``Trainer(config, probe_tokens, **kwargs)`` to the end."""
+def train(config: TrainConfig, probe_tokens: Optional[Sequence[str]] = None, *,
+          on_progress: Optional[Callable[[Progress], bool | None]] = None, **kwargs) -> TrainResult:
+    """``Trainer(config, probe_tokens, **kwargs)`` run to the end, or until ``on_progress`` (called with every
+    Progress) returns True: the callback form of ``Trainer.run``."""
     trainer = Trainer(config, probe_tokens, **kwargs)
-    for _ in trainer.run():
-        pass
+    for progress in trainer.run():
+        if on_progress is not None and on_progress(progress):
+            break
     return trainer.result()
 
 

@@ -177,6 +177,13 @@ def test_training_starts_from_the_seeded_random_module_and_a_stop_keeps_what_was
         assert torch.equal(result.state_dict[name], short.state_dict[name]), name
     with pytest.raises(RuntimeError, match="already run"):
         next(trainer.run())
+    # the callback form stops at the same place with the same parameters
+    steps_seen = []
+    called = tr.train(config, ("a", "b", "c", "a"), snapshot_every=10, report_every=5,
+                      on_progress=lambda p: steps_seen.append(p.step) or p.step >= 20)
+    assert steps_seen == [0, 5, 10, 15, 20] and called.steps_done == 20
+    for name in short.state_dict:
+        assert torch.equal(called.state_dict[name], short.state_dict[name]), name
     with pytest.raises(ValueError, match="shorten it"):
         tr.Trainer(config, ["w"] * (tr.MAX_PROBE_TOKENS + 1))
     with pytest.raises(ValueError, match="empty"):
