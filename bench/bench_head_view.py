@@ -39,7 +39,7 @@ _TIME_HOVER = """async (root, [i, baseline]) => {
   await nextPaint();
   const t0 = performance.now();
   target.dispatchEvent(new MouseEvent('mouseover', {bubbles: true}));
-  if (!baseline && root.dataset.hover !== 'q' + i) throw new Error('no highlight after the event: ' + root.dataset.hover);
+  if (!baseline && root.dataset.hover !== 'q' + i) throw new Error('no highlight: ' + root.dataset.hover);
   await nextPaint();
   return performance.now() - t0;
 }""" % _NEXT_PAINT

@@ -175,3 +175,25 @@ def test_words_in_both_languages(lang):
     if lang == "ko":
         assert words != hvd.words("en")
         assert all(i18n.OWNER[f"hv_{name}"] == "head_view" for name in hvd.WORD_NAMES)
+
+
+# --------------------------------------------------------------------------------------------- in the Playground
+
+
+def test_playground_sends_the_views_weights_and_labels():
+    """The Playground's head view gets the same weights as its all-heads grid (two paths to the browser), the
+    sentence's tokens, and Korean words; cross-attention keeps its own key tokens."""
+    from apptest_utils import charts_by_key, decode, open_page
+
+    at = open_page("pages/playground.py", text="the cat sat on the mat", kv_text="a dog ran", num_heads="2",
+                   lang="ko")
+    views = [json.loads(el.proto.json) for el in at.get("bidi_component")
+             if el.proto.component_name == "mha_head_view"]
+    assert len(views) == 1
+    p = views[0]
+    assert (p["H"], p["Tq"], p["Tk"]) == (2, 6, 3)
+    assert p["queries"] == ["the", "cat", "sat", "on", "the", "mat"] and p["keys"] == ["a", "dog", "ran"]
+    assert p["words"] == hvd.words("ko")
+    grid = [tr for tr in charts_by_key(at)["grid"]["data"] if tr["type"] == "heatmap" and tr.get("name") != "masked"]
+    shown = np.stack([decode(tr["z"]).reshape(6, 3) for tr in grid])
+    np.testing.assert_allclose(hvd.unpack(p), shown, atol=0.5 / hvd.SCALE + 1e-6)

@@ -3,7 +3,8 @@
 Queries on the left, keys on the right, one colour per head; a line's opacity and width are the weight (BertViz's
 head view, CircuitsVis's). Pointing at a query shows its row (where it looks), at a key its column (who looks at
 it); clicking a head's colour shows or hides the head, double-clicking shows it alone, "All heads" brings every
-head back. The numbers are sent once (``mha.head_view_data.prepare``): no hover or click goes to the server.
+head back. The keyboard does the same: Tab to a column, arrow keys to move (up/down a column, left/right across).
+The numbers are sent once (``mha.head_view_data.prepare``): no hover or click goes to the server.
 
 In the page the view says what it shows in data attributes of its root (``.hv``), for tests and benchmarks:
 ``data-ready`` (the payload's ``sig`` once drawn), ``data-hover`` ("q3", "k5" or ""), ``data-visible`` (the shown
@@ -31,7 +32,8 @@ _CSS = """
          border: 2px solid transparent; color: #fff; font: inherit; font-size: .75rem; font-weight: 600;
          text-shadow: 0 0 2px rgba(0,0,0,.6); }
 .hv-sw[aria-pressed="false"] { opacity: .25; text-decoration: line-through; }
-.hv-sw:focus-visible, .hv-all:focus-visible, .hv-tok:focus-visible { outline: 2px solid var(--st-primary-color, #2b6cb0); }
+.hv-sw:focus-visible, .hv-all:focus-visible, .hv-tok:focus-visible {
+  outline: 2px solid var(--st-primary-color, #2b6cb0); }
 .hv-hint { font-size: .78rem; opacity: .75; margin-bottom: .4rem; word-break: keep-all; overflow-wrap: anywhere; }
 .hv-titles, .hv-body { display: flex; align-items: flex-start; }
 .hv-titles { font-size: .75rem; font-weight: 600; opacity: .7; margin-bottom: .15rem; }
@@ -115,7 +117,7 @@ export default function(component) {
       const t = el('div', 'hv-tok');
       t.dataset.side = side;
       t.dataset.i = String(i);
-      t.tabIndex = 0;
+      t.tabIndex = i === 0 ? 0 : -1;  // one tab stop per column; the arrow keys move within (see below)
       t.style.height = ROW + 'px';
       t.setAttribute('title', `${i}: ${label}`);
       const num = el('span', 'hv-num');
@@ -290,7 +292,20 @@ export default function(component) {
   body.addEventListener('mouseover', (e) => point(tokenOf(e)));
   body.addEventListener('mouseleave', () => point(null));
   body.addEventListener('focusin', (e) => point(tokenOf(e)));
-  body.addEventListener('focusout', () => point(null));
+  body.addEventListener('focusout', (e) => { if (!(e.relatedTarget && body.contains(e.relatedTarget))) point(null); });
+  body.addEventListener('keydown', (e) => {
+    const t = tokenOf(e);
+    if (!t) return;
+    const i = Number(t.dataset.i), side = t.dataset.side;
+    const moves = { ArrowUp: [side, i - 1], ArrowDown: [side, i + 1], ArrowLeft: ['q', i], ArrowRight: ['k', i] };
+    if (!(e.key in moves)) return;
+    const [s2, j] = moves[e.key];
+    const list = s2 === 'q' ? qtoks : ktoks;
+    const next = list[Math.max(0, Math.min(list.length - 1, j))];
+    e.preventDefault();
+    t.tabIndex = -1; next.tabIndex = 0;
+    next.focus();
+  });
   bar.addEventListener('click', (e) => {
     const b = e.target.closest('button');
     if (!b) return;

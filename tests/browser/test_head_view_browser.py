@@ -191,3 +191,18 @@ def test_playground_grid_click_selects_the_head(page, server):
     page.wait_for_function("() => document.querySelector(\".st-key-head button[aria-checked='true']\")"
                            "?.innerText.trim() === '2'", timeout=20_000)
     page.wait_for_function("() => new URL(location.href).searchParams.get('head') === '2'", timeout=5_000)
+
+
+def test_keyboard_moves_through_the_tokens(page, hv_server):
+    """One tab stop per column; the arrow keys point at the next token, or the same position on the other side."""
+    root, p = open_view(page, hv_server, H=2, T=6)
+    assert page.locator(f"{HV} .hv-tok[tabindex='0']").count() == 2
+    page.locator(f"{HV} .hv-q .hv-tok[data-i='0']").focus()
+    assert state(root)["hover"] == "q0"
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowDown")
+    st = state(root)
+    assert st["hover"] == "q2" and drawn(st) == hvd.drawn_lines(p, query=2)
+    page.keyboard.press("ArrowRight")
+    st = state(root)
+    assert st["hover"] == "k2" and drawn(st) == hvd.drawn_lines(p, key=2)
