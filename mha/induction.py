@@ -22,7 +22,7 @@ shifted by one position (K-composition).
 Main entry points:
     config = InductionConfig(seed=0)                 # every setting; deterministic for (config) on CPU
     for cp in train_steps(config): ...               # a Checkpoint every config.report_every steps (stop = break)
-    run = train(config, on_checkpoint=..., should_stop=...)   # the same, collected in an InductionRun
+    run = train(config, on_checkpoint=...)           # the same, collected; the callback returns True to stop
     find_phase_change(run.losses, vocab_size=64)     # where the plateau ends and the drop happens
     ablate(run.model, head=h)                        # a layer-1 head off: induction score and copy loss, on / off
     ablate_each(run.model)                           # ... for every layer-1 head
@@ -286,7 +286,8 @@ class Checkpoint:
     losses: tuple[float, ...]  # training loss of each step since the previous checkpoint (steps step-len+1 .. step)
     measured: Measurement  # on the held-out sequences, with the parameters after ``step`` updates
     parameters: Optional[dict[str, torch.Tensor]]  # a copy of the model's state_dict, every snapshot_every steps
-    seconds: float  # wall time since training started (the only field that is not deterministic)
+    seconds: float  # wall time spent training and measuring so far, not counting the time the consumer held the
+    #                 generator between two checkpoints (drawing a chart); the only field that is not deterministic
 
     @property
     def loss(self) -> float:
@@ -308,15 +309,18 @@ def train_steps(config: InductionConfig = InductionConfig(), *,
     held_out = eval_batch(config)
     data = torch.Generator().manual_seed(config.seed ^ 0x5EED_DA7A)  # training data: apart from the init stream
     optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
-    start = time.perf_counter()
+    spent, resumed = 0.0, time.perf_counter()
 
     def checkpoint(step: int, losses: list[float]) -> Checkpoint:
+        nonlocal spent
         keep = step % config.snapshot_every == 0 or step == config.steps
         params = {k: v.detach().clone() for k, v in model.state_dict().items()} if keep else None
-        return Checkpoint(step=step, losses=tuple(losses), measured=measure(model, held_out), parameters=params,
-                          seconds=time.perf_counter() - start)
+        measured = measure(model, held_out)
+        spent += time.perf_counter() - resumed
+        return Checkpoint(step=step, losses=tuple(losses), measured=measured, parameters=params, seconds=spent)
 
     yield checkpoint(0, [])
+    resumed = time.perf_counter()
     losses: list[float] = []
     for step in range(1, config.steps + 1):
         batch = make_batch(data, config.batch_size, config.seq_len, config.block_len, config.vocab_size)
@@ -327,6 +331,7 @@ def train_steps(config: InductionConfig = InductionConfig(), *,
         losses.append(loss.item())
         if step % config.report_every == 0 or step == config.steps:
             yield checkpoint(step, losses)
+            resumed = time.perf_counter()  # the consumer's time between two checkpoints is not training time
             losses = []
 
 
@@ -337,7 +342,7 @@ class InductionRun:
     config: InductionConfig
     model: InductionModel  # parameters after the last step done
     checkpoints: list[Checkpoint] = field(default_factory=list)
-    stopped: bool = False  # True when should_stop ended it before config.steps
+    stopped: bool = False  # True when on_checkpoint stopped it before config.steps
 
     @property
     def steps_done(self) -> int:
@@ -366,23 +371,20 @@ class InductionRun:
 
 
 def train(config: InductionConfig = InductionConfig(), *,
-          on_checkpoint: Optional[Callable[[Checkpoint], None]] = None,
-          should_stop: Optional[Callable[[], bool]] = None) -> InductionRun:
-    """``train_steps`` collected into an InductionRun. ``on_checkpoint`` is called with each Checkpoint (e.g. to
-    draw the loss curve live); ``should_stop()`` is asked after each one, and True ends training there (the last
-    checkpoint then also keeps the parameters)."""
+          on_checkpoint: Optional[Callable[[Checkpoint], Optional[bool]]] = None) -> InductionRun:
+    """``train_steps`` collected into an InductionRun: the callback form (as ``mha.train.train``).
+    ``on_checkpoint`` is called with each Checkpoint (e.g. to draw the loss curve live); returning True stops
+    training there, and the run's last checkpoint then keeps the parameters (``run.stopped`` is True)."""
     model = InductionModel.from_config(config)
     run = InductionRun(config=config, model=model)
     steps = train_steps(config, model=model)
     for cp in steps:
-        if should_stop is not None and cp.step < config.steps and should_stop():
-            if cp.parameters is None:
-                cp = replace(cp, parameters={k: v.detach().clone() for k, v in model.state_dict().items()})
-            run.stopped = True
         run.checkpoints.append(cp)
-        if on_checkpoint is not None:
-            on_checkpoint(cp)
-        if run.stopped:
+        if on_checkpoint is not None and on_checkpoint(cp) and cp.step < config.steps:
+            if cp.parameters is None:
+                run.checkpoints[-1] = replace(cp, parameters={k: v.detach().clone()
+                                                              for k, v in model.state_dict().items()})
+            run.stopped = True
             steps.close()
             break
     model.eval()

@@ -37,13 +37,9 @@ def train_until_induction(config: InductionConfig):
     def on_checkpoint(cp):
         if seen["hit"] is None and cp.measured.induction_scores.max() >= 0.5:
             seen["hit"] = cp.step
+        return seen["hit"] is not None and cp.step >= seen["hit"] + SETTLE  # True: stop
 
-    def should_stop():
-        return seen["hit"] is not None and run_steps[-1] >= seen["hit"] + SETTLE
-
-    run_steps = [0]
-    run = train(config, on_checkpoint=lambda cp: (run_steps.append(cp.step), on_checkpoint(cp)),
-                should_stop=should_stop)
+    run = train(config, on_checkpoint=on_checkpoint)
     return run, seen["hit"]
 
 
