@@ -335,6 +335,37 @@ def train_steps(config: InductionConfig = InductionConfig(), *,
             losses = []
 
 
+@dataclass(frozen=True)
+class History:
+    """The checkpoints' measurements as arrays, for charts against steps (works on a partial list, live)."""
+
+    steps: np.ndarray  # (N,) int: the checkpoints' steps
+    train_loss: np.ndarray  # (N,) mean training loss since the previous checkpoint (held-out loss at step 0)
+    loss: np.ndarray  # (N,) held-out next-token loss
+    copy_loss: np.ndarray  # (N,) held-out loss on the predictable tokens of the copy
+    induction_scores: np.ndarray  # (N, H) layer-2 heads
+    previous_token_scores: np.ndarray  # (N, H) layer-1 heads
+    duplicate_token_scores: np.ndarray  # (N, H) layer-1 heads
+
+    def first_step(self, threshold: float = 0.5) -> Optional[int]:
+        """The first checkpoint step at which the best layer-2 induction score reached ``threshold``."""
+        hit = np.flatnonzero(self.induction_scores.max(axis=1) >= threshold) if self.steps.size else []
+        return int(self.steps[hit[0]]) if len(hit) else None
+
+
+def history(checkpoints: Sequence[Checkpoint]) -> History:
+    if not checkpoints:
+        raise ValueError("no checkpoints yet: train_steps yields the first one (step 0) before any update.")
+    ms = [cp.measured for cp in checkpoints]
+    return History(
+        steps=np.array([cp.step for cp in checkpoints]), train_loss=np.array([cp.loss for cp in checkpoints]),
+        loss=np.array([m.loss for m in ms]), copy_loss=np.array([m.copy_loss for m in ms]),
+        induction_scores=np.stack([m.induction_scores for m in ms]),
+        previous_token_scores=np.stack([m.previous_token_scores for m in ms]),
+        duplicate_token_scores=np.stack([m.duplicate_token_scores for m in ms]),
+    )
+
+
 @dataclass
 class InductionRun:
     """A finished (or stopped) run: the trained model and everything reported on the way."""
@@ -352,6 +383,9 @@ class InductionRun:
     def losses(self) -> list[float]:
         """Training loss of every step, steps 1 .. steps_done (index i = step i + 1)."""
         return [x for cp in self.checkpoints for x in cp.losses]
+
+    def history(self) -> History:
+        return history(self.checkpoints)
 
     def phase_change(self) -> "PhaseChange":
         return find_phase_change(self.losses, vocab_size=self.config.vocab_size)

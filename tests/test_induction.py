@@ -59,6 +59,9 @@ def assert_phase_change(config, run, hit):
     assert phase.plateau_start < phase.plateau_end < phase.drop_step
     assert abs(phase.plateau_loss - ln_v) < 0.15, "the plateau is the loss of guessing uniformly, ln(vocab_size)"
     assert phase.plateau_loss - phase.after_loss > 0.5
+    h = run.history()
+    assert h.first_step(0.5) == hit and h.induction_scores.shape == (len(run.checkpoints), config.num_heads)
+    assert np.all(np.isfinite(h.loss)) and np.all(np.isfinite(h.train_loss))  # nothing NaN reaches a chart
     last = run.checkpoints[-1].measured
     assert last.induction_scores.max() >= 0.5
     assert last.copy_loss < ln_v / 2  # the copy has become predictable: well under the uniform guess
