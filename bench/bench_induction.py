@@ -117,8 +117,8 @@ def render(rows: list[dict], load: tuple, when: str) -> str:
         f"per layer, sequences of {c.seq_len} tokens with a block of {c.block_len} repeated at a random place, batch "
         f"{c.batch_size}, Adam {c.lr:g} (constant), held-out scores every {c.report_every} steps, snapshots every "
         f"{c.snapshot_every}. The phase change is `find_phase_change`'s drop_step (the smoothed loss half-way from the "
-        "plateau down); its time is that of the first checkpoint at or after it. Baseline: the same number of forward + "
-        "backward + Adam steps of the same model with ONE attention layer, in the same process right after.",
+        "plateau down); its time is that of the first checkpoint at or after it. Baseline: the same number of "
+        "forward + backward + Adam steps of the same model with ONE attention layer, in the same process right after.",
         "",
         "| seed | plateau ends | phase change (step) | loss plateau → after | to the phase change, wall | CPU "
         "| steps per CPU s | two-layer steps alone, CPU | one-layer baseline, CPU | ratio to baseline (CPU) |",
