@@ -18,6 +18,7 @@ import numpy as np
 import torch
 
 from mha.attention import attention_steps
+from mha.errors import LearnerError
 from mha.masks import causal_mask, combine_masks, padding_mask
 from mha.text import TextError, clean_text, safe_label, token_inputs, tokenize
 
@@ -26,13 +27,8 @@ PAD = "[PAD]"
 MAX_SENTENCES = 8  # lines of a batch; the rest is cut with a note
 
 
-class BatchError(ValueError):
-    """The two texts cannot form a batch. ``key`` and ``args`` name a translated message for the learner."""
-
-    def __init__(self, key: str, message: str, **args):
-        super().__init__(message)
-        self.key = key
-        self.args_ = args
+class BatchError(LearnerError):
+    """The two texts cannot form a batch (``mha.errors``: ``key`` and ``fmt`` name the message for the learner)."""
 
 
 @dataclass(frozen=True)
@@ -198,13 +194,8 @@ MAX_MASK_CHARS = 2 * MAX_CUSTOM * (MAX_CUSTOM + 1)  # room for a 24 x 24 mask wi
 _ROW_BREAK = re.compile(r"[\s.,;/|]+")  # what may separate rows when typed; encode_mask writes a dot
 
 
-class MaskTextError(ValueError):
-    """A mask text that is not a mask of the expected shape. ``key`` and ``args_`` name a translated message."""
-
-    def __init__(self, key: str, message: str, **args):
-        super().__init__(message)
-        self.key = key
-        self.args_ = args
+class MaskTextError(LearnerError):
+    """A mask text that is not a mask of the expected shape (``mha.errors``: ``key`` and ``fmt``)."""
 
 
 def encode_mask(allowed) -> str:

@@ -32,6 +32,7 @@ import torch
 
 from mha import i18n
 from mha.text import escape_markdown
+from mha.errors import LearnerError
 
 FORMAT = "mha-playground-view"
 FORMAT_VERSION = 2  # 2: the module's parameters are "parameters" (was "weights", a name the arrays use)
@@ -183,19 +184,10 @@ def sha256(data: bytes) -> str:
 # ----------------------------------------------------------------------------------------------------------- in
 
 
-class WeightsError(ValueError):
-    """An uploaded file that cannot be used. ``key`` and ``fmt`` name a UI string (mha/strings/share.py).
-
-    ``str(err)`` is plain English text (logs, tests); ``message(lang)`` is for the page: Markdown in which every
-    value taken from the file (key names, type names, a refused global) is escaped, so it is shown, never rendered."""
-
-    def __init__(self, key: str, **fmt):
-        self.key, self.fmt = key, fmt
-        super().__init__(i18n.text(key, "en", **fmt))
-
-    def message(self, lang: str = "en") -> str:
-        safe = {k: escape_markdown(v) if isinstance(v, str) else v for k, v in self.fmt.items()}
-        return i18n.text(self.key, lang, **safe)
+class WeightsError(LearnerError):
+    """An uploaded file that cannot be used (``mha.errors``: ``key`` and ``fmt`` name a string of
+    mha/strings/share.py; ``message(lang)`` escapes every value taken from the file: key names, type names, a
+    refused global)."""
 
 
 def _shape(t) -> tuple[int, ...]:

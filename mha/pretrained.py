@@ -33,6 +33,7 @@ from typing import Callable, Optional, Sequence
 import torch
 
 from mha.attention import AttentionTrace, MultiHeadAttention
+from mha.errors import LearnerError
 
 MB = 10**6
 DEFAULT_MAX_BYTES = 500 * MB  # a hosted demo must not be taken down by one visitor's model choice
@@ -47,14 +48,9 @@ NEWLINE = "↵"
 Progress = Callable[[str, int, int], None]
 
 
-class PretrainedError(ValueError):
-    """A model cannot be used. ``key`` and ``args_`` name a translated message for the learner; the text says how
-    to fix it."""
-
-    def __init__(self, key: str, message: str, **args):
-        super().__init__(message)
-        self.key = key
-        self.args_ = args
+class PretrainedError(LearnerError):
+    """A model cannot be used (``mha.errors``: ``key`` and ``fmt`` name the message for the learner; the text says
+    how to fix it)."""
 
 
 # --- The short list -------------------------------------------------------------------------------------------

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import torch
 
+from mha.errors import LearnerError
+
 # Characters that change how text *looks* without being visible: removed before tokenising, never displayed.
 # Bidi embeddings/overrides/isolates and marks could reorder what a learner sees; C0/C1 controls print nothing.
 _BIDI = "\u200e\u200f\u061c\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
@@ -24,8 +26,8 @@ MAX_LABEL_CHARS = 16
 _WORD = re.compile(r"\w+(?:['’]\w+)*")
 
 
-class TextError(ValueError):
-    """The text cannot be turned into tokens (empty, or nothing visible). The message is for the learner."""
+class TextError(LearnerError):
+    """The text cannot be turned into tokens (empty, or nothing visible): ``mha.errors``, key "err_empty_text"."""
 
 
 @dataclass(frozen=True)
@@ -95,7 +97,8 @@ def tokenize(text: str, mode: str = "word") -> Tokens:
     removed += sum(len(t) for t in tokens if not t.isspace() and not _visible(t))
     tokens = [t for t in tokens if _visible(t)]
     if not tokens:
-        raise TextError("The text is empty or only whitespace: type a sentence, e.g. 'Orange is my favorite fruit'.")
+        raise TextError("err_empty_text", "The text is empty or only whitespace: type a sentence, e.g. "
+                                          "'Orange is my favorite fruit'.")
     return Tokens(tokens=tuple(tokens), removed=removed)
 
 

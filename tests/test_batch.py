@@ -95,7 +95,7 @@ def test_pair_kv():
     assert pair_kv(q3, kv1).sentences == (("x", "y"),) * 3
     with pytest.raises(BatchError, match="2 lines but the text has 3") as err:
         pair_kv(q3, kv2)
-    assert err.value.key == "err_kv_lines" and err.value.args_ == {"n_kv": 2, "n_text": 3}
+    assert err.value.key == "err_kv_lines" and err.value.fmt == {"n_kv": 2, "n_text": 3}
 
 
 def test_batch_mask():
@@ -282,7 +282,7 @@ def test_typed_rows_may_be_split_by_spaces_commas_or_slashes(typed):
 def test_mask_text_rejected_with_a_reason_and_the_expected_shape(text, key, args, words):
     with pytest.raises(MaskTextError) as err:
         decode_mask(text, 3, 3)
-    assert err.value.key == key and err.value.args_ == {**args, "tq": 3, "tk": 3}
+    assert err.value.key == key and err.value.fmt == {**args, "tq": 3, "tk": 3}
     assert words in str(err.value) and "write 3 rows of 3 digits" in str(err.value)
 
 

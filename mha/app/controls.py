@@ -266,7 +266,7 @@ def _check_kv_text(batch, kv_text: str | None) -> tuple[str, str] | None:
             return None
         pair_kv(batch, kv)
     except BatchError as err:
-        return "error", t(err.key, **err.args_)
+        return "error", err.message(lang())
     return ("caption", " ".join(t(n, **kv.note_args) for n in kv.notes)) if kv.notes else None
 
 

@@ -57,7 +57,7 @@ def _tidy(tq: int, tk: int) -> None:
         shown = (st.session_state.get(TABLE) or {}).get("shown")
         if shown is not None and _fits(shown, tq, tk):
             st.session_state[CELLS] = shown
-            st.session_state[REFUSED] = (typed, err.key, dict(err.args_))
+            st.session_state[REFUSED] = (typed, err.key, dict(err.fmt))
 
 
 def _table_now(last: dict, crc: int, tq: int, tk: int, cols: list[str]) -> np.ndarray | None:
@@ -115,7 +115,7 @@ def custom_mask(tq: int, tk: int, q_labels, k_labels) -> np.ndarray | None:
         mask = decode_mask(text, tq, tk)
     except MaskTextError as err:
         mask = table if table is not None else custom_start(start, tq, tk)
-        args = {**err.args_, **({"char": escape_markdown(err.args_["char"], code=True)} if "char" in err.args_ else {})}
+        args = {**err.fmt, **({"char": escape_markdown(err.fmt["char"], code=True)} if "char" in err.fmt else {})}
         st.error(f"{t(err.key, **args)} {t('mk_cells_expected', tq=tq, tk=tk)} "
                  f"{t('mk_cells_start' if table is None else 'mk_cells_kept')}")
     if dropped:
