@@ -171,8 +171,8 @@ class MultiHeadAttention(nn.Module):
         output = self.output_linear(concat)  # (B, Tq, d_model)
 
         # Finite inputs can still overflow. One cheap reduction (its sum is finite only if every value is); skipped
-        # inside torch.func transforms, where Python cannot read values (see mha.masks.values_readable).
-        if values_readable() and not math.isfinite(output.sum().item()):
+        # where vmap batches the output, since Python cannot read its values there (mha.masks.values_readable).
+        if values_readable(output) and not math.isfinite(output.sum().item()):
             self._explain_overflow(q, k, v, steps, output)
         return AttentionTrace(
             q=q, k=k, v=v, scores=steps.scores, mask=steps.allowed, weights=steps.weights,
@@ -194,14 +194,13 @@ class MultiHeadAttention(nn.Module):
                 )
 
     def _check_inputs(self, query, key, value, head_mask) -> None:
-        """Shapes always; values (NaN, inf) only where Python can read them (not inside vmap / grad)."""
+        """Shapes always; values (NaN, inf) only where Python can read them (not in tensors vmap batches)."""
         if query is key and key is value:  # self-attention passes one tensor three times: check it once
             inputs = (("query", query),)
         else:
             inputs = tuple((name, x) for name, x, seen in (("query", query, ()), ("key", key, (query,)),
                                                            ("value", value, (query, key)))
                            if not any(x is s for s in seen))
-        readable = values_readable()
         for name, x in inputs:
             if not isinstance(x, torch.Tensor):
                 raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}.")
@@ -216,7 +215,7 @@ class MultiHeadAttention(nn.Module):
                     f"project it to {self.d_model} or build MultiHeadAttention(d_model={x.size(-1)}, ...)."
                 )
             # The sum is finite only if every value is: one cheap reduction, the full scan only to confirm.
-            if readable and not math.isfinite(x.sum().item()) and not torch.isfinite(x).all():
+            if values_readable(x) and not math.isfinite(x.sum().item()) and not torch.isfinite(x).all():
                 raise ValueError(f"{name} contains NaN or infinite values; attention needs finite inputs.")
         if key.shape[:2] != value.shape[:2]:
             raise ValueError(
@@ -229,5 +228,5 @@ class MultiHeadAttention(nn.Module):
             raise ValueError(
                 f"head_mask must have shape ({self.num_heads},), one 0/1 per head, got {tuple(head_mask.shape)}."
             )
-        if head_mask is not None and readable and not torch.isfinite(head_mask).all():
+        if head_mask is not None and values_readable(head_mask) and not torch.isfinite(head_mask).all():
             raise ValueError("head_mask contains NaN or infinite values: use 1 to keep a head and 0 to switch it off.")

@@ -16,15 +16,24 @@ from __future__ import annotations
 from typing import Optional, Sequence
 
 import torch
+import torch._C._functorch as _functorch
 
 
-def values_readable() -> bool:
-    """Can Python read tensor values here (``.item()``, ``if t.any():``)? Not inside torch.func transforms (vmap,
-    grad, jacrev, functional per-sample gradients): their tensors are wrappers, and vmap refuses ``.item()``. Checks
-    of values (NaN, overflow, additive masks) are skipped there; shapes are still checked. torch's own code asks the
-    same private question (torch/autograd/function.py); tests/test_attention.py runs vmap and grad through the
-    module, so a torch that renames it fails a test rather than a learner's notebook."""
-    return not torch._C._are_functorch_transforms_active()
+def values_readable(*tensors: torch.Tensor) -> bool:
+    """Can Python read these tensors' values (``.item()``, ``if t.any():``)? Not where torch.func.vmap batches one
+    (also inside grad under vmap: per-sample gradients): vmap refuses ``.item()``, each sample would need its own
+    answer. Checks of values (NaN, overflow, additive masks) are skipped for those tensors only; shapes are always
+    checked, and a plain tensor (a mask captured by the function vmap runs) is still checked inside vmap.
+
+    functorch wraps a tensor once per transform level (BatchedTensor for vmap, a grad wrapper for grad); this looks
+    through every level. It uses torch._C._functorch, torch's private API (torch's own code asks it the same way);
+    tests/test_attention.py runs vmap and grad through the module, so a torch that changes it fails a test."""
+    for t in tensors:
+        while _functorch.is_functorch_wrapped_tensor(t):
+            if _functorch.is_batchedtensor(t):
+                return False
+            t = _functorch.get_unwrapped(t)
+    return True
 
 
 def as_bool(mask: torch.Tensor) -> torch.Tensor:
@@ -35,7 +44,7 @@ def as_bool(mask: torch.Tensor) -> torch.Tensor:
     """
     if mask.dtype == torch.bool:
         return mask
-    if not (mask.is_floating_point() and values_readable()):
+    if not (mask.is_floating_point() and values_readable(mask)):
         return mask != 0
     conventions = ("nn.MultiheadAttention's float attn_mask: 0 = attend, -inf = blocked, added to the scores. This "
                    "module takes the course's convention instead: bool or 0/1, True / 1 = may attend, False / 0 = "

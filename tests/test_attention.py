@@ -793,16 +793,23 @@ def test_per_sample_gradients_with_vmap_grad_functional_call(gen):
             torch.testing.assert_close(grads[name][i], p.grad, **TIGHT)
 
 
-def test_value_checks_still_run_outside_transforms_and_are_skipped_inside(gen):
-    """The checks vmap cannot run are skipped only there: outside, a NaN input still gets its clear error."""
+def test_value_checks_are_skipped_only_for_what_vmap_batches(gen):
+    """The checks vmap cannot run are skipped only for batched tensors: outside vmap (and under grad alone) a NaN input
+    still gets its clear error, and inside vmap a mask the function captured (not batched) is still checked."""
     m = make_module(8, 2)
     x = randn(gen, 2, 4, 8)
     x[1, 2, 3] = float("nan")
     with pytest.raises(ValueError, match="query contains NaN"):
         m(x, x, x)
-    out = torch.func.vmap(_per_sample(m))(x)  # inside: no error; the NaN stays in its own sample
+    with pytest.raises(ValueError, match="query contains NaN"):  # grad alone: values are readable
+        torch.func.grad(lambda xi: _per_sample(m)(xi).sum())(x[1])
+    out = torch.func.vmap(_per_sample(m))(x)  # batched: no error; the NaN stays in its own sample
     assert torch.isnan(out[1]).any() and torch.isfinite(out[0]).all()
-    assert mha.masks.values_readable()
+    additive = additive_causal(4)
+    with pytest.raises(ValueError, match="additive"):
+        torch.func.vmap(lambda xi: _per_sample(m)(xi, additive))(x[:1])
+    allowed = torch.func.vmap(lambda xi: _per_sample(m)(xi, mha.masks.from_additive_mask(additive)))(x[:1])
+    torch.testing.assert_close(allowed, m(x[:1], x[:1], x[:1], mha.causal_mask(4)), **TIGHT)
 
 
 def additive_causal(t, dtype=torch.float64, blocked=float("-inf")):
