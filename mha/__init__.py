@@ -7,13 +7,14 @@ from mha.attention import (
     attention_steps,
     scaled_dot_product_attention,
 )
-from mha.masks import causal_mask, combine_masks, from_torch_attn_mask, padding_mask, to_torch_attn_mask
+from mha.masks import causal_mask, combine_masks, from_additive_mask, from_torch_attn_mask, padding_mask
+from mha.masks import to_torch_attn_mask
 from mha.text import TextError, Tokens, display_labels, embed_tokens, init_weights, safe_label, sinusoidal_positions
 from mha.text import token_inputs, tokenize
 
 __all__ = [
     "AttentionSteps", "AttentionTrace", "MultiHeadAttention", "attention_steps", "scaled_dot_product_attention",
-    "causal_mask", "combine_masks", "from_torch_attn_mask", "padding_mask", "to_torch_attn_mask",
+    "causal_mask", "combine_masks", "from_additive_mask", "from_torch_attn_mask", "padding_mask", "to_torch_attn_mask",
     "TextError", "Tokens", "display_labels", "embed_tokens", "init_weights", "safe_label", "sinusoidal_positions",
     "token_inputs", "tokenize",
 ]
