@@ -140,15 +140,27 @@ def clicked_pair(event) -> tuple[int, int] | None:
     head's weights, (head a, head b) on a similarity map), from a ``st.plotly_chart`` selection event; None when
     nothing usable was clicked. The browser sends a row of a typed (int32) array back as ``{"0": i, "1": j}``, a
     plain list as ``[i, j]``: both are read; anything else (no point, no customdata, garbage) gives None."""
+    data = _clicked_customdata(event)
+    try:
+        i, j = (int(v) for v in data[:2])
+    except (IndexError, TypeError, ValueError):
+        return None
+    return i, j
+
+
+def _clicked_customdata(event) -> list | None:
+    """The first selected point's customdata as a list (a typed-array row comes back as ``{"0": a, "1": b}``, read
+    in order), or None: the one reader of Plotly selection events from ``st.plotly_chart``."""
     try:
         points = (event or {}).get("selection", {}).get("points", [])
         data = points[0].get("customdata") if points else None
         if isinstance(data, dict):
             data = [data[k] for k in sorted(data, key=int)]
-        i, j = (int(v) for v in data[:2])
-    except (AttributeError, IndexError, KeyError, TypeError, ValueError):
+    except (AttributeError, KeyError, TypeError, ValueError):
         return None
-    return i, j
+    if data is None:
+        return None
+    return list(data) if isinstance(data, (list, tuple)) else [data]
 
 
 def _hover(kind: str, head: int | None, words: Words = ENGLISH, value: str | None = None) -> str:
@@ -248,13 +260,10 @@ def clicked_head(event) -> int | None:
     """The head a click on a clickable ``heads_grid`` chose (the first point's customdata), from a
     ``st.plotly_chart`` selection event; None when nothing usable was clicked. A typed-array row comes back from
     the browser as ``{"0": h}``, a plain list as ``[h]``: both are read."""
+    data = _clicked_customdata(event)
     try:
-        points = (event or {}).get("selection", {}).get("points", [])
-        data = points[0].get("customdata") if points else None
-        if isinstance(data, dict):
-            data = [data[k] for k in sorted(data, key=int)]
-        head = int(data[0] if isinstance(data, (list, tuple)) else data)
-    except (AttributeError, IndexError, KeyError, TypeError, ValueError):
+        head = int(data[0])
+    except (IndexError, TypeError, ValueError):
         return None
     return head if head >= 0 else None
 
