@@ -243,7 +243,8 @@ def get_bug(name: str) -> Bug:
 
 def buggy_copy(bug: Bug, model: MultiHeadAttention) -> MultiHeadAttention:
     """A new module of the bug's class with ``model``'s weights (``model`` itself, often shared, is untouched)."""
-    twin = bug.cls(model.d_model, model.num_heads).to(model.output_linear.weight.dtype)
+    bias = model.query_linear.bias is not None  # a pretrained layer's Q/K/V biases come along (the bug is the same)
+    twin = bug.cls(model.d_model, model.num_heads, qkv_bias=bias).to(model.output_linear.weight.dtype)
     twin.load_state_dict(model.state_dict())
     return twin.eval()
 

@@ -109,13 +109,15 @@ def shape_text(letters: str, shape) -> str:
 class Extras:
     """The step-by-step page's tensors that a View does not keep: the shown sentence, batch axis dropped, float32."""
 
-    embedding: np.ndarray  # (Tq, d_model) each query token's vector (the same word gets the same vector)
-    positions: np.ndarray  # (Tq, d_model) sinusoidal positions (zeros when positional encoding is off)
+    embedding: np.ndarray | None  # (Tq, d_model) each query token's vector (the same word gets the same vector)
+    positions: np.ndarray | None  # (Tq, d_model) sinusoidal positions (zeros when positional encoding is off)
     query: np.ndarray  # (Tq, d_model) query_linear(x), before split_heads
     key: np.ndarray  # (Tk, d_model) key_linear(x_kv)
     value: np.ndarray  # (Tk, d_model) value_linear(x_kv)
     qk: np.ndarray  # (H, Tq, Tk) QKᵀ, before / sqrt(head_dim)
     sentence: int  # which sentence of the batch these are (as in the View)
+    layout: str = "added"  # how x was made: "added" (embedding + positions), "split" (content | position, trained
+    # weights: ``mha.train.layout_parts``), "model" (a pretrained model's hidden states: no embedding/positions)
 
 
 def extras(view: View) -> Extras:
@@ -132,12 +134,22 @@ def extras(view: View) -> Extras:
     with torch.no_grad():
         qk = attention_steps(q, k, v, torch.tensor(view.allowed), scale=False).scores  # (H, Tq, Tk)
     spec = view.spec
-    embedding = embed_tokens(view.tokens, spec.d_model, spec.seed, dtype=torch.float64)  # (Tq, d_model)
-    positions = (sinusoidal_positions(len(view.tokens), spec.d_model) if spec.positional
-                 else torch.zeros_like(embedding))  # (Tq, d_model)
+    parts = dict(query=combine(view.q), key=combine(view.k), value=combine(view.v),
+                 qk=qk.to(torch.float32).numpy().copy(), sentence=view.sentence)
+    if spec.source == "pretrained":  # x is the model's own hidden state: no embedding table or positions of ours
+        return Extras(embedding=None, positions=None, layout="model", **parts)
+    if spec.source == "trained":  # the layout the weights were trained with: content | position
+        from mha.train import layout_parts
+
+        embedding, positions = layout_parts(view.tokens, spec.d_model, spec.seed, positional=spec.positional)
+        layout = "split"
+    else:
+        embedding = embed_tokens(view.tokens, spec.d_model, spec.seed, dtype=torch.float64)  # (Tq, d_model)
+        positions = (sinusoidal_positions(len(view.tokens), spec.d_model) if spec.positional
+                     else torch.zeros_like(embedding))  # (Tq, d_model)
+        layout = "added"
     return Extras(embedding=embedding.to(torch.float32).numpy(), positions=positions.to(torch.float32).numpy(),
-                  query=combine(view.q), key=combine(view.k), value=combine(view.v),
-                  qk=qk.to(torch.float32).numpy().copy(), sentence=view.sentence)
+                  layout=layout, **parts)
 
 
 def cell_from_selection(event) -> tuple[int, int] | None:

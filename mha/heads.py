@@ -22,7 +22,7 @@ from mha.attention import MultiHeadAttention
 from mha.figures import clicked_pair
 from mha.masks import causal_mask
 from mha.text import token_inputs
-from mha.view import model_for, run_view
+from mha.view import model_for, run_view, spec_inputs
 
 _EPS = 1e-12
 
@@ -365,8 +365,10 @@ class PermutationCheck:
 
 
 def permutation_check(model: MultiHeadAttention, tokens: Sequence[str], seed: int, perm, positional: bool,
-                      causal: bool = False) -> PermutationCheck:
-    """Self-attention on ``tokens`` and on the same tokens shuffled by ``perm``; embeddings of ``seed``.
+                      causal: bool = False, spec=None) -> PermutationCheck:
+    """Self-attention on ``tokens`` and on the same tokens shuffled by ``perm``; embeddings of ``seed``, made as the
+    weight source of ``spec`` (a ViewSpec) makes them (``mha.view.spec_inputs``: the trained layout for trained
+    weights); without ``spec``, the Playground's inputs.
 
     Without positional encoding (and without a causal mask) attention is permutation-equivariant: shuffling the
     input shuffles the output the same way, nothing else changes. Positions (or a causal mask, which is a statement
@@ -378,7 +380,11 @@ def permutation_check(model: MultiHeadAttention, tokens: Sequence[str], seed: in
     mask = causal_mask(T) if causal else None  # (T, T), broadcast over batch and heads
 
     def run(toks):
-        x = token_inputs(list(toks), model.d_model, seed, positional=positional).unsqueeze(0)  # (1, T, d_model)
+        if spec is None:
+            x = token_inputs(list(toks), model.d_model, seed, positional=positional)
+        else:
+            x = spec_inputs(list(toks), dataclasses.replace(spec, seed=int(seed), positional=positional))
+        x = x.unsqueeze(0)  # (1, T, d_model)
         with torch.no_grad():
             tr = model.trace(x, x, x, mask)
         return tr.weights[0].double().numpy(), tr.output[0].double().numpy()
@@ -398,7 +404,7 @@ def permutation_checks(spec, tokens: Sequence[str], shuffle: int, *,
     ``shuffle`` (``permutation``), through the module of ``spec`` (seeded, or ``state_dict``)."""
     model = model_for(spec, state_dict)
     perm = permutation(len(tokens), shuffle)
-    return {p: permutation_check(model, tokens, spec.seed, perm, positional=p, causal=spec.causal)
+    return {p: permutation_check(model, tokens, spec.seed, perm, positional=p, causal=spec.causal, spec=spec)
             for p in (False, True)}
 
 

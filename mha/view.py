@@ -4,22 +4,28 @@
 seeded module and traces it, and returns plain numpy arrays so a cached result can be copied, pickled and
 shared safely between users.
 
+Weight sources (``ViewSpec.source``): "random" (the seeded module), "trained" (``mha.train``: trained on ``task``,
+run on the content | position layout it was trained with) and "pretrained" (``mha.pretrained``: one attention layer
+of a real model, run on the hidden states the model itself gives that layer; its tokens are the model's tokens).
+
 The text may hold several sentences, one per line: they run as one padded batch (``mha.batch``) and the view
 shows one of them (``sentence``). ``kv_text`` switches to cross-attention: its tokens are the keys and values,
 so the key axis (``key_tokens``, ``key_labels``) differs from the query axis (``tokens``, ``labels``).
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 import numpy as np
 import torch
 
 from mha.attention import AttentionTrace, MultiHeadAttention
-from mha.batch import Batch, BatchError, batch_mask, make_batch, pair_kv
+from mha.batch import Batch, BatchError, batch_mask, make_batch, pair_kv, split_lines
 from mha.lru import ByteLRU
+from mha import pretrained
 from mha.masks import causal_mask
-from mha.text import TextError, display_labels, init_weights, token_inputs, tokenize
+from mha.text import TextError, clean_text, display_labels, init_weights, safe_label, token_inputs, tokenize
 from mha.train import MAX_TRAIN_D_MODEL, MAX_TRAIN_STEPS, TASKS, layout_inputs, trained_module
 
 # Limits that keep the largest view responsive on a small (2-core) hosted machine. See README "Limits".
@@ -55,6 +61,8 @@ class ViewSpec:
     source: str = "random"  # which parameters: "random" (from the seed) or "trained" (on ``task``, see mha.train)
     task: str = "previous"  # source "trained": the task (an id of mha.train.TASKS)
     train_steps: int | None = None  # source "trained": optimizer steps; None = the task's own budget
+    model: str = ""  # source "pretrained": a Hugging Face model id or a local folder (mha.pretrained.load_model)
+    layer: int = 0  # source "pretrained": which attention layer
 
 
 @dataclass(frozen=True)
@@ -103,15 +111,26 @@ class View:
 
 
 def check_spec(spec: ViewSpec) -> None:
-    """Raise ValueError with a learner-facing message if the settings cannot be run."""
+    """Raise ValueError with a learner-facing message if the settings cannot be run. A pretrained spec is checked
+    against its model when the model is loaded (``run_pretrained_view``): d_model and num_heads are the model's."""
+    if spec.source not in SOURCES:
+        raise ValueError(f"source must be one of {list(SOURCES)}, got {spec.source!r}.")
+    if spec.source == "pretrained":
+        if not 1 <= spec.num_heads <= MAX_HEADS or spec.d_model % spec.num_heads:
+            raise ValueError(f"The model has num_heads={spec.num_heads} at d_model={spec.d_model}: this app shows up "
+                             f"to {MAX_HEADS} heads, and num_heads must divide d_model. Choose a smaller model.")
+        if not 1 <= spec.d_model <= MAX_PRETRAINED_D_MODEL:
+            raise ValueError(f"The model has d_model={spec.d_model}: this app shows up to "
+                             f"d_model={MAX_PRETRAINED_D_MODEL}. Choose a smaller model.")
+        if isinstance(spec.layer, bool) or not isinstance(spec.layer, int) or spec.layer < 0:
+            raise ValueError(f"layer={spec.layer!r} must be a whole number from 0.")
+        return
     if spec.d_model not in D_MODEL_CHOICES:
         raise ValueError(f"d_model must be one of {list(D_MODEL_CHOICES)}, got {spec.d_model}.")
     if spec.num_heads not in head_choices(spec.d_model):
         raise ValueError(
             f"num_heads={spec.num_heads} does not divide d_model={spec.d_model}: pick one of {head_choices(spec.d_model)}."
         )
-    if spec.source not in SOURCES:
-        raise ValueError(f"source must be one of {list(SOURCES)}, got {spec.source!r}.")
     if spec.source == "trained":
         if spec.task not in TASKS:
             raise ValueError(f"Unknown task {spec.task!r}: pick one of {list(TASKS)}.")
@@ -124,7 +143,30 @@ def check_spec(spec: ViewSpec) -> None:
             raise ValueError(f"train_steps={steps!r} is out of range: pick 1 to {MAX_TRAIN_STEPS}.")
 
 
-SOURCES = ("random", "trained")
+SOURCES = ("random", "trained", "pretrained")
+MAX_PRETRAINED_D_MODEL = 1024  # bert-base and gpt2 (768) fit; beyond, a 128-token view holds too many numbers
+ALLOW_DOWNLOADS_ENV = "MHA_ALLOW_DOWNLOADS"  # "0" / "false" / "no" / "off": only models already on this server
+MODELS_DIR_ENV = "MHA_MODELS_DIR"  # if set, local model folders must be inside it (a hosted demo's own folder)
+
+
+def pretrained_options() -> dict:
+    """``load_model`` keywords from the environment (README "Weight sources"): ``downloads`` (MHA_ALLOW_DOWNLOADS,
+    default on) and ``local_root`` (MHA_MODELS_DIR, default: any folder). The size cap is MHA_MAX_MODEL_MB
+    (``mha.pretrained.max_bytes_from_env``)."""
+    allow = os.environ.get(ALLOW_DOWNLOADS_ENV, "1").strip().lower() not in ("0", "false", "no", "off")
+    root = os.environ.get(MODELS_DIR_ENV, "").strip() or None
+    return {"downloads": allow, "local_root": root}
+
+
+def load_pretrained(source: str, progress=None) -> "pretrained.LoadedModel":
+    """``mha.pretrained.load_model`` with this server's options (cached there, shared read-only). Raises
+    PretrainedError with a learner message."""
+    return pretrained.load_model(source, progress=progress, **pretrained_options())
+
+
+def pretrained_layer(spec: ViewSpec) -> MultiHeadAttention:
+    """The course's module holding ``spec.layer`` of ``spec.model`` (with Q/K/V biases; shared: never mutate)."""
+    return pretrained.layer_module(load_pretrained(spec.model), spec.layer)
 
 
 def train_steps(spec: ViewSpec) -> int:
@@ -144,6 +186,9 @@ def spec_inputs(tokens, spec: ViewSpec) -> torch.Tensor:
     (``mha.train.layout_inputs``) for trained ones. ``spec.positional`` turns the positions off in both."""
     if spec.source == "trained":
         return layout_inputs(tokens, spec.d_model, spec.seed, positional=spec.positional)
+    if spec.source == "pretrained":
+        raise ValueError("A pretrained layer's input is the model's own hidden states: run the model "
+                         "(run_pretrained_view), the tokens alone do not make it.")
     return token_inputs(tokens, spec.d_model, spec.seed, positional=spec.positional)
 
 
@@ -175,7 +220,7 @@ def _seeded_module(d_model: int, num_heads: int, seed: int) -> MultiHeadAttentio
 def custom_model(d_model: int, num_heads: int, state_dict: dict) -> MultiHeadAttention:
     """A module on a visitor's uploaded weights (checked by ``mha.export.load_state_dict_bytes``). Built per call,
     never cached here: it belongs to one session, unlike the shared seeded modules of ``build_model``."""
-    model = MultiHeadAttention(d_model, num_heads)
+    model = MultiHeadAttention(d_model, num_heads, qkv_bias="query_linear.bias" in state_dict)  # a pretrained layer's
     model.load_state_dict(state_dict, strict=True)
     model.eval()
     for p in model.parameters():
@@ -185,9 +230,13 @@ def custom_model(d_model: int, num_heads: int, state_dict: dict) -> MultiHeadAtt
 
 def model_for(spec: ViewSpec, state_dict: dict | None = None, num_heads: int | None = None) -> MultiHeadAttention:
     """The module a view runs: the shared seeded one, the shared trained one (``source == "trained"``), or a fresh
-    one on uploaded weights (they replace either). ``num_heads`` overrides
+    one on uploaded weights (they replace either); for ``source == "pretrained"`` the model's layer (uploaded weights
+    do not replace it). ``num_heads`` overrides
     the spec's (the weights' shapes do not depend on it: the bug zoo's one-head comparison uses the same weights)."""
     h = spec.num_heads if num_heads is None else num_heads
+    if spec.source == "pretrained":  # uploaded weights do not apply: the layer's inputs are the model's own
+        layer = pretrained_layer(spec)
+        return layer if h == spec.num_heads else custom_model(spec.d_model, h, layer.state_dict())
     if state_dict is None and spec.source == "trained":
         trained = trained_model(spec)
         return trained if h == spec.num_heads else custom_model(spec.d_model, h, trained.state_dict())
@@ -273,7 +322,10 @@ def view_inputs(spec: ViewSpec, state_dict: dict | None = None) -> ViewInputs:
 
 def run_view(spec: ViewSpec, state_dict: dict | None = None) -> View:
     """Run the settings end to end and keep one sentence. Raises TextError (empty text), BatchError (texts that
-    do not pair up) or ValueError (impossible settings). ``state_dict``: see ``view_inputs``."""
+    do not pair up) or ValueError (impossible settings; PretrainedError is one). ``state_dict``: see
+    ``view_inputs`` (not used by a pretrained layer)."""
+    if spec.source == "pretrained":
+        return run_pretrained_view(spec)
     inp = view_inputs(spec, state_dict)
     with torch.no_grad():
         tr = inp.model.trace(inp.query, inp.key, inp.key, inp.mask)
@@ -299,6 +351,72 @@ def run_view(spec: ViewSpec, state_dict: dict | None = None) -> View:
     )
 
 
+def pretrained_texts(text: str) -> tuple[list[str], tuple[str, ...], dict]:
+    """The sentences a pretrained model reads: one per non-blank line, cleaned as the app's own tokenizer cleans
+    (invisible controls removed), within MAX_CHARS and MAX_SENTENCES. Returns (lines, note keys, note args).
+    Raises TextError when nothing is visible."""
+    from mha.batch import MAX_SENTENCES
+
+    notes, args = [], {}
+    text = text if isinstance(text, str) else str(text)
+    if len(text) > MAX_CHARS:
+        notes.append("note_chars_cut")
+        args.update(n_chars=len(text), max_chars=MAX_CHARS)
+        text = text[:MAX_CHARS]
+    lines = []
+    for line in split_lines(text):
+        clean, _ = clean_text(line)
+        if clean.strip():
+            lines.append(clean.strip())
+    if not lines:
+        tokenize("")  # raises the learner-facing TextError
+    if len(lines) > MAX_SENTENCES:
+        notes.append("note_sentences_cut")
+        args.update(n_sentences=len(lines), max_sentences=MAX_SENTENCES)
+        lines = lines[:MAX_SENTENCES]
+    return lines, tuple(notes), args
+
+
+def pretrained_run(spec: ViewSpec) -> "pretrained.LayerRun":
+    """``mha.pretrained.run_layer`` for the spec's model, layer and text (every sentence): our module's trace next to
+    the model's own attention. Raises PretrainedError / TextError / ValueError with a learner message."""
+    check_spec(spec)
+    loaded = load_pretrained(spec.model)
+    info = loaded.info
+    if (spec.d_model, spec.num_heads) != (info.d_model, info.num_heads):
+        raise ValueError(f"{spec.model} has d_model={info.d_model} and num_heads={info.num_heads}, the settings say "
+                         f"{spec.d_model} and {spec.num_heads}: a pretrained layer keeps the model's sizes.")
+    lines, _, _ = pretrained_texts(spec.text)
+    return pretrained.run_layer(loaded, spec.layer, lines, max_tokens=MAX_TOKENS)
+
+
+def run_pretrained_view(spec: ViewSpec) -> View:
+    """The View of one layer of a pretrained model (``mha.pretrained.run_layer`` + ``view_fields``): the model's
+    tokens (``tokens`` = its raw pieces, ``labels`` readable), its hidden states as ``x``, its mask (padding, and
+    causal for a decoder). ``note_args`` carries ``weights_diff`` / ``output_diff``: the largest difference between
+    our weights (output) and the model's own ``output_attentions`` (output projection) for that layer."""
+    run = pretrained_run(spec)
+    _, notes, args = pretrained_texts(spec.text)
+    notes = list(notes)
+    B = run.tokens.ids.size(0)
+    b = spec.sentence
+    if not 0 <= b < B:
+        b = min(max(b, 0), B - 1)
+        notes.append("note_sentence_clamped")
+        args.update(asked=spec.sentence, used=b, n_sentences=B)
+    if any(run.tokens.truncated):
+        notes.append("note_tokens_cut")
+        args.update(n_tokens=max(run.tokens.full_lengths), max_tokens=min(MAX_TOKENS, run.info.max_tokens))
+    fields = pretrained.view_fields(run, b)
+    previews = tuple(safe_label(" ".join(lab for lab, sp in zip(labels, special) if not sp), max_chars=28)
+                     for labels, special in zip(run.tokens.labels, run.tokens.special))
+    args.update(weights_diff=run.weights_diff, output_diff=run.output_diff, model_causal=run.info.causal,
+                num_layers=run.info.num_layers)
+    fields["lengths"] = fields["key_lengths"] = tuple(int(n) for n in run.tokens.lengths)
+    return View(spec=spec, notes=tuple(notes), note_args=args, previews=previews, **fields)
+
+
 __all__ = ["View", "ViewSpec", "ViewInputs", "TextError", "BatchError", "run_view", "view_inputs", "build_model",
            "custom_model", "model_for", "trained_model", "spec_inputs", "batch_inputs", "train_steps", "SOURCES",
-           "head_choices", "check_spec", "text_batch", "kv_batch"]
+           "head_choices", "check_spec", "text_batch", "kv_batch", "pretrained_options", "load_pretrained",
+           "pretrained_layer", "pretrained_texts", "pretrained_run", "run_pretrained_view", "MAX_PRETRAINED_D_MODEL"]
