@@ -62,7 +62,11 @@ def torch_twin(model: MultiHeadAttention, dtype=torch.float64) -> nn.MultiheadAt
     with torch.no_grad():
         ref.in_proj_weight.copy_(torch.cat([model.query_linear.weight, model.key_linear.weight,
                                             model.value_linear.weight]).to(dtype))  # (3 d_model, d_model)
-        ref.in_proj_bias.zero_()  # our Q, K, V projections have no bias
+        lins = (model.query_linear, model.key_linear, model.value_linear)
+        if model.query_linear.bias is None:
+            ref.in_proj_bias.zero_()  # the course's Q, K, V projections have no bias
+        else:  # a pretrained layer's (qkv_bias=True)
+            ref.in_proj_bias.copy_(torch.cat([lin.bias for lin in lins]).to(dtype))  # (3 d_model,)
         ref.out_proj.weight.copy_(model.output_linear.weight.to(dtype))
         ref.out_proj.bias.copy_(model.output_linear.bias.to(dtype))
     return ref.eval()
@@ -143,6 +147,11 @@ def row_report(result: TorchCheck, batch: int, head: int, row: int) -> RowReport
 def check_spec(spec: ViewSpec, *, convert: bool = True, state_dict: dict | None = None) -> TorchCheck:
     """The check for the whole batch of a ViewSpec, with the mask the app applies (causal, padding), on the
     seeded weights or on uploaded ones (``state_dict``)."""
+    if spec.source == "pretrained":  # the layer's input is the model's hidden states (every sentence)
+        from mha.view import model_for, pretrained_run
+
+        run = pretrained_run(spec)
+        return check(model_for(spec), run.x, run.x, run.x, None if run.mask.all() else run.mask, convert=convert)
     inputs = view_inputs(spec, state_dict)
     return check(inputs.model, inputs.query, inputs.key, inputs.key, inputs.mask, convert=convert)
 
