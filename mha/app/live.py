@@ -1,0 +1,159 @@
+"""The one live-training UI, shared by the Train and Induction pages: a Train button, a progress bar, a Stop button,
+charts redrawn while training runs, the finished result cached for every visitor, and a slider to scrub back
+through the snapshots afterwards.
+
+A page describes its run (``Live``: widget-key prefix, the run's plain values as the cache key, its step budget) and
+gives ``start()``, which returns the training's events (any iterator: ``mha.train.Progress``,
+``mha.induction.Checkpoint``), how to read a step from one, and ``finish(stopped)`` building the result. ``run``
+then trains in the script thread:
+
+- each event is computed under ``compute.HEAVY_WORK`` (the app's one limit on heavy work), taken again for every
+  step group so another visitor's computation can go in between; drawing never holds it;
+- the page's ``draw(events, slots, n)`` fills ``st.empty`` placeholders at most every ``DRAW_SECONDS`` (and at the
+  end): light, whatever the number of steps;
+- Stop is an ordinary button: its click interrupts the script at its next drawing (Streamlit's rerun), and its
+  callback, which runs before any widget of the next run, finishes the run where it was and lets the page set its
+  steps control to the steps done (so the link reproduces what is shown: training is deterministic);
+- a finished result is stored in ``compute.RESULTS`` under the page's plain values: the same settings, from any
+  visitor or a link opened later, show it at once. A stopped one stays in this session only.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, Optional
+
+import streamlit as st
+
+from mha.app import compute
+from mha.app.controls import t
+from mha.lru import freeze
+from mha.train_figures import CurveWords
+
+DRAW_SECONDS = 0.35  # live charts are redrawn at most this often (and once at the end)
+
+
+@dataclass(frozen=True)
+class Live:
+    prefix: str  # widget keys f"{prefix}_train", f"{prefix}_stop"; session keys f"_{prefix}_..."
+    key: tuple  # the run's plain values: the cache key (and what a link carries)
+    total: int  # the step budget
+    on_stop: Optional[Callable[[Any], tuple]] = None  # result -> the key it is kept under (the page may change
+    #                                                    its steps control there: a callback runs before widgets)
+    link_params: tuple[str, ...] = ()  # the page's URL parameters: a link carrying one of them trains at once
+
+
+@dataclass(frozen=True)
+class Outcome:
+    result: Any
+    fresh: bool  # trained during this run (not from the cache or a stop)
+    stopped: bool  # stopped by the learner (this session only)
+
+
+Start = Callable[[], tuple[Iterator[Any], Callable[[Any], int], Callable[[bool], Any]]]
+Draw = Callable[[list, list, int], None]
+
+
+def curve_words() -> CurveWords:
+    return CurveWords(**{name: t(f"lv_ch_{name}") for name in CurveWords.__dataclass_fields__})
+
+
+def from_link(live: Live) -> bool:
+    """True on the session's first run of this page when the opening link carried one of its parameters."""
+    flag = f"_{live.prefix}_first_run_done"
+    first = flag not in st.session_state
+    st.session_state[flag] = True
+    raw = st.session_state.get("_url_params_at_start") or {}
+    return first and any(p in raw for p in live.link_params)
+
+
+def cached(live: Live) -> Any | None:
+    found, value = compute.RESULTS.lookup(_cache_key(live.prefix, live.key))
+    return value if found else None
+
+
+def _cache_key(prefix: str, key: tuple) -> tuple:
+    return ("live", prefix, key)
+
+
+def _stop(prefix: str, on_stop) -> None:
+    """The Stop button's callback (before the next run's widgets): finish the interrupted run where it was."""
+    live = st.session_state.pop(f"_{prefix}_live", None)
+    if live is None:  # the run had already finished
+        return
+    key, finish = live
+    result = finish(True)
+    st.session_state[f"_{prefix}_stopped"] = (on_stop(result) if on_stop else key, result)
+
+
+def run(live: Live, start: Start, draw: Optional[Draw] = None, *, slots: int = 0, autostart: bool = False,
+        button: Optional[str] = None) -> Optional[Outcome]:
+    """The result for ``live.key``: from the cache, from this session's Stop, or trained now (live) when the Train
+    button is pressed or ``autostart``. None (with the Train button on the page) when it has not been trained."""
+    p = live.prefix
+    found = cached(live)
+    if found is not None:
+        return Outcome(found, fresh=False, stopped=False)
+    stopped = st.session_state.get(f"_{p}_stopped")
+    if stopped is not None and stopped[0] == live.key:
+        st.session_state.pop(f"_{p}_live", None)
+        return Outcome(stopped[1], fresh=False, stopped=True)
+    st.session_state.pop(f"_{p}_live", None)  # a run left by another rerun (not Stop) is not resumed
+    place = st.empty()  # the Train button, then the Stop button while training runs, then nothing
+    pressed = place.button(button or t("lv_train"), key=f"{p}_train", type="primary", icon="▶️")
+    if not (pressed or autostart):
+        return None
+    return Outcome(_train(live, start, draw, slots, place), fresh=True, stopped=False)
+
+
+def _train(live: Live, start: Start, draw: Optional[Draw], n_slots: int, place):
+    p = live.prefix
+    place.button(t("lv_stop"), key=f"{p}_stop", icon="⏹️", on_click=_stop, args=(p, live.on_stop))
+    bar = st.progress(0.0, text=t("lv_starting"))
+    places = [st.empty() for _ in range(n_slots)]
+
+    def compute_live():
+        events, step_of, finish = start()
+        st.session_state[f"_{p}_live"] = (live.key, finish)
+        seen: list = []
+        last, n, began = 0.0, 0, time.perf_counter()
+        while True:
+            with compute.HEAVY_WORK:  # one group of steps at a time: other visitors' work goes in between
+                event = next(events, None)
+            if event is not None:
+                seen.append(event)
+            now = time.perf_counter()
+            if event is None or now - last >= DRAW_SECONDS:
+                step = step_of(seen[-1]) if seen else 0
+                bar.progress(min(1.0, step / max(live.total, 1)),
+                             text=t("lv_progress", step=step, total=live.total, seconds=f"{now - began:.1f}"))
+                if draw is not None and seen:
+                    draw(seen, places, n)
+                    n += 1
+                last = now
+            if event is None:
+                break
+        st.session_state.pop(f"_{p}_live", None)
+        return freeze(finish(False))
+
+    bar.progress(0.0, text=t("lv_waiting"))  # shown while another visitor trains these very settings
+    result = compute.RESULTS.get_or_compute(_cache_key(p, live.key), compute_live)
+    for element in (place, bar, *places):
+        element.empty()
+    return result
+
+
+def scrub(key: str, steps: list[int], outcome: Outcome, *, label: Optional[str] = None) -> int:
+    """The snapshot slider (URL-bound as ``key``): which training step to show. Right after a training it moves to
+    the last snapshot; a value the options no longer hold goes there too."""
+    if len(steps) < 2:
+        return steps[-1]
+    here = st.session_state.get(key)
+    raw = st.session_state.get("_url_params_at_start") or {}
+    consumed = f"_{key}_link_read"
+    if key in raw and consumed not in st.session_state:
+        st.session_state[consumed] = True  # the link's snapshot, once: Streamlit seeds the slider from it
+    elif outcome.fresh or here is None or here not in steps:
+        st.session_state[key] = steps[-1]
+    return st.select_slider(label or t("lv_scrub"), options=steps, key=key, bind="query-params",
+                            help=t("lv_scrub_help"))
