@@ -169,12 +169,18 @@ def set_text(page, text: str) -> None:
 def markdown_text(page, containing: str) -> str:
     """The rendered text of the (first) Markdown block in the main area that contains ``containing``."""
     blocks = page.locator("[data-testid='stMain'] [data-testid='stMarkdownContainer']").filter(has_text=containing)
-    return blocks.first.inner_text().replace("\n", " ").strip()
+    return blocks.first.inner_text().replace("\n", " ").replace(WORD_JOINER, "").strip()
 
 
 def sidebar_texts(page) -> str:
     return " ".join(page.locator("[data-testid='stSidebar'] :is([data-testid='stAlert'], "
-                                 "[data-testid='stCaptionContainer'])").all_inner_texts()).replace("\n", " ")
+                                 "[data-testid='stCaptionContainer'])").all_inner_texts()).replace("\n", " ").replace(
+        WORD_JOINER, "")
+
+
+# mha.text.escape_markdown puts this invisible character after ':' and '@' (and inside 'www.' and arrows) so that
+# Streamlit's auto-links and :emoji: rewrites cannot fire: it is on the page, but not something a visitor sees.
+WORD_JOINER = "\u2060"
 
 
 # ------------------------------------------------------------------------------------------------------ tests
