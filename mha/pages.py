@@ -12,6 +12,8 @@ PAGES = [
     ("pages/explain.py", "nav_explain", "🧮"),
     ("pages/lab.py", "nav_lab", "🌡️"),
     ("pages/masks.py", "nav_masks", "🎭"),
+    ("pages/train.py", "nav_train", "🏋️"),
+    ("pages/induction.py", "nav_induction", "🔁"),
     ("pages/bugs.py", "nav_bugs", "🐛"),
     ("pages/share.py", "nav_share", "🔗"),
 ]
