@@ -77,14 +77,21 @@ class Words:
     weight_from_query: str = "weight from the query"
     pc: str = "PC {n}"  # a principal component
     exact_below: str = "exact value: enlarge this head below"  # hover of a large all-heads grid
+    keys_on_hover: str = "Too many keys to name under each head: hover a cell for its tokens."
     fitted_scale: str = "scale 0 … {top}<br>(not 0 … 1)"  # a weights colour bar fitted to long rows
 
+    weights: str = "weights"  # a weights chart's colour bar and hover
+    scores: str = "scores"
+    output: str = "output"
+
     def kind(self, name: str) -> str:
-        """How a matrix kind is shown: English words translated, course identifiers (weights, scores, ...) kept."""
+        """How a matrix kind is shown: words translated (weights, scores, output, query, ...), code names kept
+        (QKᵀ, x, concat, head_outputs)."""
         return getattr(self, name) if name in _KIND_WORDS else name
 
 
-_KIND_WORDS = frozenset({"query", "key", "value", "embedding", "position", "difference", "mask"})
+_KIND_WORDS = frozenset({"query", "key", "value", "embedding", "position", "difference", "mask", "weights",
+                         "scores", "output"})
 ENGLISH = Words()
 
 
@@ -170,11 +177,6 @@ def _hover(kind: str, head: int | None, words: Words = ENGLISH, value: str | Non
     return f"{head_part}{words.query}: %{{y}}<br>{words.key}: %{{x}}<br>{value}<extra></extra>"
 
 
-def _square_axes(fig: go.Figure, n_rows: int, tick_font: int) -> None:
-    fig.update_yaxes(autorange="reversed", type="category", tickfont_size=tick_font, automargin=True)
-    fig.update_xaxes(type="category", side="top", tickfont_size=tick_font, tickangle=-45, automargin=True)
-
-
 def _subplot_grid(rows: int, cols: int, h_space: float, v_space: float, titles, xaxis: dict, yaxis: dict) -> dict:
     """Layout entries of a rows x cols grid of subplots, as ``make_subplots`` lays them out (same domains, axis
     numbering row by row from the top, titles as annotations above each subplot) but as plain dicts: building the
@@ -236,6 +238,50 @@ def _text_px(text: str, font: float) -> float:
     return sum(font * (1.0 if ord(ch) >= 0x1100 else 0.6) for ch in str(text) if ch != _ZWSP)
 
 
+# --- readable tick labels (issue #16 item 9) ---------------------------------------------------------------------
+# Token labels are drawn at TICK_FONT px (never below MIN_FONT), in the page's text colour (Streamlit's theme would
+# draw them light grey), one label per row and column (``dtick=1``: Plotly would otherwise drop every other one of a
+# crowded category axis), horizontal when the longest fits its cell, else slanted.
+TICK_FONT = 12
+MIN_FONT = 11
+TICK_COLOR = "#31333f"  # Streamlit's text colour: the theme's grey tick labels are too faint to read
+LABEL_ROW_PX = 14  # the least height of a row whose token label is shown (an 11-12 px label and a little air)
+LABELS_MAX_TOKENS = 64  # up to this many tokens every token is named along a chart's axis
+COLORBAR_PX = 110  # the colour bar with its numbers and title, right of the cells
+
+
+def tick_font(size: int = TICK_FONT) -> dict:
+    """The font of token tick labels: at least MIN_FONT px, dark."""
+    return dict(size=max(MIN_FONT, size), color=TICK_COLOR)
+
+
+def tick_angle(labels, cell_px: float, font: int = TICK_FONT) -> int:
+    """0 (horizontal) when the longest label fits the width of its cell; else -45, or -90 when the cells are too
+    narrow for slanted labels to keep apart (slanted, neighbours are only cell/√2 apart)."""
+    longest = max((_text_px(lab, font) for lab in labels), default=0.0)
+    if longest + 4 <= cell_px:
+        return 0
+    return -45 if cell_px * 0.71 >= font + 1 else -90
+
+
+def label_band_px(labels, angle: int, font: int = TICK_FONT) -> int:
+    """About how much room (px) a row of x tick labels takes across the axis: one line of text when horizontal,
+    the longest label's drop when slanted (-45°) or upright (-90°)."""
+    longest = max((_text_px(lab, font) for lab in labels), default=0.0)
+    return int(font + 6 if angle == 0 else longest * (0.71 if angle == -45 else 1.0) + font + 4)
+
+
+def label_width_px(labels, font: int = TICK_FONT) -> int:
+    """About how wide a column of y tick labels is (px)."""
+    return int(max((_text_px(lab, font) for lab in labels), default=0.0)) + 8
+
+
+def every_label(axis: dict, show: bool, font: int = TICK_FONT) -> dict:
+    """Axis settings that show every category's label (or none): dtick 1, the readable tick font."""
+    return dict(axis, showticklabels=show, tickmode="linear", dtick=1, tickfont=tick_font(font)) if show else \
+        dict(axis, showticklabels=False)
+
+
 def _first_column_labels_only(layout: dict, n_cells: int, cols: int) -> None:
     """Row (token) labels on the grid's first column only: every panel has the same rows, and a panel's labels
     would otherwise run into the panel on its left."""
@@ -243,6 +289,12 @@ def _first_column_labels_only(layout: dict, n_cells: int, cols: int) -> None:
         if i % cols:
             sfx = "" if i == 0 else str(i + 1)
             layout[f"yaxis{sfx}"] = dict(layout[f"yaxis{sfx}"], showticklabels=False)
+
+
+GRID_FONT = 11  # token labels of the small multiples
+GRID_ROW_PX = 12  # the least height of a labelled row in the small multiples
+GRID_WIDTH_PX = 1000  # about how wide the page's main column draws a grid (wide layout, 1400 px window)
+GRID_MAX_PX = 3000
 
 
 # Up to this many cells (H x Tq x Tk: 16 heads x 16 tokens) a clickable grid puts an invisible marker on every cell,
@@ -289,18 +341,22 @@ def heads_grid(mats: np.ndarray, q_labels, k_labels, kind: str = "weights", allo
     cols = max(1, min(cols, H))
     rows = math.ceil(H / cols)
     x, y = axis_labels(k_labels), axis_labels(q_labels)
-    show_ticks = Tq <= 20
+    # Every token is named where the cells can hold a label: query names down the first column (rows at least
+    # GRID_ROW_PX high, so long sentences make taller panels), key names under each panel when a column is wide
+    # enough for an upright label; otherwise a note says to hover (the cell's hover names both tokens).
+    font = GRID_FONT
+    y_width = label_width_px(y, font) if Tq <= LABELS_MAX_TOKENS else 0
+    col_px = (GRID_WIDTH_PX - y_width - COLORBAR_PX) / cols / max(Tk, 1)
+    show_y = Tq <= LABELS_MAX_TOKENS
+    show_x = Tk <= LABELS_MAX_TOKENS and col_px >= font + 1
+    angle = tick_angle(x, col_px, font) if show_x else 0
     # Tick labels below the heatmaps: on top they would collide with the titles.
-    xaxis = dict(tickfont=dict(size=9), type="category", side="bottom", tickangle=-45, automargin=True,
-                 showticklabels=show_ticks)
-    yaxis = dict(tickfont=dict(size=9), autorange="reversed", type="category", automargin=True,
-                 showticklabels=show_ticks)
-    # Between two rows sit the upper row's slanted key labels (a label of n px at -45° drops n/√2 px) and the
-    # lower row's titles (16 px font): leave room for both.
-    longest = max((_text_px(lab, 9) for lab in x), default=0.0)
-    label_px = int(longest * 0.71) + 16 if show_ticks else 0
-    cell_px = max(4, min(28, 900 // max(Tq, 1) // cols * 1))
-    height = max(260, min(int(rows * (cell_px * Tq + 60 + label_px) + 60), 2400))
+    xaxis = every_label(dict(type="category", side="bottom", tickangle=angle, automargin=True), show_x, font)
+    yaxis = every_label(dict(autorange="reversed", type="category", automargin=True), show_y, font)
+    # Between two rows sit the upper row's key labels and the lower row's titles (16 px font): room for both.
+    label_px = label_band_px(x, angle, font) if show_x else 0
+    cell_px = max(GRID_ROW_PX if show_y else 4, min(28, int(col_px)))
+    height = max(260, min(int(rows * (cell_px * Tq + 44 + label_px) + 60), GRID_MAX_PX))
     v_space = min(0.3, (34 + label_px) / max(1, height - 60)) if rows > 1 else 0.0
     layout = _subplot_grid(rows, cols, 0.03, v_space, [f"{words.head} {h}" for h in heads], xaxis, yaxis)
     _first_column_labels_only(layout, rows * cols, cols)
@@ -321,7 +377,11 @@ def heads_grid(mats: np.ndarray, q_labels, k_labels, kind: str = "weights", allo
                              hovertemplate=_hover(kind, h, words).replace("%{z:.4f}", "%{text}"),
                              text=[f"{v:.4f}" for v in mats[i].ravel()], name="cells", showlegend=False, **refs))
     layout.update(coloraxis=dict(**color, colorbar=colorbar), height=height,
-                  margin=dict(l=10, r=10, t=50, b=10))
+                  margin=dict(l=10, r=10, t=50, b=10 if show_x or not Tk else 30))
+    if Tk and not show_x:  # too many keys to name under each panel: say where the names are
+        layout["annotations"].append(dict(text=words.keys_on_hover, showarrow=False, xref="paper", yref="paper",
+                                          x=0, xanchor="left", y=0, yanchor="top", yshift=-6,
+                                          font=dict(size=12, color=TICK_COLOR)))
     if click:  # markers would pad the axes' autorange: keep each panel exactly its cells
         for name in [k for k in layout if k.startswith(("xaxis", "yaxis"))]:
             n = Tk if name.startswith("x") else Tq
@@ -336,6 +396,36 @@ def heads_grid(mats: np.ndarray, q_labels, k_labels, kind: str = "weights", allo
 CLICK_MAX_TOKENS = 64
 
 
+SQUARE_PLOT_PX = 560  # the side of a one-head chart's cells when they are neither too small nor too large
+MAX_CELL_PX = 44
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """The size of a one-head chart with square cells: ``cell`` px per token, the figure's ``width`` and
+    ``height`` (cells plus labels, axis titles and colour bar), the key labels' ``angle``."""
+    cell: int
+    width: int
+    height: int
+    angle: int
+
+
+def square_geometry(x_labels, y_labels, font: int = TICK_FONT) -> Geometry:
+    """Square cells: the width follows the columns and the height the rows. Cells are MAX_CELL_PX at most, and
+    at least LABEL_ROW_PX while every token is named (up to LABELS_MAX_TOKENS), so no label is dropped; longer
+    sentences get cells that fit SQUARE_PLOT_PX (names on hover)."""
+    Tk, Tq = len(x_labels), len(y_labels)
+    n = max(Tq, Tk, 1)
+    named = n <= LABELS_MAX_TOKENS
+    cell = max(LABEL_ROW_PX, min(MAX_CELL_PX, SQUARE_PLOT_PX // n)) if named else max(3, (SQUARE_PLOT_PX + 80) // n)
+    angle = tick_angle(x_labels, cell, font) if named else 0
+    top = (label_band_px(x_labels, angle, font) if Tk <= LABELS_MAX_TOKENS else 0) + 24  # labels, axis title
+    left = (label_width_px(y_labels, font) if Tq <= LABELS_MAX_TOKENS else 0) + 24
+    width = max(320, left + cell * Tk + COLORBAR_PX + 20)
+    height = max(220, top + cell * Tq + 20)
+    return Geometry(cell=cell, width=int(width), height=int(height), angle=angle)
+
+
 def head_heatmap(mat: np.ndarray, q_labels, k_labels, kind: str = "weights", allowed: np.ndarray | None = None,
                  head: int | None = None, clickable: bool = True, selected: tuple[int, int] | None = None,
                  zmax: float | None = None, words: Words = ENGLISH) -> go.Figure:
@@ -343,6 +433,7 @@ def head_heatmap(mat: np.ndarray, q_labels, k_labels, kind: str = "weights", all
     emit no selection events, markers do (``customdata`` = [query index, key index])."""
     Tq, Tk = mat.shape
     x, y = axis_labels(k_labels), axis_labels(q_labels)
+    geo = square_geometry(x, y)
     data = [dict(type="heatmap", z=mat.astype(np.float32), x=x, y=y, hovertemplate=_hover(kind, head, words),
                  coloraxis="coloraxis")]
     if allowed is not None and not allowed.all():
@@ -352,23 +443,19 @@ def head_heatmap(mat: np.ndarray, q_labels, k_labels, kind: str = "weights", all
         data.append(dict(
             type="scatter", x=[x[j] for j in jj.ravel()], y=[y[i] for i in ii.ravel()], mode="markers",
             customdata=np.stack([ii.ravel(), jj.ravel()], axis=1).astype(np.int32),
-            marker=dict(symbol="square", size=max(6, min(40, 560 // max(Tq, Tk))), opacity=0),
+            marker=dict(symbol="square", size=max(6, geo.cell), opacity=0),
             hovertemplate=_hover(kind, head, words).replace("%{z:.4f}", "%{text}"),
             text=[f"{v:.4f}" for v in mat.ravel()], name="cells", showlegend=False))
-    # The key labels stand at -45° above the rows: a long one (up to 16 characters) would squeeze the rows until
-    # Plotly drops every other query label, so the figure grows by the part of the label beyond 6 characters.
-    longest = max((len(lab) for lab in k_labels), default=0) if Tk <= 64 else 0
-    size = max(280, min(700, 60 + 30 * max(Tq, Tk))) + 5 * max(0, longest - 6)
-    tick_font = dict(size=11 if Tq <= 30 else 8)
     layout = dict(
-        yaxis=dict(autorange="reversed", type="category", tickfont=tick_font, automargin=True,
-                   showticklabels=Tq <= 64, title=dict(text=words.query_axis, standoff=4)),
-        xaxis=dict(type="category", side="top", tickfont=tick_font, tickangle=-45, automargin=True,
-                   showticklabels=Tk <= 64, title=dict(text=words.key_axis, standoff=4)),
+        yaxis=every_label(dict(autorange="reversed", type="category", automargin=True,
+                               title=dict(text=words.query_axis, standoff=4)), Tq <= LABELS_MAX_TOKENS),
+        xaxis=every_label(dict(type="category", side="top", tickangle=geo.angle, automargin=True,
+                               title=dict(text=words.key_axis, standoff=4)), Tk <= LABELS_MAX_TOKENS),
         coloraxis=dict(**_color_kwargs(kind, zmax or (weights_top(mat) if kind == "weights" else symmetric_range(mat))),
                        colorbar=dict(title=dict(text=_weights_bar_title(zmax or weights_top(mat), words)
                                                 if kind == "weights" else words.kind(kind)), thickness=12)),
-        height=size, margin=dict(l=10, r=10, t=30, b=10), dragmode=False, clickmode="event+select")
+        height=geo.height, width=geo.width, margin=dict(l=10, r=10, t=10, b=10), dragmode=False,
+        clickmode="event+select")
     if selected is not None:
         i, j = selected
         if 0 <= i < Tq and 0 <= j < Tk:
@@ -387,11 +474,12 @@ def features_heatmap(mat: np.ndarray, row_labels, kind: str = "output", col_titl
     data = [dict(type="heatmap", z=mat.astype(np.float32), x=list(range(Fdim)), y=y, coloraxis="coloraxis",
                  hovertemplate=f"{words.token}: %{{y}}<br>{col_title}: %{{x}}<br>{words.kind(kind)}: "
                                "%{z:.4f}<extra></extra>")]
+    row_px = max(LABEL_ROW_PX, min(22, 600 // max(T, 1))) if T <= LABELS_MAX_TOKENS else max(3, 600 // max(T, 1))
     layout = dict(
-        yaxis=dict(autorange="reversed", type="category", automargin=True, showticklabels=T <= 64),
-        xaxis=dict(title=dict(text=col_title)),
+        yaxis=every_label(dict(autorange="reversed", type="category", automargin=True), T <= LABELS_MAX_TOKENS),
+        xaxis=dict(title=dict(text=col_title), tickfont=tick_font()),
         coloraxis=dict(**_color_kwargs(kind, zmax or symmetric_range(mat)), colorbar=dict(thickness=12)),
-        height=max(220, min(640, 70 + 22 * T)), margin=dict(l=10, r=10, t=30, b=10))
+        height=max(220, 100 + row_px * T), margin=dict(l=10, r=10, t=30, b=10))
     return go.Figure(dict(data=data, layout=layout))
 
 
@@ -402,10 +490,11 @@ def head_outputs_grid(head_outputs: np.ndarray, q_labels, cols: int = 4, words: 
     cols = max(1, min(cols, H))
     rows = math.ceil(H / cols)
     y = axis_labels(q_labels)
-    yaxis = dict(tickfont=dict(size=9), autorange="reversed", type="category", automargin=True,
-                 showticklabels=Tq <= 20)
-    xaxis = dict(tickfont=dict(size=10))
-    height = max(240, min(rows * (min(22, 600 // max(Tq, 1)) * Tq + 80) + 40, 2000))
+    show_y = Tq <= LABELS_MAX_TOKENS
+    yaxis = every_label(dict(autorange="reversed", type="category", automargin=True), show_y, GRID_FONT)
+    xaxis = dict(tickfont=tick_font(GRID_FONT))
+    row_px = max(GRID_ROW_PX if show_y else 3, min(22, 600 // max(Tq, 1)))
+    height = max(240, min(rows * (row_px * Tq + 80) + 40, GRID_MAX_PX))
     v_space = min(0.3, 62 / max(1, height - 60)) if rows > 1 else 0.0  # ~20 px of numbers, ~22 px of title, air
     layout = _subplot_grid(rows, cols, 0.03, v_space, [f"{words.head} {h}" for h in range(H)], xaxis, yaxis)
     _first_column_labels_only(layout, rows * cols, cols)
@@ -434,10 +523,13 @@ def mask_heatmap(allowed: np.ndarray, q_labels, k_labels, words: Words = ENGLISH
         text=np.where(allowed, "✓", "✗"), texttemplate="%{text}" if max(Tq, Tk) <= 24 else None,
         hovertemplate=f"{words.query}: %{{y}}<br>{words.key}: %{{x}}<br>{words.mask}: %{{z}} ({words.mask_legend})"
                       "<extra></extra>"))
-    _square_axes(fig, Tq, 11 if Tq <= 30 else 8)
-    fig.update_xaxes(showticklabels=Tk <= 64, title=dict(text=words.key, standoff=4))
-    fig.update_yaxes(showticklabels=Tq <= 64, title=dict(text=words.query, standoff=4))
-    fig.update_layout(height=max(260, min(620, 60 + 26 * max(Tq, Tk))), margin=dict(l=10, r=10, t=30, b=10))
+    geo = square_geometry(x, y)
+    fig.update_layout(
+        yaxis=every_label(dict(autorange="reversed", type="category", automargin=True,
+                               title=dict(text=words.query, standoff=4)), Tq <= LABELS_MAX_TOKENS),
+        xaxis=every_label(dict(type="category", side="top", tickangle=geo.angle, automargin=True,
+                               title=dict(text=words.key, standoff=4)), Tk <= LABELS_MAX_TOKENS),
+        height=geo.height, width=geo.width - COLORBAR_PX + 20, margin=dict(l=10, r=10, t=10, b=10))
     return fig
 
 

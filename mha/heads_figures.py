@@ -158,12 +158,13 @@ def change_chart(change: np.ndarray, output_norm: np.ndarray, q_labels, title: s
     x = axis_labels(q_labels)
     rel = np.where(output_norm > 0, change / np.maximum(output_norm, 1e-12), 0.0)
     fig = go.Figure(go.Bar(x=x, y=_finite(change), marker_color=_OFF_COLOUR, customdata=_finite(100 * rel),
-                           hovertemplate="%{x}<br>‖Δ output‖ = %{y:.4f}<br>"
+                           hovertemplate=f"%{{x}}<br>‖Δ {words.output}‖ = %{{y:.4f}}<br>"
                                          + words.share_of_output.format(pct="%{customdata:.1f}") + "<extra></extra>",
                            name=title))
     fig.add_trace(go.Scatter(x=x, y=_finite(output_norm), mode="markers", marker=dict(symbol="line-ew-open", size=18,
                                                                                        color="#4a5568"),
-                             name="‖output‖", hovertemplate="%{x}<br>‖output‖ = %{y:.4f}<extra></extra>"))
+                             name=f"‖{words.output}‖",
+                             hovertemplate=f"%{{x}}<br>‖{words.output}‖ = %{{y:.4f}}<extra></extra>"))
     fig.update_xaxes(type="category", tickangle=-45, automargin=True, showticklabels=len(x) <= 60)
     fig.update_layout(height=280, margin=dict(l=10, r=10, t=20, b=10), legend=dict(orientation="h", y=1.12),
                       yaxis=dict(title=dict(text=title), rangemode="tozero"))

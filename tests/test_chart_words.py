@@ -92,9 +92,11 @@ def test_every_field_has_a_catalog_entry_whose_english_is_the_default_and_whose_
     assert controls._chart_words("en") == EN
 
 
-def test_words_are_hashable_and_the_course_identifiers_are_kept():
+def test_words_are_hashable_and_the_code_names_are_kept():
     assert hash(KO) != hash(EN) and KO != EN
-    assert KO.kind("weights") == "weights" and KO.kind("scores") == "scores" and KO.kind("QKᵀ") == "QKᵀ"
+    # colour bars and hover name weights, scores and output in the page's language (#16 item 10); code names stay
+    assert (KO.kind("weights"), KO.kind("scores"), KO.kind("output")) == ("가중치", "점수", "출력")
+    assert EN.kind("weights") == "weights" and KO.kind("QKᵀ") == "QKᵀ" and KO.kind("head_outputs") == "head_outputs"
     assert KO.kind("query") == KO.query and KO.kind("difference") == KO.difference
     assert EN.kind("key") == "key"
 

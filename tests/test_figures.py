@@ -155,13 +155,15 @@ def test_grid_titles_and_row_labels_do_not_overlap(builder, H, T, label):
     # token labels only left of the first column: elsewhere they would run into the panel on the left
     for i in range(H):
         ya = layout["yaxis" + ("" if i == 0 else str(i + 1))]
-        assert ya.get("showticklabels", True) == (i % cols == 0 and T <= 20)
+        assert ya.get("showticklabels", True) == (i % cols == 0 and T <= figures.LABELS_MAX_TOKENS)
     # two titles never overlap, and between a panel's bottom and the title of the panel below is room for the
     # upper panel's tick labels (numbers: ~20 px; slanted key labels: their drop at -45°)
     boxes = _title_boxes(layout)
     assert not any(_overlap(a, b) for n, a in enumerate(boxes) for b in boxes[n + 1:])
     _, ph = _panel_boxes(layout)
-    tick_px = 20.0 if builder == "head_outputs_grid" else (figures._text_px(label, 9) * 0.71 + 8 if T <= 20 else 0)
+    xa = layout["xaxis"]
+    tick_px = 20.0 if builder == "head_outputs_grid" else (
+        figures.label_band_px(labels, xa["tickangle"], xa["tickfont"]["size"]) if xa.get("showticklabels") else 0)
     for i in range(H - cols):
         below = layout["annotations"][i + cols]
         upper_bottom = layout["yaxis" + ("" if i == 0 else str(i + 1))]["domain"][0] * ph
