@@ -17,8 +17,10 @@ from mha import i18n
 from mha.app import compute, internals
 from mha.app.compute import HEAVY_WORK, SEEDED, Weights, cached, cached_figure  # noqa: F401 (pages use them)
 from mha.batch import PAD, BatchError, pair_kv
+from mha.errors import LearnerError
 from mha.figures import Words
 from mha.text import TextError, escape_markdown
+from mha.train import MAX_TRAIN_D_MODEL, TASKS
 from mha.view import (
     D_MODEL_CHOICES, DEFAULT_D_MODEL, DEFAULT_NUM_HEADS, DEFAULT_SEED, DEFAULT_TEXT, MAX_CHARS, MAX_SEED, View,
     ViewSpec, head_choices, kv_batch, run_view, text_batch,
@@ -26,7 +28,7 @@ from mha.view import (
 
 # Shared control keys = URL parameter names. One name per concept across code, UI, URL and docs.
 SHARED_KEYS = ("text", "d_model", "num_heads", "causal", "seed", "positional", "lang", "padding", "kv_text",
-               "sentence")
+               "sentence", "source", "task", "train_steps", "model", "layer")
 
 
 @dataclass(frozen=True)
@@ -41,11 +43,30 @@ class Settings:
     padding: bool = True  # key-padding mask: PAD keys blocked
     kv_text: str = ""  # keys/values text (cross-attention); "" = self-attention
     sentence: int = 0  # which sentence (line) of the batch is shown
+    source: str = "random"  # weight source (mha.app.sources): "random" | "trained" | "pretrained"
+    task: str = "previous"  # trained: the task
+    train_steps: int | None = None  # trained: optimizer steps; None = the task's own budget
+    model: str = ""  # pretrained: hub id or local folder
+    layer: int = 0  # pretrained: the layer
+    model_ok: bool = True  # pretrained: the model loaded (else its message is next to the model control)
+
+    @property
+    def steps(self) -> int:
+        """Trained: the optimizer steps actually run."""
+        return TASKS[self.task].steps if self.train_steps is None else self.train_steps
 
     def spec(self) -> ViewSpec:
-        return ViewSpec(text=self.text, d_model=self.d_model, num_heads=self.num_heads, causal=self.causal,
+        """The cache key of this run's numbers. Settings that do not apply to the source take their defaults, so
+        that they do not split the cache (a pretrained layer has no seed, positions or keys/values text)."""
+        if self.source == "pretrained":
+            return ViewSpec(text=self.text, d_model=self.d_model, num_heads=self.num_heads, causal=self.causal,
+                            sentence=self.sentence, source="pretrained", model=self.model, layer=self.layer)
+        spec = ViewSpec(text=self.text, d_model=self.d_model, num_heads=self.num_heads, causal=self.causal,
                         seed=self.seed, positional=self.positional, padding=self.padding, kv_text=self.kv_text,
                         sentence=self.sentence)
+        if self.source == "trained":
+            spec = dataclasses.replace(spec, source="trained", task=self.task, train_steps=self.train_steps)
+        return spec
 
 
 def lang() -> str:
@@ -90,49 +111,147 @@ def _url_notes(values: dict) -> list[str]:
         found = []
         for key in SHARED_KEYS:
             given = raw.get(key)
-            if not given:
+            if not given or key not in values:  # a control of another weight source: not read (after_page says)
                 continue
             shown = _as_url_value(values[key])
-            same = given[0] == shown if key == "text" else given[0].strip().lower() == shown.lower()
+            same = given[0] == shown if key in ("text", "model") else given[0].strip().lower() == shown.lower()
             if len(given) > 1 or not same:
                 found.append((key, given[0][:40], shown))
         st.session_state["_url_notes"] = found
     # Values from the link are shown as code: Markdown, links and emoji codes in them stay text.
     return [t("url_param_ignored", param=key, given=escape_markdown(given, code=True),
                                   used=escape_markdown(used, 40, code=True))
-            for key, given, used in st.session_state["_url_notes"] if _as_url_value(values[key]) == used]
+            for key, given, used in st.session_state["_url_notes"]
+            if key in values and _as_url_value(values[key]) == used]
 
 
 def _as_url_value(value) -> str:
     return ("true" if value else "false") if isinstance(value, bool) else str(value)
 
 
+def _keep_lang_in_url(locale_lang: str) -> None:
+    """Put ``lang`` in the address bar from the first run on, as the link box's Copy does: its default follows the
+    visitor's browser, so an address copied from the bar must say it. Only before the widget has bound the
+    parameter (Streamlit refuses to set a bound one) and only when the link does not already say it."""
+    if "lang" not in st.query_params and not st.query_params.is_bound("lang"):
+        st.query_params["lang"] = st.session_state.get("lang") or locale_lang
+
+
 def sidebar_controls() -> Settings:
     """Draw the shared controls in the sidebar and return the choices. Called once per run, by app.py."""
+    from mha.app import sources
+
     _remember_url_params()
     sb = st.sidebar
     locale_lang = i18n.lang_from_locale(_browser_locale())
+    _keep_lang_in_url(locale_lang)
     # Bound widgets put their *displayed* option in the URL, so options are shown as their URL values (en, ko).
     sb.segmented_control("🌐 English · 한국어", options=list(i18n.LANGS), default=locale_lang, key="lang",
                          bind="query-params", required=True)
+    src = sources.source_controls(sb)  # first: it decides which of the controls below apply
+    pre = src.pretrained
+    info = src.info if pre else None
+    st.session_state["_src_info"] = info
     text = sb.text_area(t("ctl_text"), value=DEFAULT_TEXT, key="text", bind="query-params", height=90,
                         help=t("ctl_text_help", max_chars=MAX_CHARS) + " " + t("ctl_text_batch_help", pad=PAD))
     batch = _text_batch(text)  # tokenised once per run for the three checks below
     text_message = _check_text(batch)
-    if text_message:
+    if text_message and not (pre and text_message[0] == "caption"):  # a model cuts with its own tokenizer
         kind, msg = text_message
         (sb.error if kind == "error" else sb.caption)(msg)
     sentence = _sentence_control(batch)
     kv_text = sb.text_area(t("ctl_kv_text"), value="", key="kv_text", bind="query-params", height=68,
-                           placeholder=t("ctl_kv_text_placeholder"), help=t("ctl_kv_text_help"))
+                           placeholder=t("ctl_kv_text_placeholder"), help=t("ctl_kv_text_help"), disabled=pre)
+    if pre:
+        sb.caption(t("src_not_apply", what=t("src_not_apply_kv_text")))
+        kv_text = ""
     kv_message = _check_kv_text(batch, kv_text)
     if kv_message:
         kind, msg = kv_message
         (sb.error if kind == "error" else sb.caption)(msg)
     is_cross = bool((kv_text or "").strip())
 
-    d_model = sb.selectbox("d_model", D_MODEL_CHOICES, index=D_MODEL_CHOICES.index(DEFAULT_D_MODEL), key="d_model",
+    if pre:
+        d_model, num_heads = _locked_sizes(info)
+    else:
+        d_model, num_heads = _size_controls(src.source == "trained")
+    sb.caption(t("ctl_head_dim", head_dim=d_model // num_heads, d_model=d_model, num_heads=num_heads))
+    if pre:  # fixed by the model: shown, locked (not bound: a link's causal/padding are not read)
+        causal = bool(info.causal) if info else False
+        st.session_state["src_causal_locked"] = causal
+        sb.toggle(t("ctl_causal"), key="src_causal_locked", disabled=True, help=t("src_causal_model"))
+        sb.caption(t("src_causal_model"))
+        st.session_state["src_padding_locked"] = True
+        sb.toggle(t("ctl_padding"), key="src_padding_locked", disabled=True, help=t("src_padding_model"))
+        padding = True
+    else:
+        causal = sb.toggle(t("ctl_causal"), value=False, key="causal", bind="query-params",
+                           help=t("ctl_causal_help"), disabled=is_cross)
+        if is_cross:  # query i and key i are tokens of two different texts: "earlier" means nothing
+            sb.caption(t("ctl_causal_cross_kept" if causal else "ctl_causal_cross"))
+        padding = sb.toggle(t("ctl_padding"), value=True, key="padding", bind="query-params",
+                            help=t("ctl_padding_help", pad=PAD))
+    positional = sb.toggle(t("ctl_positional"), value=True, key="positional", bind="query-params",
+                           help=t("ctl_positional_help"), disabled=pre)
+    if pre:
+        sb.caption(t("src_not_apply", what=t("src_not_apply_positional")))
+    seed = int_input(t("ctl_seed"), "seed", 0, MAX_SEED, DEFAULT_SEED, container=sb, help=t("ctl_seed_help"),
+                     disabled=pre)
+    if pre:
+        sb.caption(t("src_not_apply", what=t("src_not_apply_seed")))
+    settings = Settings(text=text or "", d_model=int(d_model), num_heads=int(num_heads),
+                        causal=bool(causal) and not is_cross, seed=int(seed), positional=bool(positional),
+                        lang=lang(), padding=bool(padding), kv_text=kv_text or "", sentence=int(sentence),
+                        source=src.source, task=src.task, train_steps=src.train_steps, model=src.model,
+                        layer=src.layer, model_ok=not (pre and info is None))
+    # The toggle keeps a linked causal=true in cross-attention (disabled, its caption says why; it applies again
+    # once the keys/values text is cleared): that value was used, not refused.
+    values = {**settings.__dict__, "causal": bool(causal)}
+    for key in _not_read(src.source):
+        values.pop(key, None)
+    if src.source == "trained":
+        values["train_steps"] = settings.steps
+    for note in _url_notes(values):
+        sb.warning(note, icon="🔗")
+    st.session_state["_settings"] = settings
+    return settings
+
+
+def _not_read(source: str) -> tuple[str, ...]:
+    """Link parameters the controls of this weight source do not read (a link's value for them is not refused)."""
+    if source == "pretrained":
+        return ("task", "train_steps", "d_model", "num_heads", "causal", "padding", "kv_text")
+    return ("model", "layer") + (() if source == "trained" else ("task", "train_steps"))
+
+
+def model_info():
+    """This run's pretrained model (``mha.pretrained.ModelInfo``), or None (another source, or it did not load)."""
+    return st.session_state.get("_src_info")
+
+
+def _locked_sizes(info) -> tuple[int, int]:
+    """d_model and num_heads of a pretrained layer: the model's, shown in locked controls (not bound to the link)."""
+    sb = st.sidebar
+    d_model, num_heads = (info.d_model, info.num_heads) if info else (DEFAULT_D_MODEL, DEFAULT_NUM_HEADS)
+    sb.selectbox("d_model", [d_model], key="src_d_model_locked", disabled=True, help=t("src_locked_help"))
+    sb.selectbox("num_heads", [num_heads], key="src_num_heads_locked", disabled=True, help=t("src_locked_help"))
+    sb.caption(t("src_locked_sizes"))
+    return d_model, num_heads
+
+
+def _size_controls(trained: bool) -> tuple[int, int]:
+    """The d_model and num_heads pickers (trained weights: d_model up to MAX_TRAIN_D_MODEL)."""
+    sb = st.sidebar
+    choices = [d for d in D_MODEL_CHOICES if not trained or d <= MAX_TRAIN_D_MODEL]
+    current = st.session_state.get("d_model")
+    if trained and isinstance(current, int) and current > MAX_TRAIN_D_MODEL:
+        st.session_state["d_model"] = MAX_TRAIN_D_MODEL
+        st.session_state["_dmodel_clamped"] = (current, MAX_TRAIN_D_MODEL)
+    d_model = sb.selectbox("d_model", choices, index=choices.index(DEFAULT_D_MODEL), key="d_model",
                            bind="query-params", help=t("ctl_d_model_help"))
+    clamped = st.session_state.pop("_dmodel_clamped", None)
+    if clamped:
+        sb.caption(t("src_trained_dmodel", max=MAX_TRAIN_D_MODEL, old=clamped[0], new=clamped[1]))
     heads = head_choices(d_model)
     current = st.session_state.get("num_heads")
     if current is not None and current not in heads:
@@ -145,25 +264,7 @@ def sidebar_controls() -> Settings:
     adjusted = st.session_state.pop("_heads_adjusted", None)
     if adjusted:
         sb.caption(t("note_heads_adjusted", old=adjusted[0], new=adjusted[1], d_model=adjusted[2]))
-    sb.caption(t("ctl_head_dim", head_dim=d_model // num_heads, d_model=d_model, num_heads=num_heads))
-    causal = sb.toggle(t("ctl_causal"), value=False, key="causal", bind="query-params", help=t("ctl_causal_help"),
-                       disabled=is_cross)
-    if is_cross:  # query i and key i are tokens of two different texts: "earlier" means nothing
-        sb.caption(t("ctl_causal_cross_kept" if causal else "ctl_causal_cross"))
-    padding = sb.toggle(t("ctl_padding"), value=True, key="padding", bind="query-params",
-                        help=t("ctl_padding_help", pad=PAD))
-    positional = sb.toggle(t("ctl_positional"), value=True, key="positional", bind="query-params",
-                           help=t("ctl_positional_help"))
-    seed = int_input(t("ctl_seed"), "seed", 0, MAX_SEED, DEFAULT_SEED, container=sb, help=t("ctl_seed_help"))
-    settings = Settings(text=text or "", d_model=int(d_model), num_heads=int(num_heads),
-                        causal=bool(causal) and not is_cross, seed=int(seed), positional=bool(positional),
-                        lang=lang(), padding=bool(padding), kv_text=kv_text or "", sentence=int(sentence))
-    # The toggle keeps a linked causal=true in cross-attention (disabled, its caption says why; it applies again
-    # once the keys/values text is cleared): that value was used, not refused.
-    for note in _url_notes({**settings.__dict__, "causal": bool(causal)}):
-        sb.warning(note, icon="🔗")
-    st.session_state["_settings"] = settings
-    return settings
+    return d_model, num_heads
 
 
 def _text_batch(text: str | None):
@@ -232,6 +333,13 @@ def token_picker(label: str, key: str, labels, container=None) -> int:
     for another sentence ``key=3: dog``: both open at position 3 (Streamlit alone would drop them)."""
     options = [f"{i}: {lab}" for i, lab in enumerate(labels)]
     keep_index(key, len(options))
+    # The browser shows the label it was last sent: when the tokens change under a position that stays valid
+    # (0 before and after), Streamlit sends no new value and the box would go on reading "0: <old word>". Setting
+    # the same position again makes Streamlit send it, with its new label (and write that into the link).
+    shown_key = f"_token_picker_options_{key}"
+    if st.session_state.get(key) is not None and st.session_state.get(shown_key) not in (None, options):
+        st.session_state[key] = st.session_state[key]
+    st.session_state[shown_key] = options
     given = internals.link_values().get(key)
     if given and given[0] not in options:
         match = INDEX_FORM.fullmatch(given[0])
@@ -286,13 +394,22 @@ def session_weights(d_model: int) -> Weights:
     """The parameters this session's views of ``d_model`` run on: its uploaded file when that fits ``d_model``, else
     the seeded ones (``compute.SEEDED``). The one place that decides it; pass the result to ``compute.cached``."""
     w = st.session_state.get(CUSTOM_WEIGHTS_KEY)
+    s = st.session_state.get("_settings")
+    if s is not None and s.source == "pretrained":  # a pretrained layer runs on the model's own parameters
+        return SEEDED
     return Weights(w["sha"], w["state_dict"]) if w and w.get("d_model") == d_model else SEEDED
 
 
 def current_view() -> View | None:
     """The numbers for the current settings, or None (with a message on the page) when there is nothing to show."""
     s = settings()
+    if s.source == "pretrained" and not s.model_ok:
+        st.info(t("src_page_needs_model"), icon="🧱")
+        return None
     try:
+        if s.source == "trained":  # the first time these settings are asked for, the module trains (1-3 s)
+            with st.spinner(t("src_training", task=t(TASKS[s.task].name_key), steps=s.steps)):
+                return compute.view(s.spec(), session_weights(s.d_model))
         return compute.view(s.spec(), session_weights(s.d_model))
     except TextError:
         st.info(t("page_needs_text"), icon="✍️")
@@ -300,6 +417,9 @@ def current_view() -> View | None:
     except BatchError:  # the message itself is next to the keys/values box in the sidebar
         st.info(t("page_needs_kv_text"), icon="✍️")
         return None
+    except LearnerError as err:  # a pretrained model's (PretrainedError): e.g. no tokens for it in this text
+        st.error(err.message(lang()))
+        return None
     except ValueError as err:  # settings that cannot run (only reachable by hand-edited state)
-        st.error(t("err_settings", detail=str(err)))
+        st.error(t("err_settings", detail=escape_markdown(str(err))))
         return None

@@ -343,11 +343,19 @@ def settings_lang() -> str:
 
 
 def weights_note() -> None:
-    """On every page, before its content: say so while uploaded weights are in use (or why they are not)."""
+    """On every page, before its content: which weights are in use (``mha.app.sources.weights_note``: random,
+    trained, or a pretrained layer with its badge), and while an uploaded file replaces them, say so (or why not)."""
+    from mha.app import sources
+
     w = custom_weights()
-    if not w:
+    s = settings()
+    if w and s.source == "pretrained":
+        st.caption("🧩 " + t("src_upload_not_used"))
+    if not w or s.source == "pretrained" or w["d_model"] != s.d_model:
+        sources.weights_note()
+    if not w or s.source == "pretrained":
         return
-    d_model = settings().d_model
+    d_model = s.d_model
     if w["d_model"] == d_model:
         st.info(t("share_custom_note", name=w["name"], d_model=w["d_model"]), icon="🧩")
     else:

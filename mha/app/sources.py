@@ -1,0 +1,210 @@
+"""The weight source controls (Streamlit layer): random / trained / pretrained, their sidebar controls, the note
+every page shows about the weights in use (with the pretrained badge), and the model loading with its progress bar.
+
+URL parameters (each control's key): ``source``, ``task``, ``train_steps`` (trained), ``model``, ``layer``
+(pretrained). ``mha.app.controls.sidebar_controls`` draws ``source_controls()`` first: the other controls depend on
+it (a pretrained layer fixes d_model, num_heads and the causal mask, and has no seed, positions or keys/values text).
+The numbers come from ``mha.view`` (``run_view`` dispatches on ``ViewSpec.source``) through ``mha.app.compute``.
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+import streamlit as st
+
+from mha import i18n, pretrained
+from mha.app.compute import HEAVY_WORK
+from mha.text import escape_markdown
+from mha.train import MAX_TRAIN_D_MODEL, MAX_TRAIN_STEPS, TASKS
+from mha.view import SOURCES, load_pretrained
+
+SOURCE_KEYS = ("source", "task", "train_steps", "model", "layer")  # URL parameters, also widget keys
+BADGE_TOLERANCE = 1e-5  # float32: our weights and the model's output_attentions agree to this (issue #17)
+MODEL_PICK_KEY = "_src_model_pick"  # the short list (not in the link: the ``model`` text box is)
+OTHER = "__other__"
+
+# Sources that loaded once in this process: later runs load from the cache, without a progress bar flashing.
+_LOADED: set[str] = set()
+_LOADED_LOCK = threading.Lock()
+
+
+@dataclass(frozen=True)
+class SourceChoice:
+    """What the source controls chose, and for a pretrained model what is known about it."""
+
+    source: str = "random"
+    task: str = "previous"
+    train_steps: int | None = None  # None: the task's own budget
+    model: str = ""
+    layer: int = 0
+    info: pretrained.ModelInfo | None = None  # the loaded model (pretrained only)
+    error: str | None = None  # why the model could not be loaded (shown next to its control)
+
+    @property
+    def pretrained(self) -> bool:
+        return self.source == "pretrained"
+
+    @property
+    def steps(self) -> int:
+        return TASKS[self.task].steps if self.train_steps is None else self.train_steps
+
+
+def _t(key: str, /, **fmt) -> str:
+    from mha.app.controls import t
+
+    return t(key, **fmt)
+
+
+def error_message(err: pretrained.PretrainedError, lang: str) -> str:
+    """The learner's message for a PretrainedError, in ``lang``: the catalog's text when the error carries every
+    placeholder it needs, else the error's own English text (escaped: it may hold what the visitor typed)."""
+    entry = i18n.CATALOG.get(err.key, {})
+    import string
+
+    needed = {name for _, name, _, _ in string.Formatter().parse(entry.get("en", "")) if name}
+    if entry and needed <= set(err.fmt):
+        return err.message(lang)
+    return escape_markdown(str(err))
+
+
+def source_controls(sb) -> SourceChoice:
+    """Draw the source picker and its own controls in the sidebar ``sb``; load a pretrained model (with a progress
+    bar the first time). Returns the choice; a model that cannot load gets its message next to the control."""
+    from mha.app.controls import int_input
+
+    source = sb.segmented_control(_t("src_source"), list(SOURCES), default="random", key="source",
+                                  bind="query-params", required=True, help=_t("src_source_help"))
+    source = source if source in SOURCES else "random"
+    sb.caption(_t(f"src_caption_{source}"))
+    if source == "trained":
+        names = {k: f"{k} · {_t(task.name_key)}" for k, task in TASKS.items()}
+        task = sb.selectbox(_t("src_task"), list(TASKS), key="task", bind="query-params",
+                            format_func=names.get, help=_t("src_task_help"))
+        task = task if task in TASKS else "previous"
+        sb.caption(_t(TASKS[task].description_key))
+        steps = int_input(_t("src_train_steps"), "train_steps", 1, MAX_TRAIN_STEPS, None, container=sb,
+                          placeholder=_t("src_train_steps_placeholder", steps=TASKS[task].steps),
+                          help=_t("src_train_steps_help", max_steps=MAX_TRAIN_STEPS))
+        return SourceChoice("trained", task=task, train_steps=None if steps is None else int(steps))
+    if source == "pretrained":
+        return _pretrained_controls(sb)
+    return SourceChoice("random")
+
+
+def _pick_model() -> None:
+    pick = st.session_state.get(MODEL_PICK_KEY)
+    if pick and pick != OTHER:
+        st.session_state["model"] = pick
+
+
+def _choice_label(choice: pretrained.Choice) -> str:
+    return (f"{choice.label} · {choice.layers}×{choice.heads} heads, d_model {choice.d_model} · "
+            f"~{choice.size_mb} MB")
+
+
+def _pretrained_controls(sb) -> SourceChoice:
+    from mha.app.controls import int_input, lang
+
+    ids = [c.id for c in pretrained.CHOICES]
+    labels = {c.id: _choice_label(c) for c in pretrained.CHOICES}
+    labels[OTHER] = _t("src_model_other")
+    current = (st.session_state.get("model") or pretrained.DEFAULT_MODEL).strip()
+    st.session_state[MODEL_PICK_KEY] = current if current in ids else OTHER  # mirrors the text box (and the link)
+    sb.selectbox(_t("src_model_list"), ids + [OTHER], key=MODEL_PICK_KEY, format_func=labels.get,
+                 on_change=_pick_model)
+    model = sb.text_input(_t("src_model"), value=pretrained.DEFAULT_MODEL, key="model", bind="query-params",
+                          help=_t("src_model_help"), max_chars=400)
+    model = (model or "").strip()
+    info, error = load_info(model, sb)
+    if error:
+        sb.error(error, icon="🧱")
+        return SourceChoice("pretrained", model=model, error=error)
+    last = info.num_layers - 1
+    if isinstance(st.session_state.get("layer"), int) and st.session_state["layer"] > last:
+        st.session_state["layer"] = last  # a model with fewer layers than the one before
+    layer = int_input(_t("src_layer", last=last), "layer", 0, last, 0, container=sb,
+                      help=_t("src_layer_help", n=info.num_layers))
+    kind = _t("src_kind_decoder" if info.causal else "src_kind_encoder")
+    family = pretrained.FAMILIES[info.family].name
+    sb.caption(_t("src_model_info", family=family, layers=info.num_layers, heads=info.num_heads,
+                  d_model=info.d_model, kind=kind))
+    _ = lang
+    return SourceChoice("pretrained", model=model, layer=int(layer), info=info)
+
+
+def load_info(model: str, container) -> tuple[pretrained.ModelInfo | None, str | None]:
+    """Load ``model`` (cached across sessions) and return (its info, None), or (None, the message). The first load
+    shows a progress bar in ``container``: bytes downloaded, then the weights being read."""
+    from mha.app.controls import lang
+
+    box = container.empty()
+    bar = [None]
+
+    def progress(stage: str, done: int, total: int) -> None:
+        with _LOADED_LOCK:
+            if model in _LOADED:
+                return
+        mb = 1e6
+        text = (_t("src_downloading", done=done / mb, total=total / mb) if stage == "download"
+                else _t("src_loading", mb=total / mb))
+        frac = min(max(done / total, 0.0), 1.0) if total and stage == "download" else 0.0
+        if bar[0] is None:
+            bar[0] = box.progress(frac, text=text)
+        else:
+            bar[0].progress(frac, text=text)
+
+    try:
+        with HEAVY_WORK:  # loading is heavy work too: under the same limit as every computation
+            loaded = load_pretrained(model, progress=progress)
+    except pretrained.PretrainedError as err:
+        return None, error_message(err, lang())
+    except (OSError, ValueError, RuntimeError) as err:  # transformers' own: a broken folder, a bad tokenizer file
+        return None, error_message(pretrained.PretrainedError(
+            "err_unsupported", f"This model could not be loaded ({type(err).__name__}: {str(err)[:200]}): choose a "
+            f"model of a supported family ({pretrained.SUPPORTED}).", model_type=type(err).__name__), lang())
+    finally:
+        if bar[0] is not None:
+            box.empty()
+    with _LOADED_LOCK:
+        _LOADED.add(model)
+    return loaded.info, None
+
+
+# ---------------------------------------------------------------------------------------------- the note
+
+
+def weights_note() -> None:
+    """At the top of every page: which weights are in use; for a pretrained layer, the badge with the largest
+    difference between our weights and the model's own attention. (An uploaded file has its own note: share.)"""
+    from mha.app import compute
+    from mha.app.controls import model_info, settings
+
+    s = settings()
+    if s.source == "trained":
+        task = TASKS[s.task]
+        st.info(_t("src_note_trained", task=_t(task.name_key), steps=s.steps, seed=s.seed, d_model=s.d_model,
+                   num_heads=s.num_heads, half=s.d_model // 2), icon="🎓")
+    elif s.source == "pretrained":
+        info = model_info()
+        if not s.model_ok or info is None:
+            return  # the message is next to the model control; the page says so too
+        st.info(_t("src_note_pretrained", model=escape_markdown(s.model, 80, code=True), layer=s.layer,
+                   num_layers=info.num_layers, d_model=info.d_model, num_heads=info.num_heads), icon="🧠")
+        try:
+            view = compute.view(s.spec())
+        except ValueError:  # the page shows why (empty text, ...)
+            return
+        badge(view)
+    else:
+        st.caption("🎲 " + _t("src_note_random", seed=s.seed))
+
+
+def badge(view) -> None:
+    """The check of a pretrained view: max |our weights - the model's output_attentions| over every sentence."""
+    diff = float(view.note_args.get("weights_diff", float("nan")))
+    ok = diff <= BADGE_TOLERANCE
+    label = _t("src_badge_ok" if ok else "src_badge_bad", diff=diff, tol=BADGE_TOLERANCE)
+    with st.container(key="src_badge"):
+        st.badge(label, icon="✅" if ok else "⚠️", color="green" if ok else "red",
+                 help=_t("src_badge_help", tol=BADGE_TOLERANCE))
