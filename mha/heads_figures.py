@@ -14,7 +14,9 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from mha.figures import DIVERGING_SCALE, ENGLISH, MASKED_GREY, WEIGHTS_SCALE, Words, axis_labels, symmetric_range
+from mha.figures import (DIVERGING_SCALE, ENGLISH, GRID_FONT, GRID_ROW_PX, GRID_WIDTH_PX, LABELS_MAX_TOKENS,
+                         MASKED_GREY, WEIGHTS_SCALE, Words, axis_labels, every_label, label_band_px,
+                         symmetric_range, tick_angle, tick_font)
 from mha.text import escape_for_plotly
 
 _MASK_SCALE = [[0.0, "rgba(0,0,0,0)"], [0.5, "rgba(0,0,0,0)"], [0.5, MASKED_GREY], [1.0, MASKED_GREY]]
@@ -33,11 +35,27 @@ def _blocked_overlay(allowed: np.ndarray, x, y) -> go.Heatmap:
                       colorscale=_MASK_SCALE, showscale=False, hoverinfo="skip", name="masked")
 
 
-def _matrix_axes(fig: go.Figure, n: int, ticks: bool = True) -> None:
-    fig.update_yaxes(autorange="reversed", type="category", automargin=True, showticklabels=ticks and n <= 30,
-                     tickfont_size=9)
-    fig.update_xaxes(type="category", automargin=True, showticklabels=ticks and n <= 30, tickangle=-45,
-                     tickfont_size=9)
+def _matrix_axes(fig: go.Figure, x, n_rows: int, panels: int, ticks: bool = True) -> int:
+    """Token labels of side-by-side matrices: every row named (up to LABELS_MAX_TOKENS), every column named when
+    ``panels`` matrices across the page leave a column room for an upright label. Returns the px the key labels
+    take below a panel (0 when not shown)."""
+    slot = (GRID_WIDTH_PX - 120) / max(panels, 1) / max(len(x), 1)
+    show_y = ticks and n_rows <= LABELS_MAX_TOKENS
+    show_x = ticks and len(x) <= LABELS_MAX_TOKENS and slot >= GRID_FONT + 1
+    angle = tick_angle(x, slot, GRID_FONT) if show_x else 0
+    fig.update_yaxes(every_label(dict(autorange="reversed", type="category", automargin=True), show_y, GRID_FONT))
+    fig.update_xaxes(every_label(dict(type="category", automargin=True, tickangle=angle), show_x, GRID_FONT))
+    return label_band_px(x, angle, GRID_FONT) if show_x else 0
+
+
+def _token_axis(fig: go.Figure, x, width_px: float = GRID_WIDTH_PX) -> int:
+    """Tokens along the bottom of a chart ``width_px`` wide: every one named while an upright label fits its
+    column (else none: the hover names them), horizontal when they fit. Returns the px the labels take."""
+    slot = (width_px - 120) / max(len(x), 1)
+    show = len(x) <= LABELS_MAX_TOKENS and slot >= GRID_FONT + 1
+    angle = tick_angle(x, slot, GRID_FONT) if show else 0
+    fig.update_xaxes(every_label(dict(type="category", automargin=True, tickangle=angle), show, GRID_FONT))
+    return label_band_px(x, angle, GRID_FONT) if show else 0
 
 
 def head_names(num_heads: int, head_word: str | None = None, off: Sequence[int] = (), off_word: str | None = None,
@@ -79,9 +97,9 @@ def entropy_heatmap(entropy: np.ndarray, valid: np.ndarray, q_labels, max_bits: 
                                              f"{words.bits}<extra></extra>"))
     if not np.asarray(valid).all():
         fig.add_trace(_blocked_overlay(valid, x, y))
-    fig.update_yaxes(autorange="reversed", type="category", automargin=True)
-    fig.update_xaxes(type="category", automargin=True, showticklabels=Tq <= 40, tickangle=-45)
-    fig.update_layout(height=max(220, min(560, 90 + 30 * H)), margin=dict(l=10, r=10, t=20, b=10))
+    fig.update_yaxes(autorange="reversed", type="category", automargin=True, tickfont=tick_font())
+    band = _token_axis(fig, x)
+    fig.update_layout(height=max(220, min(560, 60 + 30 * H)) + band, margin=dict(l=10, r=10, t=20, b=10))
     return fig
 
 
@@ -137,7 +155,7 @@ def pair_figure(wa: np.ndarray, wb: np.ndarray, q_labels, k_labels, titles: Sequ
         fig.add_trace(go.Heatmap(z=_finite(z), x=x, y=y, coloraxis=axis, hovertemplate=hover), row=1, col=c)
         if allowed is not None and not np.asarray(allowed).all():
             fig.add_trace(_blocked_overlay(allowed, x, y), row=1, col=c)
-    _matrix_axes(fig, max(Tq, Tk))
+    band = _matrix_axes(fig, x, Tq, panels=3)
     m = symmetric_range(diff)
     fig.update_layout(
         coloraxis=dict(colorscale=WEIGHTS_SCALE, cmin=0.0, cmax=1.0,
@@ -146,7 +164,8 @@ def pair_figure(wa: np.ndarray, wb: np.ndarray, q_labels, k_labels, titles: Sequ
         coloraxis2=dict(colorscale=DIVERGING_SCALE, cmin=-m, cmax=m,
                         colorbar=dict(title=dict(text="a − b"), thickness=10, x=1.02, y=0.0, yanchor="bottom",
                                       len=0.48)),
-        height=max(340, min(640, 140 + 22 * Tq)), margin=dict(l=10, r=10, t=40, b=10))
+        height=max(340, 100 + band + Tq * (max(GRID_ROW_PX, min(22, 500 // max(Tq, 1))) if Tq <= LABELS_MAX_TOKENS
+                                          else max(3, 500 // Tq))), margin=dict(l=10, r=10, t=40, b=10))
     return fig
 
 
@@ -165,8 +184,8 @@ def change_chart(change: np.ndarray, output_norm: np.ndarray, q_labels, title: s
                                                                                        color="#4a5568"),
                              name=f"‖{words.output}‖",
                              hovertemplate=f"%{{x}}<br>‖{words.output}‖ = %{{y:.4f}}<extra></extra>"))
-    fig.update_xaxes(type="category", tickangle=-45, automargin=True, showticklabels=len(x) <= 60)
-    fig.update_layout(height=280, margin=dict(l=10, r=10, t=20, b=10), legend=dict(orientation="h", y=1.12),
+    band = _token_axis(fig, x)
+    fig.update_layout(height=220 + band, margin=dict(l=10, r=10, t=20, b=10), legend=dict(orientation="h", y=1.12),
                       yaxis=dict(title=dict(text=title), rangemode="tozero"))
     return fig
 
@@ -181,9 +200,9 @@ def contributions_heatmap(norms: np.ndarray, q_labels, heads_off: Sequence[int] 
                                colorbar=dict(title=dict(text=title), thickness=12),
                                hovertemplate=f"%{{y}}<br>{words.token}: %{{x}}<br>‖result‖ = %{{z:.4f}}"
                                              "<extra></extra>"))
-    fig.update_yaxes(autorange="reversed", type="category", automargin=True)
-    fig.update_xaxes(type="category", automargin=True, showticklabels=Tq <= 40, tickangle=-45)
-    fig.update_layout(height=max(220, min(560, 90 + 30 * H)), margin=dict(l=10, r=10, t=20, b=10))
+    fig.update_yaxes(autorange="reversed", type="category", automargin=True, tickfont=tick_font())
+    band = _token_axis(fig, x)
+    fig.update_layout(height=max(220, min(560, 60 + 30 * H)) + band, margin=dict(l=10, r=10, t=20, b=10))
     return fig
 
 
@@ -242,9 +261,10 @@ def matrices_row(mats: Sequence[np.ndarray], titles: Sequence[str], q_labels: Se
                       row=r + 1, col=c + 1)
         if allowed is not None and not np.asarray(allowed[i]).all():
             fig.add_trace(_blocked_overlay(allowed[i], x, y), row=r + 1, col=c + 1)
-    _matrix_axes(fig, T, ticks=T <= 16)
-    cell = max(6, min(26, 700 // max(T, 1) // cols))
+    band = _matrix_axes(fig, axis_labels(k_labels[0]) if n else [], T, panels=cols)
+    cell = max(GRID_ROW_PX if T <= LABELS_MAX_TOKENS else 3, min(26, 700 // max(T, 1) // cols))
     fig.update_layout(coloraxis=dict(colorscale=WEIGHTS_SCALE, cmin=0.0, cmax=1.0,
                                      colorbar=dict(title=dict(text=words.weight), thickness=12)),
-                      height=max(240, min(rows * (cell * T + 110) + 30, 1400)), margin=dict(l=10, r=10, t=40, b=10))
+                      height=max(240, min(rows * (cell * T + 90 + band) + 30, 2400)),
+                      margin=dict(l=10, r=10, t=40, b=10))
     return fig

@@ -70,7 +70,8 @@ st.caption(t("lab_temp_text", head=head, tau=f"{tau:g}", inv_sqrt=f"{1 / math.sq
 warm = explain.lab_weights(view, temperature=tau)[head]  # attention_steps(..., temperature=tau)
 left, right = st.columns([2, 3], gap="medium")
 left.plotly_chart(xf.matrix(warm, view.labels, view.key_labels, "weights", allowed=allowed, head=head,
-                            x_title=t("ex_axis_key"), y_title=t("ex_axis_query"), words=words), key="lab_temp_weights")
+                            x_title=t("ex_axis_key"), y_title=t("ex_axis_query"), words=words), key="lab_temp_weights",
+                  width="content")
 temps = {t("lab_tau_module"): explain.row_stats(scaled, allowed),
          t("lab_tau", tau=f"{tau:g}"): explain.row_stats(warm, allowed)}
 right.plotly_chart(xf.row_stats_figure(view.labels, temps, titles=stat_titles, uniform_name=t("lab_uniform"),

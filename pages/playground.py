@@ -75,7 +75,7 @@ def one_head() -> None:
                         selected=(qi, kj), clickable=clickable,
                         allowed=allowed[head] if allowed is not None else None,
                         zmax=None if kind == "weights" else float(abs(mats).max()) or 1.0, words=words)
-    st.plotly_chart(fig, key="one_head_chart", selection_mode="points",
+    st.plotly_chart(fig, key="one_head_chart", selection_mode="points", width="content",
                     on_select=lambda: steps.pick_cell("one_head_chart", "cell_query", "cell_key"))
     steps.cell_breakdown(view, head, qi, kj, key="pg_cell", summary=t(
         "pg_cell_summary", head=head, q=escape_markdown(view.labels[qi]), i=qi,

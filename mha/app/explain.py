@@ -52,13 +52,18 @@ def course_step(number: int, step: str, shape, charts, /, *, note: str | None = 
             st.info(note)
     with right:
         if len(charts) == 1:
-            st.plotly_chart(charts[0][2](), key=charts[0][0])
+            _chart(charts[0][2](), charts[0][0])
             return
         tabs = st.tabs([label for _, label, _ in charts], key=f"{charts[0][0]}_tab", on_change="rerun")
         for tab, (key, _, build) in zip(tabs, charts):
             if tab.open:  # a (128, 512) heatmap is ~0.4 MB: hidden tabs send nothing
                 with tab:
-                    st.plotly_chart(build(), key=key)
+                    _chart(build(), key)
+
+
+def _chart(fig, key: str) -> None:
+    """A chart that sets its own width (square cells: ``figures.square_geometry``) keeps it; others fill the column."""
+    st.plotly_chart(fig, key=key, width="content" if fig.layout.width else "stretch")
 
 
 def cell_breakdown(view: View, head: int, i: int, j: int, *, key: str, summary: str | None = None) -> None:

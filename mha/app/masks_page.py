@@ -166,18 +166,19 @@ def charts(view: View, allowed: np.ndarray, masked, head: int) -> None:
         st.subheader(t("mk_mask_title"))
         st.caption(t("mk_mask_help", n_blocked=int((~allowed).sum()), n_cells=allowed.size))
         st.plotly_chart(figures.mask_heatmap(allowed, view.labels, view.key_labels, words=chart_words()),
-                        key="mk_mask_chart")
+                        key="mk_mask_chart", width="content")
     with c2:
         st.subheader(t("mk_scores_title"))
         st.caption(t("mk_scores_help"))
         st.plotly_chart(figures.masked_scores_heatmap(masked.scores[head], allowed, view.labels, view.key_labels,
-                                                      words=chart_words()), key="mk_scores_chart")
+                                                      words=chart_words()), key="mk_scores_chart",
+                        width="content")
     with c3:
         st.subheader(t("mk_weights_title"))
         st.caption(t("mk_weights_help"))
         st.plotly_chart(figures.head_heatmap(masked.weights[head], view.labels, view.key_labels, kind="weights",
                                              allowed=allowed, head=head, clickable=False, words=chart_words()),
-                        key="mk_weights_chart")
+                        key="mk_weights_chart", width="content")
 
 
 def fully_masked_row(view: View, allowed: np.ndarray, masked, head: int, s: Settings) -> None:
