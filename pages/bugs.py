@@ -68,8 +68,8 @@ if name == bugs.SEED_TWO:
     heads = [f"{words.head} {h}" for h in range(H)]
     left, right = st.columns(2)
     left.plotly_chart(figures.head_heatmap(run.head_weights[token], heads, heads, kind="weights", clickable=False,
-                                           words=words), key="bz_seed_chart")
-    right.plotly_chart(correct, key="bz_ok_chart")
+                                           words=words), key="bz_seed_chart", width="content")
+    right.plotly_chart(correct, key="bz_ok_chart", width="content")
 else:
     if run.demo_mask:
         st.info(t("bz_demo_mask"))
@@ -95,7 +95,8 @@ else:
                  ("bz_bug_chart", "bz_ok_chart", "bz_diff_chart"))
     for col, title, mat, kind, key in charts:
         col.markdown(f"**{t(title)}**")
-        col.plotly_chart(draw(mat, kind), key=key)
+        fig = draw(mat, kind)
+        col.plotly_chart(fig, key=key, width="content" if fig.layout.width else "stretch")
 
 st.subheader(t("bz_one_head_title"))
 st.markdown(t("bz_one_head_explain"))

@@ -96,7 +96,7 @@ def click_into_a_cell() -> None:
     mats = view.weights if kind == "weights" else view.scores
     fig = hm(mats[head], kind, clickable=clickable, selected=(i, j),
              allowed=view.allowed[head] if kind == "weights" else None)()
-    st.plotly_chart(fig, key="ex_cell_chart", selection_mode="points",
+    st.plotly_chart(fig, key="ex_cell_chart", selection_mode="points", width="content",
                     on_select=lambda: pick_cell("ex_cell_chart", "ex_cell_query", "ex_cell_key"))
     cell_breakdown(view, head, i, j, key="ex_cell")
 
