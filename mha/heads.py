@@ -278,6 +278,32 @@ def sanitize_heads(values, num_heads: int) -> list[int]:
     return sorted(out)
 
 
+# ----------------------------------------------------------------------------------------------- what heads do
+def head_patterns(view) -> Optional[pd.DataFrame]:
+    """What each head of a self-attention View does: its best-matching known pattern (``mha.train.match_heads``:
+    previous, next, first, self, same word, reverse, spread) with its score, and the runner-up, measured on the
+    shown sentence's real tokens (padding left out). One row per head; None for cross-attention or fewer than two
+    real tokens (no pattern can be told apart)."""
+    from mha.train import match_heads
+
+    if view.is_cross or view.weights.shape[1] != view.weights.shape[2]:
+        return None
+    real = np.flatnonzero(~np.asarray(view.query_is_pad, dtype=bool)) if view.query_is_pad is not None \
+        else np.arange(view.weights.shape[1])
+    if len(real) < 2:
+        return None
+    w = np.asarray(view.weights, dtype=np.float64)[:, real][:, :, real]  # (H, T, T) real tokens only
+    allowed = np.asarray(view.allowed, dtype=bool)[0][real][:, real]  # (T, T): the same mask for every head
+    tokens = [view.tokens[i] for i in real]
+    rows = []
+    for m in match_heads(w, tokens, allowed):
+        ranked = sorted(m.scores.items(), key=lambda kv: -kv[1])
+        second = next((kv for kv in ranked if kv[0] != m.pattern), (m.pattern, m.score))
+        rows.append({"head": m.head, "pattern": m.pattern, "score": m.score, "runner_up": second[0],
+                     "runner_up_score": second[1]})
+    return pd.DataFrame(rows)
+
+
 # ----------------------------------------------------------------------------------------------- queries and keys
 @dataclass(frozen=True)
 class QKProjection:

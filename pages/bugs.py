@@ -27,6 +27,8 @@ s = settings()
 words = chart_words()  # the words inside the charts, in the page's language
 H, Tq, Tk = view.weights.shape
 st.markdown(t("bz_intro"))
+if s.source == "pretrained":  # the layer has Q/K/V biases: the bugs keep them
+    st.caption(t("src_bugs_biases"))
 runs = cached(bugs.zoo_for_view, view, weights=session_weights(s.d_model))
 
 st.subheader(t("bz_summary"))

@@ -41,13 +41,17 @@ def features(mat, kind, labels=view.labels, **kw):
     return lambda: figures.features_heatmap(mat, labels, kind, words=words, **{**feat, **kw})
 
 
-x_tabs = [("ex_x", t("ex_tab_x" if s.positional else "ex_tab_x_nopos"), features(view.x, "x")),
-          ("ex_embedding", t("ex_tab_embedding"), features(ex.embedding, "embedding"))]
-if s.positional:
+x_tabs = [("ex_x", t("ex_tab_x" if s.positional else "ex_tab_x_nopos"), features(view.x, "x"))]
+if ex.embedding is not None:  # a pretrained layer's x is the model's hidden state: no parts of ours to show
+    x_tabs.append(("ex_embedding", t("ex_tab_embedding"), features(ex.embedding, "embedding")))
+if s.positional and ex.positions is not None:
     x_tabs.append(("ex_positions", t("ex_tab_positions"), features(ex.positions, "position")))
 if view.is_cross:
     x_tabs.append(("ex_x_kv", t("ex_tab_x_kv"), features(view.x_kv, "x_kv", view.key_labels)))
-course_step(1, "embed", B(view.x), x_tabs, note=t("ex_cross_note") if view.is_cross else None, **fmt)
+x_note = {"split": t("src_explain_split", half=D // 2, rest=D - D // 2), "model": t("src_explain_model_x")}.get(
+    ex.layout)  # how x was made, for trained (content | position) and pretrained weights
+course_step(1, "embed", B(view.x), x_tabs, note=" ".join(n for n in (
+    x_note, t("ex_cross_note") if view.is_cross else None) if n) or None, **fmt)
 course_step(2, "linear", B(ex.query), [
     ("ex_chart_query", "Q = query_linear(x)", features(ex.query, "query")),
     ("ex_chart_key", "K = key_linear(x)", features(ex.key, "key", view.key_labels)),

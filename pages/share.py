@@ -27,8 +27,7 @@ view = current_view()
 if view is None:
     st.stop()
 weights = session_weights(s.d_model)  # the parameters this view runs on
-parameters = f"uploaded sha256:{weights.sha}" if weights.sha else "seed"
-stem = f"mha_d{s.d_model}_h{s.num_heads}_seed{s.seed}" + ("_uploaded" if weights.sha else "")
+parameters, stem = share.parameters_name(s, weights)  # seeded, uploaded, trained or a pretrained layer
 
 st.subheader(t("share_view_title"))
 st.caption(t("share_view_help"))
@@ -54,8 +53,11 @@ st.caption(t("share_png"))
 
 st.subheader(t("share_weights_title"))
 st.markdown(t("share_weights_help"))
-st.code("model = MultiHeadAttention(d_model={}, num_heads={})\n"
-        "model.load_state_dict(torch.load(\"{}.pt\", weights_only=True))".format(s.d_model, s.num_heads, stem),
+bias = ", qkv_bias=True" if s.source == "pretrained" else ""  # a pretrained layer's Q/K/V biases
+st.code("model = MultiHeadAttention(d_model={}, num_heads={}{})\n"
+        "model.load_state_dict(torch.load(\"{}.pt\", weights_only=True))".format(s.d_model, s.num_heads, bias, stem),
         language="python")
+if bias:
+    st.caption(t("src_export_bias"))
 st.download_button(t("share_weights_download"), share.parameters_bytes_callable(s, weights), file_name=f"{stem}.pt",
                    mime="application/octet-stream", key="share_weights", on_click="ignore", icon="⬇️")

@@ -109,10 +109,28 @@ def measure(c: HeadsView) -> None:
         st.info(t("hd_not_square", tq=Tq, tk=Tk))
     if s.causal:
         st.caption(t("hd_causal_sink"))
+    head_names(c)
     st.subheader(t("hd_entropy_rows"))
     st.caption(t("hd_entropy_rows_help", bits=float(np.log2(max(Tk, 1)))))
     st.plotly_chart(hf.entropy_heatmap(stats.entropy, stats.valid, q_labels, float(np.log2(max(Tk, 2))),
                                        t("hd_head"), t("hd_bits"), words=words), key="heads_entropy_chart")
+
+
+def head_names(c: HeadsView) -> None:
+    """What each head does: its closest known pattern with a score (``mha.heads.head_patterns``), on any weights."""
+    st.subheader(t("src_head_names"))
+    found = cached(heads.head_patterns, c.view, weights=c.weights)
+    if found is None:
+        st.info(t("hd_not_square", tq=c.Tq, tk=c.Tk) if not c.square else t("src_head_names_short"))
+        return
+    st.caption(t("src_head_names_help"))
+    name = lambda p: t(f"tr_pattern_{p}")  # noqa: E731
+    shown = {t("src_col_head"): found["head"], t("src_col_pattern"): [name(p) for p in found["pattern"]],
+             t("src_col_score"): found["score"],
+             t("src_col_runner_up"): [f"{name(p)} ({v:.2f})" for p, v in zip(found["runner_up"],
+                                                                           found["runner_up_score"])]}
+    table(shown, "heads_names_table", hide_index=True, width="stretch", column_config={
+        t("src_col_score"): st.column_config.ProgressColumn(format="%.2f", min_value=0.0, max_value=1.0)})
 
 
 def _pick_pair(H: int) -> None:
@@ -201,6 +219,9 @@ def _shuffle(step: int) -> None:
 def order(c: HeadsView) -> None:
     view, s, spec, words, weights, H, square = c.view, c.s, c.spec, c.words, c.weights, c.H, c.square
     st.markdown(t("hd_equivariance"))
+    if spec.source == "pretrained":  # the layer's input already carries the model's positions: nothing to switch
+        st.info(t("src_heads_order_pretrained"), icon="🧠")
+        return
     other = compute.view(dataclasses.replace(spec, positional=not s.positional), weights)
     reps = {s.positional: heads.repeated_rows(view.tokens, view.weights, view.output, ignore=(PAD,)),
             not s.positional: heads.repeated_rows(other.tokens, other.weights, other.output, ignore=(PAD,))}
@@ -250,6 +271,11 @@ def order(c: HeadsView) -> None:
 def seeds(c: HeadsView) -> None:
     view, s, spec, words = c.view, c.s, c.spec, c.words
     weights, H, q_labels, k_labels = c.weights, c.H, c.q_labels, c.k_labels
+    if spec.source == "pretrained":
+        st.info(t("src_heads_seeds_pretrained"), icon="🧠")
+        return
+    if spec.source == "trained":
+        st.caption(t("src_heads_seeds_trained"))
     head = head_picker("heads_seed_head", H)
     seed_values = heads.seed_list(s.seed, 4, MAX_SEED)
     mats = cached(heads.seed_patterns, spec, tuple(seed_values), head, weights=weights)

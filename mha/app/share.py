@@ -161,7 +161,23 @@ export default function(component) {
     }
   };
   const readable = (u) => { try { return decodeURI(u); } catch (e) { return u; } };  // Hangul shown as Hangul
-  const show = () => { const u = readable(live()); if (code.textContent !== u) code.textContent = u; };
+  // The address bar says lang too, whatever Streamlit last wrote into it (a page switch or a control back at its
+  // default rewrites the query): "copy the address bar" then opens in the same language as the Copy button.
+  const keepInAddressBar = () => {
+    try {
+      const url = new URL(window.location.href);
+      let missing = false;
+      for (const [k, v] of Object.entries(data().ensure || {})) {
+        if (!url.searchParams.has(k)) { url.searchParams.set(k, v); missing = true; }
+      }
+      if (missing) window.history.replaceState(window.history.state, '', url.toString());
+    } catch (e) { /* the address stays as it is; the box still shows the full link */ }
+  };
+  const show = () => {
+    keepInAddressBar();
+    const u = readable(live());
+    if (code.textContent !== u) code.textContent = u;
+  };
   button.textContent = data().copy;
   show();
   const timer = setInterval(show, 600);
@@ -403,19 +419,28 @@ def matrix_choices(view) -> dict[str, tuple]:
 
 
 def parameters_bytes_callable(s, weights: Weights) -> Callable[[], bytes]:
-    """A deferred download of the parameters behind the current view (a ``.pt`` state_dict): the uploaded ones, or
-    the seeded ones."""
-    d_model, num_heads, seed = s.d_model, s.num_heads, s.seed
-    state_dict = weights.state_dict
+    """A deferred download of the parameters behind the current view (a ``.pt`` state_dict): the module actually in
+    use (``mha.view.model_for``): the uploaded ones, the trained module, a pretrained layer (with Q/K/V biases: it
+    loads into ``MultiHeadAttention(d_model, num_heads, qkv_bias=True)``) or the seeded ones."""
+    spec, state_dict = s.spec(), weights.state_dict
 
     def make() -> bytes:
-        from mha.attention import MultiHeadAttention
-        from mha.view import build_model
+        from mha.view import model_for
 
-        if state_dict is None:
-            return export.state_dict_bytes(build_model(d_model, num_heads, seed))
-        model = MultiHeadAttention(d_model, num_heads)
-        model.load_state_dict(state_dict, strict=True)
-        return export.state_dict_bytes(model)
+        return export.state_dict_bytes(model_for(spec, state_dict))
 
     return make
+
+
+def parameters_name(s, weights: Weights) -> tuple[str, str]:
+    """(what the parameters are, for the export's meta; a file name stem) for the module in use."""
+    base = f"mha_d{s.d_model}_h{s.num_heads}"
+    if weights.sha:
+        return f"uploaded sha256:{weights.sha}", f"{base}_seed{s.seed}_uploaded"
+    if s.source == "trained":
+        return (f"trained task={s.task} train_steps={s.steps} seed={s.seed}",
+                f"{base}_{s.task}_{s.steps}steps_seed{s.seed}")
+    if s.source == "pretrained":
+        name = re.sub(r"[^A-Za-z0-9._-]+", "_", Path(s.model.rstrip("/\\")).name or s.model)[-60:]
+        return f"pretrained model={s.model} layer={s.layer}", f"{name}_layer{s.layer}"
+    return "seed", f"{base}_seed{s.seed}"
