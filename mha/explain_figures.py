@@ -95,7 +95,8 @@ def split_heads_figure(mat: np.ndarray, per_head: np.ndarray, labels, *, head_wo
     head_word = words.head if head_word is None else head_word
     col_title = words.feature if col_title is None else col_title
     zmax = figures.symmetric_range(mat, per_head)
-    cell = max(6, min(20, 420 // max(T, 1)))
+    named = T <= figures.LABELS_MAX_TOKENS  # rows tall enough for their token label
+    cell = max(figures.LABEL_ROW_PX, min(20, 420 // max(T, 1))) if named else max(3, 420 // T)
     height = int(2 * cell * T + 200)
     # between the two rows: the top chart's feature numbers (~20 px) and the heads' titles (two lines if crowded)
     gap_px = 24 + 24 + _stagger(1, H) + 8
@@ -122,7 +123,7 @@ def split_heads_figure(mat: np.ndarray, per_head: np.ndarray, labels, *, head_wo
         ann.font = dict(color=head_color(h), size=11)
         ann.yshift = _stagger(h, H)
     fig.update_yaxes(autorange="reversed", type="category", showticklabels=False)
-    fig.update_yaxes(showticklabels=T <= 30, tickfont_size=10, row=1, col=1)
+    fig.update_yaxes(figures.every_label({}, T <= figures.LABELS_MAX_TOKENS), row=1, col=1)
     fig.update_xaxes(showticklabels=False)
     fig.update_xaxes(showticklabels=True, row=1, col=1)
     fig.update_layout(coloraxis=dict(colorscale=figures.DIVERGING_SCALE, cmin=-zmax, cmax=zmax,
@@ -133,23 +134,34 @@ def split_heads_figure(mat: np.ndarray, per_head: np.ndarray, labels, *, head_wo
 
 def attention_bar(row_weights: np.ndarray, row_allowed: np.ndarray, key_labels, *, highlight: int | None = None,
                   title: str = "", masked_word: str | None = None, y_title: str | None = None,
-                  words: Words = ENGLISH) -> go.Figure:
+                  width_px: int = 440, words: Words = ENGLISH) -> go.Figure:
     """One query's attention row as bars over the keys, on a fixed 0..1 axis (the course's "Orange" picture).
-    Blocked keys are grey and labelled; the highlighted key is orange."""
+    Blocked keys are grey and labelled; the highlighted key is orange. ``width_px``: about how wide the bars'
+    area is drawn (labels are sized for it)."""
     masked_word = words.masked if masked_word is None else masked_word
     y_title = words.weight if y_title is None else y_title
     w = np.asarray(row_weights, dtype=np.float64)
     n = w.size
     colors = [GREY if not row_allowed[j] else HIGHLIGHT if j == highlight else BAR_BLUE for j in range(n)]
-    text = [masked_word if not row_allowed[j] else f"{w[j]:.2f}" for j in range(n)] if n <= 24 else None
     x = figures.axis_labels(key_labels)
+    slot = width_px / max(n, 1)  # a bar's share of the chart's width
+    # numbers over the bars while "0.12" (or the masked word) fits a bar at 12 px; the hover has them all
+    fits = max([figures._text_px("0.00", 12)] + [figures._text_px(masked_word, 12)] * (not row_allowed.all()))
+    text = [masked_word if not row_allowed[j] else f"{w[j]:.2f}" for j in range(n)] if fits + 2 <= slot else None
     fig = go.Figure(go.Bar(x=x, y=w, marker_color=colors, text=text, textposition="outside", cliponaxis=False,
                            hovertemplate=f"{words.key}: %{{x}}<br>{words.weight}: %{{y:.4f}}<extra></extra>"))
-    fig.update_xaxes(type="category", tickangle=-45 if n > 8 else 0, showticklabels=n <= 64, automargin=True)
-    fig.update_yaxes(range=[0, 1.12], title_text=y_title, tickvals=[0, 0.25, 0.5, 0.75, 1.0])
+    show = n <= figures.LABELS_MAX_TOKENS and slot >= figures.MIN_FONT + 1
+    fig.update_xaxes(figures.every_label(dict(type="category", automargin=True,
+                                              tickangle=figures.tick_angle(x, slot)), show))
+    fig.update_yaxes(range=[0, 1.12], title_text=y_title, tickvals=[0, 0.25, 0.5, 0.75, 1.0],
+                     tickfont=figures.tick_font())
     fig.update_layout(title=dict(text=title, font_size=14), height=300, margin=dict(l=10, r=10, t=40, b=10),
                       showlegend=False)
     return fig
+
+
+CELL_TEXT_DIMS = 8  # up to this head_dim the q, k and product cells show their numbers
+WATERFALL_TEXT_BARS = 8  # up to this many bars every bar of the dot product is labelled; beyond, the sum only
 
 
 def cell_vectors(q: np.ndarray, k: np.ndarray, products: np.ndarray, *,
@@ -159,18 +171,20 @@ def cell_vectors(q: np.ndarray, k: np.ndarray, products: np.ndarray, *,
     dim_word = words.dim if dim_word is None else dim_word
     hd = q.size
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08, row_heights=[2 / 3, 1 / 3])
-    show_text = hd <= 16
+    # Numbers in the cells only while a cell (a half column, ~400 px for the cells) holds "-0.12" at 12 px;
+    # past that the cells are colour only and the hover gives each number (the waterfall lists the largest).
+    show_text = hd <= CELL_TEXT_DIMS
+    text = dict(texttemplate="%{z:.2f}", textfont=dict(size=12)) if show_text else {}
     hover = "%{y}<br>" + dim_word + " %{x}: %{z:.4f}<extra></extra>"
     fig.add_trace(go.Heatmap(z=np.stack([q, k]).astype(np.float32), x=list(range(hd)), y=list(row_names[:2]),
-                             coloraxis="coloraxis", hovertemplate=hover,
-                             texttemplate="%{z:.2f}" if show_text else None), row=1, col=1)
+                             coloraxis="coloraxis", hovertemplate=hover, **text), row=1, col=1)
     fig.add_trace(go.Heatmap(z=products[None, :].astype(np.float32), x=list(range(hd)), y=[row_names[2]],
-                             coloraxis="coloraxis2", hovertemplate=hover,
-                             texttemplate="%{z:.2f}" if show_text else None), row=2, col=1)
+                             coloraxis="coloraxis2", hovertemplate=hover, **text), row=2, col=1)
     zq = figures.symmetric_range(q, k)
     zp = figures.symmetric_range(products)
-    fig.update_yaxes(autorange="reversed", type="category")
-    fig.update_xaxes(title_text=dim_word, row=2, col=1)
+    fig.update_yaxes(autorange="reversed", type="category", tickfont=figures.tick_font())
+    fig.update_xaxes(tickfont=figures.tick_font())
+    fig.update_xaxes(title_text=dim_word if show_text else f"{dim_word} · {words.values_on_hover}", row=2, col=1)
     fig.update_layout(
         coloraxis=dict(colorscale=figures.DIVERGING_SCALE, cmin=-zq, cmax=zq,
                        colorbar=dict(thickness=10, len=0.62, y=1, yanchor="top")),
@@ -195,13 +209,22 @@ def contributions_waterfall(c: Contributions, total: float, *, dim_word: str | N
     x.append(sum_text)
     y.append(total)
     measure = ["relative"] * (len(y) - 1) + ["total"]
+    # Labels above the bars only while they fit side by side (12 px "+0.12" in a bar's width); else the sum alone
+    # is written and the hover gives every term. The y range leaves room for the labels (else they are clipped).
+    every = len(y) <= WATERFALL_TEXT_BARS
+    text = [f"{v:+.2f}" if every else "" for v in y[:-1]] + [f"{total:.4f}"]
+    running = np.concatenate([[0.0], np.cumsum(y[:-1]), [total]])
+    lo, hi = float(min(running.min(), 0.0)), float(max(running.max(), 0.0))
+    pad = 0.18 * (hi - lo or 1.0)
     fig = go.Figure(go.Waterfall(
-        x=x, y=y, measure=measure, text=[f"{v:+.2f}" for v in y[:-1]] + [f"{total:.4f}"], textposition="outside",
-        textfont=dict(size=11),
+        x=x, y=y, measure=measure, text=text, textposition="outside",
+        textfont=dict(size=12),
         cliponaxis=False, connector=dict(line=dict(color="rgba(120,120,120,0.5)", width=1)),
         increasing=dict(marker=dict(color="#c92a2a")), decreasing=dict(marker=dict(color="#1c7ed6")),
         totals=dict(marker=dict(color=HIGHLIGHT)), hovertemplate="%{x}: %{y:.4f}<extra></extra>"))
-    fig.update_xaxes(type="category", tickangle=-45 if len(x) > 8 else 0)
+    fig.update_xaxes(type="category", tickangle=figures.tick_angle(x, 400 / max(len(x), 1)),
+                     tickfont=figures.tick_font())
+    fig.update_yaxes(range=[lo - pad, hi + pad], tickfont=figures.tick_font())
     fig.update_layout(height=300, margin=dict(l=10, r=10, t=20, b=10), showlegend=False)
     return fig
 
@@ -238,10 +261,12 @@ def row_stats_figure(labels, series: dict[str, RowStats], *, titles=None, unifor
     fig.add_trace(go.Scatter(x=x, y=first.max_entropy, mode="lines", line=dict(dash="dot", color="#555"),
                              line_shape="hvh", name=uniform_name,
                              hovertemplate=f"{uniform_name}: %{{y:.3f}}<extra></extra>"), row=1, col=1)
-    fig.update_xaxes(type="category", showticklabels=len(x) <= 30, tickangle=-45, tickfont_size=10)
+    slot = 300 / max(len(x), 1)  # three panels across the page
+    show = len(x) <= figures.LABELS_MAX_TOKENS and slot >= figures.MIN_FONT + 1
+    fig.update_xaxes(figures.every_label(dict(type="category", tickangle=figures.tick_angle(x, slot, 11)), show, 11))
     fig.update_yaxes(range=[0, 1.05], row=1, col=2)
     fig.update_layout(barmode="group", height=320, margin=dict(l=10, r=10, t=40, b=10),
-                      legend=dict(orientation="h", y=-0.25 if len(x) <= 30 else -0.1))
+                      legend=dict(orientation="h", y=-0.3 if show else -0.1))
     return fig
 
 
