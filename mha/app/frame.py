@@ -17,9 +17,13 @@ import torch
 
 from mha.app import share
 from mha.pages import PAGES, url_path
-from mha.app.controls import sidebar_controls, t
+from mha.app.controls import lang, sidebar_controls, t
 
 _inside_app = threading.local()  # set while app.py's run_app() runs in this script thread
+
+# Korean is written with spaces between words, and a word broken across lines (숫/자는) reads badly: lines break
+# only between words (keep-all); a word longer than its line (a long token) may still break, rather than overflow.
+KOREAN_CSS = "<style>.stApp { word-break: keep-all; overflow-wrap: anywhere; }</style>"
 
 
 def _config_and_controls() -> None:
@@ -28,6 +32,8 @@ def _config_and_controls() -> None:
     st.set_page_config(page_title="Multi-Head Attention Playground", page_icon="🔭", layout="wide")
     share.clean_link()  # before any widget reads the link
     sidebar_controls()
+    if lang() == "ko":
+        st.html(KOREAN_CSS)  # only a style: Streamlit adds it to the page without a visible element
     share.weights_note()  # on every page, above its content, while this visitor's uploaded weights are in use
     share.link_box()  # the link to this view, with a copy button
 

@@ -166,7 +166,7 @@ STRINGS = {
         "en": "`output_linear`, an `nn.Linear(d_model, d_model)` with bias, projects the concatenated heads into "
               "one d_model = {d_model} vector per token: the layer's output, the same shape as its input x.",
         "ko": "bias가 있는 `nn.Linear(d_model, d_model)`인 `output_linear`가 이어 붙인 헤드 출력을 투영해 "
-              "토큰마다 d_model = {d_model}개의 벡터를 만듭니다. 입력 x와 같은 모양의, 이 층의 출력입니다.",
+              "토큰마다 d_model = {d_model}개의 숫자로 된 벡터 하나를 만듭니다. 입력 x와 같은 모양의, 이 층의 출력입니다.",
     },
     "ex_bar_title": {"en": "The course's picture: one query's attention row", "ko": "강의의 그림: 쿼리 하나의 어텐션 행"},
     "ex_bar_text": {
