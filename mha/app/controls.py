@@ -129,14 +129,6 @@ def _as_url_value(value) -> str:
     return ("true" if value else "false") if isinstance(value, bool) else str(value)
 
 
-def _keep_lang_in_url(locale_lang: str) -> None:
-    """Put ``lang`` in the address bar from the first run on, as the link box's Copy does: its default follows the
-    visitor's browser, so an address copied from the bar must say it. Only before the widget has bound the
-    parameter (Streamlit refuses to set a bound one) and only when the link does not already say it."""
-    if "lang" not in st.query_params and not st.query_params.is_bound("lang"):
-        st.query_params["lang"] = st.session_state.get("lang") or locale_lang
-
-
 def sidebar_controls() -> Settings:
     """Draw the shared controls in the sidebar and return the choices. Called once per run, by app.py."""
     from mha.app import sources
@@ -144,7 +136,6 @@ def sidebar_controls() -> Settings:
     _remember_url_params()
     sb = st.sidebar
     locale_lang = i18n.lang_from_locale(_browser_locale())
-    _keep_lang_in_url(locale_lang)
     # Bound widgets put their *displayed* option in the URL, so options are shown as their URL values (en, ko).
     sb.segmented_control("🌐 English · 한국어", options=list(i18n.LANGS), default=locale_lang, key="lang",
                          bind="query-params", required=True)
@@ -347,6 +338,31 @@ def token_picker(label: str, key: str, labels, container=None) -> int:
             internals.keep_link_values(key, [options[int(match.group(1))]])
     return (container or st).selectbox(label, range(len(options)), key=key, bind="query-params",
                                        format_func=options.__getitem__)
+
+
+def named_choice(label: str, options, key: str, names: dict, default=None, container=None, help=None) -> str:
+    """The one row of buttons whose options are ids ("weights", "causal") shown by their names in the page's
+    language ("가중치", "인과"), bound to the URL parameter ``key`` that holds the id in every language.
+
+    Streamlit writes a bound control's *shown* label into the URL, so the URL is held by a hidden bound control
+    over the ids (anything else in a link gives ``default``), and the visible control mirrors it."""
+    where = container or st
+    options = list(options)
+    default = options[0] if default is None else default
+    st.html(f"<style>.st-key-{key} {{ display: none; }}</style>")  # only a style: no visible element
+    value = where.segmented_control(label, options, default=default, key=key, bind="query-params", required=True,
+                                    label_visibility="collapsed")
+    value = value if value in options else default
+    shown = f"{key}_shown"
+    if st.session_state.get(shown) != value:  # first run, or the URL changed (a link, the back button)
+        st.session_state[shown] = value
+    where.segmented_control(label, options, key=shown, required=True, format_func=lambda o: names.get(o, o),
+                            help=help, on_change=_copy_choice, args=(key, shown))
+    return value
+
+
+def _copy_choice(key: str, shown: str) -> None:
+    st.session_state[key] = st.session_state.get(shown)
 
 
 def int_input(label: str, key: str, min_value: int, max_value: int, value: int, container=None, **kwargs) -> int:

@@ -235,3 +235,25 @@ def test_clicking_a_cell_picks_its_query_and_key(page, server):
     params = urllib.parse.parse_qs(urllib.parse.urlsplit(page.url).query)
     # The link names the cell too (a selectbox puts its shown label, "position: token", in the URL).
     assert [v.split(":")[0] for v in params.get("cell_query", []) + params.get("cell_key", [])] == [str(i), str(j)]
+
+
+def test_token_pickers_read_the_new_tokens_after_the_sentence_changes(page, server):
+    """#16 item 4: the Query token / Key token boxes kept showing the old sentence's words ("0: Orange") when the
+    chosen positions were still valid for the new one. Position 0 (the default) and a picked position both follow."""
+    goto(page, server.url, PLAYGROUND, cell_key=2)  # key 2 picked (by a link: as the box would)
+    old = display_labels(tokenize(DEFAULT_TEXT).tokens)
+    assert (selected_option(page, "cell_query"), selected_option(page, "cell_key")) == (f"0: {old[0]}", f"2: {old[2]}")
+    sentence = "cats sleep all day long"
+    new = display_labels(tokenize(sentence).tokens)
+    assert new[0] != old[0] and new[2] != old[2]
+    page.locator(".st-key-text textarea").fill(sentence)
+    page.locator(".st-key-text textarea").press("Control+Enter")
+    wait_app_idle(page, rerun=True)
+    wait_for_ticks(page, "one_head_chart", "y", new)
+    deadline = time.monotonic() + 10
+    while (shown := (selected_option(page, "cell_query"), selected_option(page, "cell_key"))) != \
+            (f"0: {new[0]}", f"2: {new[2]}"):
+        assert time.monotonic() < deadline, f"the token pickers show {shown} for {new}"
+        page.wait_for_timeout(200)
+    params = urllib.parse.parse_qs(urllib.parse.urlsplit(page.url).query)
+    assert params.get("cell_key") == [f"2: {new[2]}"], "the link names the key by its new word"
