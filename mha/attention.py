@@ -79,13 +79,18 @@ class AttentionTrace:
     k: torch.Tensor  # (B, H, Tk, head_dim) what each key token offers
     v: torch.Tensor  # (B, H, Tk, head_dim) what gets passed on
     scores: torch.Tensor  # (B, H, Tq, Tk) QK^T / sqrt(head_dim), before masking
-    mask: Optional[torch.Tensor]  # (B, H, Tq, Tk) bool as applied, True = may attend; None = no mask
+    allowed: Optional[torch.Tensor]  # (B, H, Tq, Tk) bool, the mask as applied: True = may attend; None = no mask
     weights: torch.Tensor  # (B, H, Tq, Tk) after softmax
     head_outputs: torch.Tensor  # (B, H, Tq, head_dim) weights @ V, before any head is switched off
     concat: torch.Tensor  # (B, Tq, d_model) combine_heads of the (kept) head outputs
     output: torch.Tensor  # (B, Tq, d_model) output_linear(concat)
     fully_masked: torch.Tensor  # (B, H, Tq) bool: query rows with every key blocked (weights 0, head output 0)
     head_mask: Optional[torch.Tensor] = None  # (H,) 1 = head kept, 0 = switched off; None = all kept
+
+    @property
+    def mask(self) -> Optional[torch.Tensor]:
+        """The course's word for ``allowed`` (the argument is ``mask``); the same tensor."""
+        return self.allowed
 
     @property
     def num_heads(self) -> int:
@@ -175,7 +180,7 @@ class MultiHeadAttention(nn.Module):
         if values_readable(output) and not math.isfinite(output.sum().item()):
             self._explain_overflow(q, k, v, steps, output)
         return AttentionTrace(
-            q=q, k=k, v=v, scores=steps.scores, mask=steps.allowed, weights=steps.weights,
+            q=q, k=k, v=v, scores=steps.scores, allowed=steps.allowed, weights=steps.weights,
             head_outputs=steps.output, concat=concat, output=output, fully_masked=steps.fully_masked,
             head_mask=head_mask,
         )

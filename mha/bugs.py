@@ -133,7 +133,7 @@ class _OneStepBug(MultiHeadAttention):
         steps = self.attend(q, k, v, mask)
         concat = self.combine_heads(steps.output, batch_size)  # (B, Tq, d_model)
         output = self.output_linear(concat)
-        return AttentionTrace(q=q, k=k, v=v, scores=steps.scores, mask=steps.allowed, weights=steps.weights,
+        return AttentionTrace(q=q, k=k, v=v, scores=steps.scores, allowed=steps.allowed, weights=steps.weights,
                               head_outputs=steps.output, concat=concat, output=output,
                               fully_masked=steps.fully_masked)
 

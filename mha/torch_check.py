@@ -100,7 +100,7 @@ def check(model: MultiHeadAttention, query: torch.Tensor, key: torch.Tensor, val
         tr = ours.trace(query, key, value, mask)
         out_t, w_t = ref(query, key, value, need_weights=True, average_attn_weights=False,
                          attn_mask=torch_attn_mask(mask, B, H, Tq, Tk, convert))  # (B, Tq, D), (B, H, Tq, Tk)
-        z = F.scaled_dot_product_attention(tr.q, tr.k, tr.v, attn_mask=tr.mask)  # (B, H, Tq, head_dim)
+        z = F.scaled_dot_product_attention(tr.q, tr.k, tr.v, attn_mask=tr.allowed)  # (B, H, Tq, head_dim)
     fully = tr.fully_masked.any(dim=1)  # (B, Tq)
     torch_nan = torch.isnan(out_t).any(-1) | torch.isnan(w_t).any(-1).any(1)  # (B, Tq)
     sdpa_bad = ~torch.isfinite(z).all(-1).all(1)  # (B, Tq)

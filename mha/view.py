@@ -338,7 +338,7 @@ def run_view(spec: ViewSpec, state_dict: dict | None = None) -> View:
     tokens, key_tokens = inp.queries.padded()[b], inp.keys.padded()[b]
     np32 = lambda t: t[b].detach().to(torch.float32).numpy().copy()  # noqa: E731 keep sentence b: drop the batch axis
     H, Tq, Tk = tr.weights.shape[1:]
-    allowed = tr.mask[b].numpy().copy() if tr.mask is not None else np.ones((H, Tq, Tk), dtype=bool)
+    allowed = tr.allowed[b].numpy().copy() if tr.allowed is not None else np.ones((H, Tq, Tk), dtype=bool)
     return View(
         spec=spec, tokens=tokens, labels=display_labels(tokens), notes=notes, note_args=args,
         x=np32(inp.query), q=np32(tr.q), k=np32(tr.k), v=np32(tr.v), scores=np32(tr.scores), allowed=allowed,

@@ -72,7 +72,7 @@ def test_breakdown_numbers_equal_the_trace(name):
         assert b.scale == pytest.approx(math.sqrt(spec.d_model // spec.num_heads))
         assert b.raw == pytest.approx(float(np.dot(b.q.astype(np.float64), b.k.astype(np.float64))), abs=1e-12)
         assert b.raw / b.scale == pytest.approx(b.score, abs=2e-5)
-        assert b.allowed == bool(tr.mask[b_, head, i, j]) if tr.mask is not None else b.allowed
+        assert b.allowed == bool(tr.allowed[b_, head, i, j]) if tr.allowed is not None else b.allowed
         if b.allowed:
             assert b.exp_scores[j] / b.exp_sum == pytest.approx(b.weight, abs=1e-6)
         else:
