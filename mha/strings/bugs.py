@@ -37,7 +37,6 @@ STRINGS = {
         "en": "Each option is the bug's name in mha/bugs.py and in the link.",
         "ko": "각 항목은 mha/bugs.py와 링크에 쓰이는 버그 이름입니다.",
     },
-    "bz_head": {"en": "Head", "ko": "헤드"},
     "bz_wrong": {"en": "The bug", "ko": "버그"},
     "bz_right": {"en": "The real module", "ko": "실제 모듈"},
     "bz_caught_by": {

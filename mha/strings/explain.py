@@ -259,7 +259,6 @@ STRINGS = {
         "ko": "강의 코드는 왜 점수를 √head_dim으로 나눌까요? 내 문장의 가중치를 나눌 때와 안 나눌 때 비교하고, "
               "head_dim이 커질 때 softmax가 포화되는 모습과 온도를 바꿀 때의 변화를 봅니다.",
     },
-    "lab_head": {"en": "Head", "ko": "헤드"},
     "lab_scaling_title": {"en": "1. With and without 1/√head_dim", "ko": "1. 1/√head_dim이 있을 때와 없을 때"},
     "lab_scaling_text": {
         "en": "Head {head}: the same q, k and mask; left divided by √{head_dim} = {sqrt} (what the module does), "

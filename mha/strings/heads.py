@@ -46,7 +46,6 @@ STRINGS = {
         "ko": "같은 헤드를 무작위 초기화 네 가지로 봅니다. 가중치가 무작위이니 패턴도 무작위입니다.",
     },
     "hd_head": {"en": "head", "ko": "헤드"},  # inside charts (axis titles, hover)
-    "hd_head_control": {"en": "Head", "ko": "헤드"},  # the label of a head picker, as on every page
     "hd_bits": {"en": "bits", "ko": "비트"},
     "hd_download_csv": {"en": "Download CSV", "ko": "CSV 내려받기"},
     # measure

@@ -41,7 +41,6 @@ STRINGS = {
     "pg_one_head": {"en": "One head, enlarged", "ko": "헤드 하나 크게 보기"},
     "pg_grid_click_hint": {"en": "Click a head above to enlarge it below.",
                            "ko": "위에서 헤드를 클릭하면 아래에 크게 보여 줍니다."},
-    "pg_head": {"en": "Head", "ko": "헤드"},
     "pg_click_hint": {
         "en": "Click a cell (or pick a query and key below) to see the numbers behind it.",
         "ko": "칸을 클릭하거나 아래에서 쿼리와 키를 고르면 그 뒤의 숫자를 볼 수 있습니다.",
