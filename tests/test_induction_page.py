@@ -1,0 +1,103 @@
+"""The Induction page: its reading of a run (mha.induction_view) and the page in AppTest: a link trains (cached),
+draws the loss with the phase change, the per-head scores, both layers on the learner's text with the induction
+stripe, and the ablation that removes it; English and Korean; bad link values get a note."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from mha import induction as ind
+from mha import induction_view as iv
+from mha.text import TextError
+from tests.apptest_utils import charts_by_key, decode, heatmaps, nonfinite_in, open_page
+
+torch.set_num_threads(1)
+PAGE = "pages/induction.py"
+TEXT = "the cat sat on a mat ."  # 7 distinct tokens: each query of the second copy has one earlier occurrence
+
+
+@pytest.fixture(scope="module")
+def short_run() -> ind.InductionRun:
+    return ind.train(ind.InductionConfig(steps=20, report_every=10, snapshot_every=10))
+
+
+def test_text_view_reads_a_snapshot(short_run):
+    tv = iv.text_view(short_run, 10, TEXT)
+    T = len(tv.text.words)
+    assert T == 14 and tv.query == 8 and tv.target == ind.induction_target(tv.text.ids, 8) == 2
+    assert [len(r) for r in tv.roles] == [4, 4] and tv.allowed.shape == (T, T) and not tv.allowed[0, 1]
+    for layer, roles in enumerate(tv.roles):
+        for r in roles:
+            assert r.weight == pytest.approx(tv.attention.weights[layer][r.head, tv.query, r.key])
+            assert r.role == "none" or r.score >= iv.ROLE_AT
+    # the snapshot at step 10 is the one read (model_at), not the last
+    at10 = ind.attend_text(short_run.model_at(10), tv.text)
+    np.testing.assert_allclose(tv.attention.weights[1], at10.weights[1])
+    assert iv.checkpoint_at(short_run, 15).step == 10
+    with pytest.raises(ValueError, match="query must be from 0 to 13"):
+        iv.text_view(short_run, 10, TEXT, query=14)
+    with pytest.raises(TextError):
+        iv.text_view(short_run, 10, "   ")
+
+
+def test_ablated_head_is_off_in_the_ablated_view(short_run):
+    tv = iv.text_view(short_run, 20, TEXT)
+    again = ind.attend_text(short_run.model, tv.text, ind.heads_off(short_run.model, 0, [tv.builds_on.head]))
+    np.testing.assert_allclose(tv.ablated.weights[1], again.weights[1])
+    drops = [a.induction_drop for a in ind.ablate_each(short_run.model)]
+    assert tv.builds_on.induction_drop == pytest.approx(max(drops))
+
+
+def test_a_short_link_trains_and_draws_every_chart():
+    at = open_page(PAGE, ind_steps="30", ind_seed="1", text=TEXT)
+    assert not at.exception
+    charts = charts_by_key(at)
+    for key in ("ind_loss", "ind_l1_scores", "ind_l2_scores", "ind_grid_l1", "ind_grid_l2", "ind_l2_head"):
+        assert key in charts and not nonfinite_in(charts[key]), key
+    assert len(decode(charts["ind_loss"]["data"][0]["y"])) == 30
+    assert [tr["name"] for tr in charts["ind_l2_scores"]["data"]] == [f"head {h}" for h in range(4)]
+    grid = heatmaps(charts["ind_grid_l2"])
+    assert len(grid) == 4 and grid[0].shape == (14, 14)
+    assert all(np.allclose(np.triu(w, 1), 0) for w in grid)  # causal: nothing above the diagonal
+    labels = [x.replace("\u200b", "") for x in charts["ind_grid_l1"]["data"][0]["x"]]
+    assert labels == TEXT.split() * 2
+    assert at.select_slider(key="ind_at").value == 30
+    assert len(at.get("download_button")) == 2
+    assert any("No phase change" in m.value for m in at.info)  # 30 steps are still on the plateau
+
+
+def test_korean_and_bad_link_values():
+    at = open_page(PAGE, lang="ko", ind_steps="abc", ind_seed="-5", ind_query="99")
+    assert not at.exception and at.title[0].value == "두 층: 인덕션 헤드가 생기는 순간 보기"
+    notes = " ".join(c.value for c in at.sidebar.caption)
+    assert "ind_steps" in notes and "ind_seed" in notes
+    assert at.number_input(key="ind_steps").value == ind.InductionConfig.steps
+    # A link means "show this run": it trains the defaults in place of what it could not use (cached for the next test)
+    assert any("상전이" in m.value for m in at.success)
+
+
+def test_the_default_run_grows_an_induction_stripe_that_ablation_removes():
+    """The whole default run (a few hundred steps: tens of seconds on one thread), then the page's own charts."""
+    at = open_page(PAGE, ind_seed="0", text=TEXT)
+    charts = charts_by_key(at)
+    assert any("phase change at step" in m.value for m in at.success)
+    tv_ids = ind.map_text(TEXT).ids
+    pairs = [(q, k) for q in range(len(tv_ids)) if (k := ind.induction_target(tv_ids, q)) is not None]
+    qs, ks = np.array(pairs).T
+
+    def stripe(grid):  # each head's mean weight on the token after the earlier occurrence
+        return [float(w[qs, ks].mean()) for w in grid]
+
+    on = stripe(heatmaps(charts["ind_grid_l2"]))
+    # ~0.1 at random (1 / position); held-out sequences reach >= 0.5 (tests/test_induction.py); a short text ~0.5
+    assert max(on) >= 0.4
+    prev = [float(np.mean([w[t, t - 1] for t in range(1, len(tv_ids))])) for w in heatmaps(charts["ind_grid_l1"])]
+    assert max(prev) >= 0.5  # seed 0 grows a previous-token head
+    assert any("Layer 2, head" in m.value and "That is the token after the earlier occurrence" in m.value
+               for m in at.markdown)
+    at.toggle(key="ind_ablate").set_value(True).run()
+    off = stripe(heatmaps(charts_by_key(at)["ind_grid_ablated"]))
+    assert max(off) < 0.5 * max(on)
+    metrics = {m.label: m for m in at.metric}
+    assert float(metrics["Copy loss (held-out, nats)"].delta) > 0  # the copy is harder without the head

@@ -1,0 +1,145 @@
+"""The Train page: recorded runs (two code paths agree), the training figures (labels vs arrays), and the page in
+AppTest: a link trains (cached) and shows the heads on the learner's sentence, in English and Korean; the link
+reproduces the view after the caches are emptied; the 1-vs-2-heads lesson; bad link values get a note."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from mha import train as tr
+from mha import train_figures as tf
+from mha import train_runs as runs
+from mha.app import compute
+from tests.apptest_utils import charts_by_key, decode, heatmaps, nonfinite_in, open_page
+
+torch.set_num_threads(1)
+SENTENCE = "the cat sat on the mat and the dog ran"
+PAGE = "pages/train.py"
+
+
+# ------------------------------------------------------------------------------------------------ pure pieces
+def test_record_matches_the_trainer():
+    """RecordingTrainer's last parameters are mha.train.train's, and its weights on a sentence are the Trainer's
+    snapshot on that probe (two code paths)."""
+    config = tr.TrainConfig.for_task("previous", steps=80, d_model=16, num_heads=2)  # a snapshot every 2 steps
+    tokens = tuple(SENTENCE.split())
+    reference = tr.train(config, tokens)
+    record = runs.train_record(config)
+    assert record.snapshot_steps == reference.snapshot_steps
+    for name, value in reference.state_dict.items():
+        assert torch.equal(torch.tensor(record.snapshot_params[-1][name]), value), name
+    np.testing.assert_allclose(runs.probe_weights(record, tokens), reference.snapshots, atol=1e-6)
+    assert record.index_at(0) == 0 and record.index_at(10 ** 6) == len(record.snapshot_steps) - 1
+    assert record.index_at(record.snapshot_steps[3] + 1) == 3
+
+
+def test_stopped_record_keeps_where_it_stopped():
+    config = tr.TrainConfig.for_task("previous", steps=100, d_model=16, num_heads=2)
+    rec = runs.RecordingTrainer(config)
+    for p in rec.run():
+        if p.step >= 30:
+            break
+    record = rec.record()
+    assert record.stopped and record.steps_done == 30 and record.snapshot_steps[-1] == 30
+    full = runs.train_record(tr.TrainConfig.for_task("previous", steps=30, d_model=16, num_heads=2))
+    for name, value in full.snapshot_params[-1].items():  # a run of 30 steps is the stopped run: what the link says
+        np.testing.assert_array_equal(record.snapshot_params[-1][name], value)
+
+
+def test_closeness_names_the_previous_head():
+    record = runs.train_record(tr.TrainConfig.for_task("previous"))
+    cl = runs.closeness(record, -1, SENTENCE.split())
+    (slot,) = cl.slots
+    assert slot.slot == "previous" and slot.score >= tr.GOAL and slot.probe_score >= tr.GOAL
+    assert cl.heads[slot.probe_head].pattern == "previous"
+
+
+def test_loss_curve_checks_lengths_and_drops_non_finite():
+    with pytest.raises(ValueError, match="3 steps and 2 values"):
+        tf.loss_curve({"a": ([1, 2, 3], [1.0, 0.5])})
+    fig = tf.loss_curve({"run": ([1, 2, 3, 4], [1.0, np.nan, 0.5, 0.0])}, log_y=True, plateau=(1, 3), drop=3)
+    (trace,) = fig.data
+    assert list(trace.x) == [1, 3] and list(trace.y) == [1.0, 0.5]  # NaN and (on a log axis) 0 are left out
+    assert [s.type for s in fig.layout.shapes] == ["rect", "line"]
+    assert not nonfinite_in(fig.to_plotly_json())
+    with pytest.raises(ValueError, match="first <= last"):
+        tf.loss_curve({"a": ([1], [1.0])}, plateau=(5, 2))
+    escaped = tf.loss_curve({"<b>x</b>": ([1], [1.0]), "y": ([1], [2.0])})
+    assert escaped.data[0].name == "&lt;b&gt;x&lt;/b&gt;"
+
+
+def test_score_curves_one_line_per_head():
+    scores = np.array([[0.1, 0.2, 0.3], [0.5, 0.9, np.nan]])
+    fig = tf.score_curves([0, 10], scores, threshold=0.5, now=10)
+    assert [tr_.name for tr_ in fig.data] == ["head 0", "head 1", "head 2"]
+    assert list(fig.data[1].y) == [0.2, 0.9] and list(fig.data[2].x) == [0]
+    with pytest.raises(ValueError, match="one row per step"):
+        tf.score_curves([0, 10, 20], scores)
+
+
+# ------------------------------------------------------------------------------------------------ the page
+def _previous_weight(w: np.ndarray) -> float:
+    """Mean weight of one head (T, T) on the key just before each query (queries 1..T-1)."""
+    t = np.arange(1, w.shape[0])
+    return float(w[t, t - 1].mean())
+
+
+def test_link_trains_and_shows_a_previous_head_on_the_sentence():
+    at = open_page(PAGE, tr_task="previous", text=SENTENCE)
+    assert not at.exception
+    charts = charts_by_key(at)
+    grid = heatmaps(charts["tr_heads"])
+    assert len(grid) == 4 and grid[0].shape == (10, 10)  # 4 heads on the 10 tokens of the sidebar sentence
+    assert max(_previous_weight(w) for w in grid) >= 0.9
+    labels = charts["tr_heads"]["data"][0]["x"]
+    assert [lab.replace("\u200b", "") for lab in labels] == SENTENCE.split()
+    loss = charts["tr_loss"]["data"][0]
+    assert len(decode(loss["y"])) == 300 and not nonfinite_in(charts["tr_loss"])
+    assert any("✅" in m.value and "previous word" in m.value for m in at.markdown)
+    assert at.select_slider(key="tr_at").value == 300
+    assert any(b.label.startswith("Download") for b in at.get("download_button"))
+    link = [m.value for m in at.markdown if "source=trained" in m.value][0]
+    for part in ("task=previous", "train_steps=300", "d_model=32", "num_heads=4", "seed=0", "lang=en"):
+        assert part in link
+
+
+def test_link_reproduces_the_view_on_a_fresh_server_and_in_korean():
+    params = dict(tr_task="next", tr_steps="120", tr_seed="3", tr_at="60", text=SENTENCE)
+    first = heatmaps(charts_by_key(open_page(PAGE, **params))["tr_heads"])
+    compute.clear()  # as on a freshly started server: trained again
+    at = open_page(PAGE, lang="ko", **params)
+    assert not at.exception and at.title[0].value == "헤드 학습시키기"
+    again = heatmaps(charts_by_key(at)["tr_heads"])
+    assert at.select_slider(key="tr_at").value == 60  # the snapshot the link names, not the last one
+    for a, b in zip(first, again):
+        np.testing.assert_array_equal(a, b)
+    assert any("학습" in m.value for m in at.success) or any("학습" in m.value for m in at.warning)
+
+
+def test_snapshot_zero_is_the_random_module():
+    at = open_page(PAGE, tr_task="previous", tr_at="0", text=SENTENCE)
+    grid = heatmaps(charts_by_key(at)["tr_heads"])
+    assert max(_previous_weight(w) for w in grid) < 0.5  # before training nothing points at the previous word
+
+
+def test_one_head_cannot_do_previous_and_next_two_can():
+    at = open_page(PAGE, tr_compare="true", text=SENTENCE)
+    assert not at.exception
+    charts = charts_by_key(at)
+    one, two = (decode(tr_["y"]) for tr_ in charts["tr_compare_loss"]["data"])
+    assert one[-20:].mean() > 10 * two[-20:].mean()
+    assert len(heatmaps(charts["tr_compare_heads_1"])) == 1 and len(heatmaps(charts["tr_compare_heads_2"])) == 2
+
+
+def test_bad_link_values_get_a_note_and_defaults():
+    at = open_page(PAGE, tr_task="nonsense", tr_steps="abc", tr_num_heads="3", text=SENTENCE)
+    assert not at.exception
+    notes = " ".join(c.value for c in at.sidebar.caption)
+    assert "tr_task" in notes and "tr_steps" in notes
+    assert at.selectbox(key="tr_task").value == "previous" and at.number_input(key="tr_steps").value == 300
+
+
+def test_too_few_heads_is_explained():
+    at = open_page(PAGE, tr_task="mixed", tr_num_heads="2", tr_steps="20", text=SENTENCE)
+    assert any("at least 4 heads" in w.value for w in at.warning)
