@@ -78,11 +78,10 @@ def source_controls(sb) -> SourceChoice:
     source = source if source in SOURCES else "random"
     sb.caption(_t(f"src_caption_{source}"))
     if source == "trained":
-        names = {k: f"{k} · {_t(task.name_key)}" for k, task in TASKS.items()}
-        task = sb.selectbox(_t("src_task"), list(TASKS), key="task", bind="query-params",
-                            format_func=names.get, help=_t("src_task_help"))
+        # Shown as their URL values (a bound control writes what it shows into the link): the name is below.
+        task = sb.selectbox(_t("src_task"), list(TASKS), key="task", bind="query-params", help=_t("src_task_help"))
         task = task if task in TASKS else "previous"
-        sb.caption(_t(TASKS[task].description_key))
+        sb.caption(f"**{_t(TASKS[task].name_key)}**: {_t(TASKS[task].description_key)}")
         steps = int_input(_t("src_train_steps"), "train_steps", 1, MAX_TRAIN_STEPS, None, container=sb,
                           placeholder=_t("src_train_steps_placeholder", steps=TASKS[task].steps),
                           help=_t("src_train_steps_help", max_steps=MAX_TRAIN_STEPS))

@@ -1,0 +1,305 @@
+"""Weight sources (random / trained / pretrained) through the View, every page, links and exports. No network: the
+pretrained models are tiny random ones saved locally (tests/tiny_models.py), loaded by the path a hub id takes
+after its download; MHA_ALLOW_DOWNLOADS=0 keeps every hub id on this machine."""
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import shutil
+
+import numpy as np
+import pytest
+import torch
+
+import tiny_models
+from apptest_utils import open_page
+from course_mha import MultiHeadAttention as CourseMHA
+from mha import heads, pretrained
+from mha import torch_check as tc
+from mha.attention import MultiHeadAttention
+from mha.explain import extras
+from mha.i18n import text as i18n_text
+from mha.train import TASKS, layout_inputs, trained_module
+from mha.view import (ViewSpec, check_spec, model_for, pretrained_options, pretrained_run, run_view, spec_inputs)
+
+PAGES = ("pages/playground.py", "pages/explain.py", "pages/heads.py", "pages/masks.py", "pages/bugs.py",
+         "pages/lab.py", "pages/share.py")
+TEXT = "the cat sat on the mat\nthe dog"
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory):
+    root = tmp_path_factory.mktemp("source_models")
+    return {"bert": tiny_models.build("bert", root / "bert"), "gpt2": tiny_models.build("gpt2", root / "gpt2", seed=3)}
+
+
+@pytest.fixture(autouse=True)
+def offline(monkeypatch):
+    monkeypatch.setenv("MHA_ALLOW_DOWNLOADS", "0")  # a hub id must never reach the network from these tests
+    monkeypatch.delenv("MHA_MODELS_DIR", raising=False)
+
+
+def pre_spec(folder, layer=0, **kw) -> ViewSpec:
+    info = pretrained.load_model(str(folder)).info
+    return ViewSpec(text=TEXT, d_model=info.d_model, num_heads=info.num_heads, causal=info.causal,
+                    source="pretrained", model=str(folder), layer=layer, **kw)
+
+
+# ------------------------------------------------------------------------------------------------- pure
+@pytest.mark.parametrize("family", ["bert", "gpt2"])
+@pytest.mark.parametrize("layer", [0, 1])
+def test_a_pretrained_view_is_the_models_own_attention(models, family, layer):
+    spec = pre_spec(models[family], layer)
+    run = pretrained_run(spec)
+    for b in range(2):
+        view = run_view(dataclasses.replace(spec, sentence=b))
+        n = run.tokens.lengths[b]
+        real = ~view.query_is_pad
+        assert real.sum() == n
+        # our weights equal the model's output_attentions on every query with a key to attend to
+        mine, theirs = view.weights[:, real], run.model_weights[b].numpy()[:, real]
+        assert np.abs(mine - theirs).max() <= 1e-5
+        assert view.note_args["weights_diff"] <= 1e-5 and view.note_args["output_diff"] <= 1e-4
+        assert view.tokens == run.tokens.pieces[b] and view.labels == list(run.tokens.labels[b])
+        np.testing.assert_array_equal(view.x, run.x[b].numpy())
+        assert view.allowed[:, :, ~real].sum() == 0  # padding keys are never attended to
+        if run.info.causal:
+            assert not np.triu(view.allowed[0], 1).any()
+    assert spec.causal == (family == "gpt2")
+
+
+def test_pretrained_modules_keep_their_biases_everywhere(models):
+    spec = pre_spec(models["bert"])
+    model = model_for(spec)
+    assert model.query_linear.bias is not None and model is model_for(spec)  # the shared layer module
+    one = model_for(spec, num_heads=1)
+    assert one.num_heads == 1 and torch.equal(one.query_linear.bias, model.query_linear.bias)
+    with pytest.raises(ValueError, match="hidden states"):
+        spec_inputs(("the",), spec)
+    view = run_view(spec)
+    assert tc.check_spec(spec).passed and tc.check_sentence(view, view.allowed[0]).passed  # against torch
+    ab = heads.ablate_view(view, (1,))
+    assert np.abs(ab.bias + ab.results.sum(axis=0) - ab.output).max() < 1e-4  # biases stay inside the heads
+
+
+def test_check_spec_per_source():
+    check_spec(ViewSpec(source="pretrained", d_model=768, num_heads=12))  # bert-base's sizes are fine
+    with pytest.raises(ValueError, match="up to 16 heads"):
+        check_spec(ViewSpec(source="pretrained", d_model=1024, num_heads=32))
+    with pytest.raises(ValueError, match="d_model=1024"):
+        check_spec(ViewSpec(source="pretrained", d_model=2048, num_heads=16))
+    with pytest.raises(ValueError, match="Unknown task"):
+        check_spec(ViewSpec(source="trained", task="nope"))
+    with pytest.raises(ValueError, match="source must be"):
+        check_spec(ViewSpec(source="uploaded"))
+
+
+def test_a_pretrained_spec_must_have_the_models_sizes(models):
+    with pytest.raises(ValueError, match="keeps the model's sizes"):
+        run_view(dataclasses.replace(pre_spec(models["bert"]), d_model=16, num_heads=4))
+
+
+def test_server_options_from_the_environment(monkeypatch, models):
+    assert pretrained_options() == {"downloads": False, "local_root": None}
+    monkeypatch.setenv("MHA_ALLOW_DOWNLOADS", "yes")
+    monkeypatch.setenv("MHA_MODELS_DIR", str(models["gpt2"]))
+    assert pretrained_options() == {"downloads": True, "local_root": str(models["gpt2"])}
+    with pytest.raises(pretrained.PretrainedError) as e:  # a folder outside MHA_MODELS_DIR is refused
+        run_view(ViewSpec(source="pretrained", model=str(models["bert"]), d_model=32, num_heads=4))
+    assert e.value.key == "err_folder_outside"
+
+
+def test_trained_views_use_the_layout_everywhere():
+    spec = ViewSpec(text="the cat saw the dog", source="trained", task="previous")
+    view = run_view(spec)
+    np.testing.assert_allclose(view.x, layout_inputs(view.tokens, spec.d_model, spec.seed).numpy(), atol=1e-6)
+    ex = extras(view)
+    assert ex.layout == "split"
+    np.testing.assert_allclose(ex.embedding + ex.positions, view.x, atol=1e-5)
+    assert not ex.embedding[:, spec.d_model // 2:].any() and not ex.positions[:, : spec.d_model // 2].any()
+    # the permutation check embeds with the same layout: without positions, a shuffle only moves the rows
+    checks = heads.permutation_checks(spec, view.tokens, 3)
+    assert checks[False].equivariant() and not checks[True].equivariant()
+    model = model_for(spec)
+    x = spec_inputs(view.tokens, dataclasses.replace(spec, positional=False))[None]
+    w = model.trace(x, x, x).weights[0].double().numpy()
+    np.testing.assert_allclose(checks[False].weights, w, atol=1e-6)
+
+
+def test_head_patterns_name_trained_heads_and_random_ones():
+    spec = ViewSpec(text="the cat saw the dog and the dog saw it", source="trained", task="prev_next", num_heads=2)
+    found = heads.head_patterns(run_view(spec))
+    assert sorted(found["pattern"]) == ["next", "previous"] and (found["score"] >= 0.9).all()
+    rand = heads.head_patterns(run_view(ViewSpec(text="the cat saw the dog\nhi")))  # padded sentence
+    assert list(rand["head"]) == [0, 1, 2, 3] and ((rand["score"] >= 0) & (rand["score"] <= 1)).all()
+    assert (rand["runner_up"] != rand["pattern"]).all()
+    assert heads.head_patterns(run_view(ViewSpec(text="a b", kv_text="c d e"))) is None  # cross-attention
+
+
+def test_the_trained_export_loads_into_the_course_class():
+    from mha.app.controls import Settings
+    from mha.app.compute import SEEDED
+    from mha.app.share import parameters_bytes_callable, parameters_name
+
+    s = Settings(text="a b c", d_model=16, num_heads=2, causal=False, seed=1, positional=True, lang="en",
+                 source="trained", task="prev_next", train_steps=40)
+    sd = torch.load(io.BytesIO(parameters_bytes_callable(s, SEEDED)()), weights_only=True)
+    course = CourseMHA(16, 2)
+    course.load_state_dict(sd, strict=True)
+    trained = trained_module("prev_next", 16, 2, 40, 1)
+    x = torch.randn(1, 5, 16)
+    torch.testing.assert_close(course(x, x, x), trained(x, x, x))
+    assert parameters_name(s, SEEDED)[0] == "trained task=prev_next train_steps=40 seed=1"
+
+
+def test_the_pretrained_export_needs_qkv_bias(models):
+    from mha.app.compute import SEEDED
+    from mha.app.controls import Settings
+    from mha.app.share import parameters_bytes_callable
+
+    spec = pre_spec(models["bert"], layer=1)
+    s = Settings(text=TEXT, d_model=spec.d_model, num_heads=spec.num_heads, causal=False, seed=0, positional=True,
+                 lang="en", source="pretrained", model=spec.model, layer=1)
+    sd = torch.load(io.BytesIO(parameters_bytes_callable(s, SEEDED)()), weights_only=True)
+    with pytest.raises(RuntimeError, match="Unexpected key"):
+        CourseMHA(spec.d_model, spec.num_heads).load_state_dict(sd, strict=True)
+    ours = MultiHeadAttention(spec.d_model, spec.num_heads, qkv_bias=True)
+    ours.load_state_dict(sd, strict=True)
+    run = pretrained_run(spec)
+    with torch.no_grad():
+        out = ours(run.x, run.x, run.x, run.mask)
+    real = run.tokens.attention_mask.bool()
+    assert (out - run.model_output).abs()[real].max() < 1e-4
+
+
+# ------------------------------------------------------------------------------------------------- app
+def sidebar_texts(at) -> str:
+    return " ".join(str(e.value) for kind in ("error", "warning", "caption", "info", "markdown")
+                    for e in at.sidebar.get(kind))
+
+
+def main_texts(at, kind) -> list[str]:
+    return [str(e.value) for e in at.main.get(kind)]
+
+
+def badge_text(at) -> str:
+    found = [str(m.value) for m in at.get("markdown") if "badge[" in str(m.value)]
+    return found[0] if found else ""
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_on_trained_weights(page, lang):
+    at = open_page(page, source="trained", task="previous", lang=lang)
+    assert not at.exception, at.exception
+    assert not at.main.get("error"), main_texts(at, "error")
+    note = i18n_text("src_note_trained", lang, task=i18n_text("tr_task_name_previous", lang), steps=300, seed=0,
+                     d_model=16, num_heads=4, half=8)
+    assert note in main_texts(at, "info")
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_on_a_local_pretrained_model(models, page, lang):
+    at = open_page(page, source="pretrained", model=str(models["gpt2"]), layer="1", lang=lang, text=TEXT)
+    assert not at.exception, at.exception
+    assert not at.main.get("error"), main_texts(at, "error")
+    assert any(i18n_text("src_note_pretrained", lang, model="X", layer=1, num_layers=2, d_model=32,
+                         num_heads=4).split("X")[0].rstrip("`") in n for n in main_texts(at, "info"))
+    badge = badge_text(at)
+    diff = run_view(pre_spec(models["gpt2"], 1)).note_args["weights_diff"]
+    assert "green-badge" in badge and f"{diff:.1e}" in badge, badge
+
+
+def test_the_playground_shows_the_models_tokens(models):
+    at = open_page("pages/playground.py", source="pretrained", model=str(models["bert"]), text="the cat playing")
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    ticks = [t.replace("\u200b", "") for t in spec["layout"]["yaxis"]["ticktext"]] \
+        if "ticktext" in spec["layout"]["yaxis"] else spec["data"][0]["y"]
+    assert [str(t).replace("\u200b", "") for t in ticks] == ["[CLS]", "the", "cat", "play", "…ing", "[SEP]"]
+
+
+def test_pretrained_controls_are_locked_and_say_why(models):
+    at = open_page("pages/playground.py", source="pretrained", model=str(models["gpt2"]))
+    sb = at.sidebar
+    d_model, num_heads = sb.selectbox(key="src_d_model_locked"), sb.selectbox(key="src_num_heads_locked")
+    assert (d_model.value, num_heads.value) == (32, 4) and d_model.disabled and num_heads.disabled
+    causal = sb.toggle(key="src_causal_locked")
+    assert causal.value is True and causal.disabled  # GPT-2 is a decoder
+    assert sb.toggle(key="src_padding_locked").disabled and sb.toggle(key="positional").disabled
+    assert sb.number_input(key="seed").disabled and sb.text_area(key="kv_text").disabled
+    texts = sidebar_texts(at)
+    for what in ("seed", "positional", "kv_text"):
+        assert i18n_text("src_not_apply", "en", what=i18n_text(f"src_not_apply_{what}", "en")) in texts
+    assert i18n_text("src_locked_sizes", "en") in texts
+
+
+def test_a_missing_folder_and_an_unsupported_model_are_named_next_to_the_control(models, tmp_path):
+    at = open_page("pages/playground.py", source="pretrained", model=str(tmp_path / "nowhere"))
+    assert not at.exception
+    errors = [str(e.value) for e in at.sidebar.get("error")]
+    assert errors and "neither a folder on this server nor a Hugging Face model id" in errors[0]
+    assert i18n_text("src_page_needs_model", "en") in main_texts(at, "info")
+    assert not at.get("plotly_chart")
+
+    from transformers import AlbertConfig
+
+    folder = tmp_path / "albert"
+    AlbertConfig(hidden_size=32, num_attention_heads=4, intermediate_size=37).save_pretrained(folder)
+    (folder / "model.safetensors").write_bytes(b"0" * 10)
+    shutil.copy(models["bert"] / "vocab.txt", folder / "vocab.txt")
+    at = open_page("pages/heads.py", source="pretrained", model=str(folder), lang="ko")
+    assert not at.exception
+    errors = [str(e.value) for e in at.sidebar.get("error")]
+    assert errors and i18n_text("err_unsupported", "ko", model_type="albert") in errors[0]
+
+
+def test_a_hub_id_on_a_server_that_does_not_download(models):
+    at = open_page("pages/playground.py", source="pretrained", model="someone/some-model")
+    errors = [str(e.value) for e in at.sidebar.get("error")]
+    assert errors and "does not download models" in errors[0].replace("\\", "")
+    # the app keeps working: back to random weights
+    at.sidebar.segmented_control(key="source").set_value("random").run()
+    assert not at.exception and at.get("plotly_chart")
+
+
+def test_link_values_are_used_and_bad_ones_named(models):
+    at = open_page("pages/heads.py", source="trained", task="prev_next", num_heads="2", train_steps="120")
+    assert at.sidebar.selectbox(key="task").value == "prev_next" and at.sidebar.number_input(key="train_steps").value == 120
+    assert any("“" + i18n_text("tr_task_name_prev_next", "en") + "” (120 steps" in n for n in main_texts(at, "info"))
+    at = open_page("pages/playground.py", source="trained", task="bogus", d_model="256")
+    assert not at.exception
+    warnings = " ".join(str(w.value) for w in at.sidebar.get("warning"))
+    assert "task" in warnings and "bogus" in warnings
+    at = open_page("pages/playground.py", source="pretrained", model=str(models["bert"]), layer="9")
+    warnings = " ".join(str(w.value) for w in at.sidebar.get("warning"))
+    assert "layer" in warnings and at.sidebar.number_input(key="layer").value == 0
+
+
+def test_trained_weights_cap_d_model(models):
+    at = open_page("pages/playground.py", state={"d_model": 256})
+    at.sidebar.segmented_control(key="source").set_value("trained").run()
+    assert not at.exception
+    assert at.sidebar.selectbox(key="d_model").value == 128
+    assert i18n_text("src_trained_dmodel", "en", max=128, old=256, new=128) in sidebar_texts(at)
+
+
+def test_the_heads_page_names_what_each_head_does():
+    at = open_page("pages/heads.py", source="trained", task="prev_next", num_heads="2",
+                   text="the cat saw the dog and the dog saw it")
+    assert not at.exception
+    from apptest_utils import table
+
+    df = table(at, "heads_names_table")
+    pattern_col = i18n_text("src_col_pattern", "en")
+    assert sorted(df[pattern_col]) == sorted([i18n_text("tr_pattern_previous", "en"),
+                                              i18n_text("tr_pattern_next", "en")])
+    at = open_page("pages/heads.py", source="random", hd_section="measure")
+    assert len(table(at, "heads_names_table")) == 4
+
+
+def test_the_heads_page_says_what_does_not_apply(models):
+    for section, key in (("order", "src_heads_order_pretrained"), ("seeds", "src_heads_seeds_pretrained")):
+        at = open_page("pages/heads.py", source="pretrained", model=str(models["bert"]), hd_section=section)
+        assert not at.exception and i18n_text(key, "en") in main_texts(at, "info")
