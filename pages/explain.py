@@ -9,7 +9,7 @@ from mha.batch import PAD
 from mha.app.explain import cell_breakdown, course_step, extras, pick_cell
 from mha.app.frame import page_setup
 from mha.text import escape_for_plotly
-from mha.app.controls import chart_words, current_view, head_picker, settings, t, token_picker
+from mha.app.controls import chart_words, current_view, head_picker, named_choice, settings, t, token_picker
 
 page_setup()
 
@@ -91,9 +91,8 @@ def click_into_a_cell() -> None:
     st.subheader(t("ex_cell_title"))
     clickable = max(Tq, Tk) <= figures.CLICK_MAX_TOKENS
     st.caption(t("ex_cell_hint" if clickable else "ex_cell_hint_large", head=head, n=figures.CLICK_MAX_TOKENS))
-    # options shown as their URL values (a bound widget puts the displayed option in the URL), explained in help
-    kind = st.segmented_control(t("ex_matrix"), ["weights", "scores"], default="weights", key="ex_matrix",
-                                bind="query-params", required=True, help=t("ex_matrix_help"))
+    kind = named_choice(t("ex_matrix"), ["weights", "scores"], "ex_matrix",
+                        {k: words.kind(k) for k in ("weights", "scores")}, help=t("ex_matrix_help"))
     c1, c2 = st.columns(2)
     i = token_picker(t("ex_cell_query"), "ex_cell_query", view.labels, container=c1)
     j = token_picker(t("ex_cell_key"), "ex_cell_key", view.key_labels, container=c2)

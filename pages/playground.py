@@ -7,7 +7,7 @@ from mha.app import explain as steps
 from mha.app.frame import page_setup
 from mha.text import escape_markdown
 from mha.app.head_view import head_view
-from mha.app.controls import (cached_figure, chart_words, current_view, head_picker, settings, t,
+from mha.app.controls import (cached_figure, chart_words, current_view, head_picker, named_choice, settings, t,
                                token_picker)
 
 page_setup()
@@ -27,9 +27,9 @@ st.caption(t("pg_intro", n=T, d_model=s.d_model, num_heads=H, head_dim=view.head
 if view.fully_masked.any():
     st.warning(t("pg_fully_masked", n=int(view.fully_masked.any(axis=0).sum())))
 
-# Options are shown as their URL values ("weights", "scores": the same words in both languages), explained below.
-kind = st.segmented_control(t("pg_matrix"), ["weights", "scores"], default="weights", key="matrix",
-                            bind="query-params", required=True, help=t("pg_matrix_help"))
+# the URL keeps weights / scores in every language; the buttons show them in the page's language
+kind = named_choice(t("pg_matrix"), ["weights", "scores"], "matrix", {k: words.kind(k) for k in ("weights", "scores")},
+                    help=t("pg_matrix_help"))
 mats = view.weights if kind == "weights" else view.scores
 allowed = view.allowed if kind == "weights" else None
 

@@ -144,15 +144,18 @@ def test_masks_page_charts_for_each_kind(kind):
 
 def test_mask_options_are_named_in_the_pages_language_but_links_keep_the_ids():
     at = direct_link(MASKS, text=BATCH, mk_kind="causal_padding", lang="ko")
-    control = at.segmented_control(key="mk_kind")
-    assert control.value == "causal_padding"  # the URL value stays the same in every language
-    legend = next(c.value for c in at.caption if "`causal_padding`" in c.value)
-    for kind, name in [("none", "마스크 없음"), ("causal", "인과"), ("padding", "패딩"), ("custom", "직접")]:
-        assert f"`{kind}` {name}" in legend  # every option explained in Korean, next to its id
-    assert "**`causal_padding` 인과 + 패딩" in legend  # the chosen one stands out
+    assert at.segmented_control(key="mk_kind").value == "causal_padding"  # the URL value: the id in every language
+    shown = at.segmented_control(key="mk_kind_shown")  # the buttons a learner sees: Korean names (#16 item 10)
+    assert shown.value == "causal_padding" and list(shown.options) == ["없음", "인과", "패딩", "인과 + 패딩", "직접"]
+    legend = next(c.value for c in at.caption if "인과 + 패딩" in c.value)
+    for name in ["마스크 없음", "인과: ", "패딩: ", "직접: "]:
+        assert name in legend  # every option explained in Korean
+    assert "**인과 + 패딩: 둘 다**" in legend and "`" not in legend  # the chosen one stands out; no ids
+    shown.set_value("padding").run()  # a click on the shown buttons moves the URL's id
+    assert at.segmented_control(key="mk_kind").value == "padding" and at.query_params["mk_kind"] == "padding"
+    assert not at.exception
     cross = direct_link(MASKS, text="the cat", kv_text="a dog ran", lang="ko")
-    legend = next(c.value for c in cross.caption if "`padding`" in c.value)
-    assert "`causal`" not in legend and "`causal_padding`" not in legend  # only the options offered
+    assert list(cross.segmented_control(key="mk_kind_shown").options) == ["없음", "패딩", "직접"]  # only those offered
 
 
 def test_masks_page_padding_without_pads_says_so():

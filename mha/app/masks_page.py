@@ -15,7 +15,7 @@ import torch
 
 from mha import figures
 from mha import torch_check as tc
-from mha.app.controls import Settings, cached, chart_words, session_weights, t, table, token_picker
+from mha.app.controls import Settings, cached, chart_words, named_choice, session_weights, t, table, token_picker
 from mha.batch import (CUSTOM_STARTS, MAX_CUSTOM, PAD, MaskTextError, apply_cell_edits, block_row, custom_start,
                        decode_mask, encode_mask, mask_kinds)
 from mha.masks import to_torch_attn_mask
@@ -147,10 +147,10 @@ def kind_picker(view: View) -> str:
     default_kind = "causal_padding" if "causal" in kinds else "padding"
     if st.session_state.get("mk_kind", default_kind) not in kinds:  # a causal mask chosen before kv_text was typed
         st.session_state["mk_kind"] = default_kind
-    kind = st.segmented_control(t("mk_kind"), kinds, default=default_kind,
-                                key="mk_kind", bind="query-params", required=True, help=t("mk_kind_help", pad=PAD))
-    # the options are their URL ids in every language (a bound control puts the shown label in links): name them here
-    st.caption(" · ".join(f"{'**' if k == kind else ''}`{k}` {t('mk_opt_' + k, pad=PAD)}{'**' if k == kind else ''}"
+    # the URL keeps the ids (causal, padding, ...) in every language; the buttons show the names
+    kind = named_choice(t("mk_kind"), kinds, "mk_kind", {k: t(f"mk_name_{k}") for k in kinds}, default=default_kind,
+                        help=t("mk_kind_help", pad=PAD))
+    st.caption(" · ".join(f"{'**' if k == kind else ''}{t('mk_opt_' + k, pad=PAD)}{'**' if k == kind else ''}"
                           for k in kinds))
     if view.is_cross:
         st.caption(t("mk_kind_cross"))

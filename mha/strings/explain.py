@@ -193,7 +193,7 @@ STRINGS = {
     "ex_matrix": {"en": "Matrix", "ko": "행렬"},
     "ex_matrix_help": {
         "en": "weights: after softmax, each row sums to 1. scores: QKᵀ/√head_dim, before the mask.",
-        "ko": "weights: softmax 후의 가중치로 각 행의 합이 1입니다. scores: 마스크 전의 점수 QKᵀ/√head_dim입니다.",
+        "ko": "가중치(weights): softmax 후의 값으로 각 행의 합이 1입니다. 점수(scores): 마스크 전의 QKᵀ/√head_dim입니다.",
     },
     "ex_cell_query": {"en": "Query token (row)", "ko": "쿼리 토큰 (행)"},
     "ex_cell_key": {"en": "Key token (column)", "ko": "키 토큰 (열)"},

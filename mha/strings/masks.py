@@ -100,6 +100,11 @@ STRINGS = {
               "custom: 칸을 직접 선택.",
     },
     # the options keep their language-independent ids (they go into links); this legend says what each one is
+    "mk_name_none": {"en": "none", "ko": "없음"},
+    "mk_name_causal": {"en": "causal", "ko": "인과"},
+    "mk_name_padding": {"en": "padding", "ko": "패딩"},
+    "mk_name_causal_padding": {"en": "causal + padding", "ko": "인과 + 패딩"},
+    "mk_name_custom": {"en": "custom", "ko": "직접"},
     "mk_opt_none": {"en": "no mask: every query sees every key", "ko": "마스크 없음: 모든 키를 봄"},
     "mk_opt_causal": {"en": "causal: itself and earlier keys", "ko": "인과: 자신과 앞쪽 키만"},
     "mk_opt_padding": {"en": "padding: no {pad} key", "ko": "패딩: {pad} 키 제외"},
