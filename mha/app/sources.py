@@ -108,7 +108,10 @@ def _pretrained_controls(sb) -> SourceChoice:
     ids = [c.id for c in pretrained.CHOICES]
     labels = {c.id: _choice_label(c) for c in pretrained.CHOICES}
     labels[OTHER] = _t("src_model_other")
-    current = (st.session_state.get("model") or pretrained.DEFAULT_MODEL).strip()
+    from mha.app import internals
+
+    linked = internals.link_values().get("model") or [pretrained.DEFAULT_MODEL]  # before the box has read the link
+    current = (st.session_state.get("model") or linked[0] or pretrained.DEFAULT_MODEL).strip()
     st.session_state[MODEL_PICK_KEY] = current if current in ids else OTHER  # mirrors the text box (and the link)
     sb.selectbox(_t("src_model_list"), ids + [OTHER], key=MODEL_PICK_KEY, format_func=labels.get,
                  on_change=_pick_model)

@@ -1,0 +1,62 @@
+"""Weight sources in a real browser (headless Chromium): a link to trained weights on a freshly started server
+retrains and draws the trained heads; a link to a local pretrained model loads it and shows the badge. Fixtures:
+conftest.py (every page fails on console errors and on Streamlit error boxes)."""
+from __future__ import annotations
+
+import sys
+import urllib.parse
+from pathlib import Path
+
+import pytest
+
+from mha.i18n import text as i18n_text
+
+from .conftest import wait_app_idle
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: tiny_models
+import tiny_models  # noqa: E402
+
+pytestmark = pytest.mark.browser
+
+
+def goto(page, base: str, path: str, **params) -> None:
+    page.goto(f"{base}/{path}?{urllib.parse.urlencode(params)}")
+    wait_app_idle(page, timeout_ms=120_000)  # a fresh server trains (or loads) before the first view
+
+
+def heads_in_grid(page) -> int:
+    return page.locator(".st-key-grid .cartesianlayer .subplot").count()
+
+
+def test_a_trained_link_on_a_fresh_server(fresh_server, open_page):
+    server = fresh_server()
+    page = open_page(server.url, "trained")
+    goto(page, server.url, "playground", source="trained", task="previous")
+    note = i18n_text("src_note_trained", "en", task=i18n_text("tr_task_name_previous", "en"), steps=300, seed=0,
+                     d_model=16, num_heads=4, half=8).replace("**", "")
+    main = page.locator("[data-testid='stMain']")
+    assert note.split(" Inputs")[0] in main.inner_text()
+    assert heads_in_grid(page) == 4
+    # the trained previous-word pattern is what the browser draws: some head puts every query's largest weight on
+    # the key just before it (rows from 1; the first token has no previous one)
+    argmax = page.locator(".st-key-grid .js-plotly-plot").evaluate(
+        "el => el.data.filter(t => t.type === 'heatmap' && t.name !== 'masked')"
+        ".map(t => Array.from(t.z, row => { const r = Array.from(row); return r.indexOf(Math.max(...r)); }))")
+    assert len(argmax) == 4
+    assert any(rows[1:] == list(range(len(rows) - 1)) for rows in argmax), argmax
+
+
+def test_a_local_pretrained_model_shows_its_badge(fresh_server, open_page, tmp_path):
+    folder = tiny_models.build("bert", tmp_path / "bert")
+    server = fresh_server()
+    page = open_page(server.url, "pretrained")
+    goto(page, server.url, "playground", source="pretrained", model=str(folder), layer="1", text="the cat sat")
+    page.wait_for_selector(".st-key-src_badge", timeout=120_000)  # a fresh server imports transformers first
+    wait_app_idle(page)
+    badge = page.locator(".st-key-src_badge")
+    assert badge.count() == 1
+    assert i18n_text("src_badge_ok", "en", diff=0.0).split(":")[0] in badge.inner_text()
+    assert heads_in_grid(page) == 4
+    ticks = page.locator(".st-key-grid .yaxislayer-above .ytick text").evaluate_all("ts => ts.map(t => t.textContent)")
+    assert {"[CLS]", "[SEP]"} <= {t.replace("\u200b", "") for t in ticks}  # the model's own tokens
+    assert page.locator("[data-testid='stSidebar'] [data-testid='stAlertContentError']").count() == 0
