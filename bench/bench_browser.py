@@ -1,0 +1,313 @@
+"""What a learner waits for in a real browser, against a one-heatmap Streamlit app measured in the same run (#16.3).
+
+    python bench/bench_browser.py                 # ~10 minutes on 2 cores: both sizes, 5 rounds
+    python bench/bench_browser.py --rounds 3 --sizes default --json /tmp/browser.json
+    python bench/bench_browser.py --pages playground heads    # page switches among these pages only
+
+Two servers on 127.0.0.1 (``streamlit run app.py`` and ``streamlit run bench/one_heatmap_app.py``: the same sidebar
+controls, one heatmap, nothing cached) and one headless Chromium (Debian's /usr/bin/chromium, as tests/browser).
+Per size (the default view; 128 tokens / 16 heads / d_model 256), after a warm-up round, each round times on both
+apps, alternating which goes first (the machine is shared: a busy moment hits both):
+
+- **change → repainted**: a new sentence typed into the text box (Ctrl+Enter), and ``num_heads`` picked from its
+  list; from the key press / the click to the page repainted;
+- **page switch → painted** (warm: each page was opened before): a click on a page in the sidebar's menu, every
+  page of the app in menu order (the baseline: its two pages, back and forth);
+- **link → painted**: a fresh browser context (no cache, no session) opening the view's link on the warm server.
+
+"Repainted" / "painted": the script run that the action started has finished (``data-test-script-state``
+went to ``running`` and back to ``notRunning``), no element is stale, every Plotly chart has drawn its plot, and
+two animation frames have passed (the browser painted). Medians over the rounds; ratios = ours / baseline. A
+benchmark: it prints a table (and JSON with ``--json``), never fails on a time.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from urllib.parse import urlencode
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
+
+import load  # noqa: E402  (bench/load.py: free_port, stop_server)
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+VIEWPORT = {"width": 1400, "height": 1000}
+TIMEOUT_MS = 120_000
+
+
+def words(n: int, tag: str = "w") -> str:
+    return " ".join(f"{tag}{i}" for i in range(n))
+
+
+# name: (URL parameters, the other num_heads the change picks)
+SIZES = {
+    "default": ({}, 2),
+    "128 tokens, 16 heads": ({"text": words(128), "d_model": "256", "num_heads": "16"}, 8),
+}
+
+# Installed in every page before Streamlit's own code: counts the script runs the page has seen start.
+WATCH_RUNS = """
+(() => {
+  window.__runs = 0;
+  const hook = () => {
+    const app = document.querySelector("[data-testid='stApp']");
+    if (!app) { setTimeout(hook, 5); return; }
+    let last = app.getAttribute('data-test-script-state');
+    new MutationObserver(() => {
+      const now = app.getAttribute('data-test-script-state');
+      if (now === 'running' && last !== 'running') window.__runs += 1;
+      last = now;
+    }).observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+  };
+  hook();
+})();
+"""
+
+# True once the page is painted after more than `runs` script runs started (see the module docstring).
+PAINTED = """
+(runs) => {
+  const app = document.querySelector("[data-testid='stApp']");
+  if (!app || (window.__runs || 0) <= runs) return false;
+  if (app.getAttribute('data-test-connection-state') !== 'CONNECTED') return false;
+  if (app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+  if (document.querySelector("[data-stale='true']")) return false;
+  const charts = [...document.querySelectorAll("[data-testid='stPlotlyChart']")];
+  return charts.every(c => c.querySelector('.main-svg .cartesianlayer'));
+}
+"""
+STATE = """() => {
+  const app = document.querySelector("[data-testid='stApp']");
+  return {runs: window.__runs, script: app && app.getAttribute('data-test-script-state'),
+          connection: app && app.getAttribute('data-test-connection-state'),
+          stale: [...document.querySelectorAll("[data-stale='true']")].map(e => e.className.slice(0, 80)),
+          undrawn: [...document.querySelectorAll("[data-testid='stPlotlyChart']")]
+                   .filter(c => !c.querySelector('.main-svg .cartesianlayer')).length};
+}"""
+TWO_FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))"
+
+
+# ------------------------------------------------------------------------------------------------------- servers
+def start(script: str) -> tuple[subprocess.Popen, str]:
+    """``streamlit run <script>`` on a free loopback port, as bench/load.py starts the app; waits for /health."""
+    port = load.free_port()
+    cmd = [sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true", "--server.port", str(port),
+           "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"{script}: streamlit exited with code {proc.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                if r.read().strip() == b"ok":
+                    return proc, url
+        except OSError:
+            time.sleep(0.2)
+    load.stop_server(proc)
+    raise RuntimeError(f"{script}: not healthy after 90 s")
+
+
+# ------------------------------------------------------------------------------------------------------- one app
+class App:
+    """One app in one browser tab, at one size."""
+
+    def __init__(self, name: str, browser, base: str, home: str, pages: list[str], params: dict):
+        self.name, self.browser, self.base, self.home, self.pages, self.params = name, browser, base, home, pages, \
+            params
+        self.context = self._context()
+        self.page = self.context.new_page()
+        self.open(self.page, home)
+        self.sentence = 0
+
+    def _context(self):
+        context = self.browser.new_context(viewport=VIEWPORT, locale="en-US")
+        context.add_init_script(WATCH_RUNS)
+        return context
+
+    def url(self, path: str) -> str:
+        return f"{self.base}/{path}" + (f"?{urlencode(self.params)}" if self.params else "")
+
+    @staticmethod
+    def _runs(page) -> int:
+        return page.evaluate("() => window.__runs || 0")
+
+    def _painted(self, page, runs: int) -> None:
+        try:
+            page.wait_for_function(PAINTED, arg=runs, timeout=TIMEOUT_MS, polling="raf")
+        except Exception as exc:  # noqa: BLE001 say what the page was waiting for
+            state = page.evaluate(STATE)
+            page.screenshot(path=str(Path(os.environ.get("TMPDIR", "/tmp")) / f"bench_browser_{self.name}.png"))
+            raise RuntimeError(f"{self.name} at {page.url}: not painted after {runs} runs: {state}") from exc
+        page.evaluate(TWO_FRAMES)
+
+    def open(self, page, path: str) -> float:
+        t0 = time.perf_counter()
+        page.goto(self.url(path))
+        self._painted(page, 0)
+        # Settle: a page may rerun once more on its own (a cleaned link); time nothing until it is idle.
+        page.wait_for_timeout(300)
+        self._painted(page, 0)
+        return time.perf_counter() - t0
+
+    def _timed(self, action) -> float:
+        runs = self._runs(self.page)
+        t0 = time.perf_counter()
+        action()
+        self._painted(self.page, runs)
+        seconds = time.perf_counter() - t0
+        self.page.wait_for_timeout(200)  # let a follow-up run (if any) start before the next action
+        self._painted(self.page, 0)
+        return seconds
+
+    # -------------------------------------------------------------------------------------------- the actions
+    def type_sentence(self) -> float:
+        self.sentence += 1
+        n = len(self.params.get("text", "").split()) or 5
+        box = self.page.locator(".st-key-text textarea").first
+        box.fill(words(n, tag=f"s{self.sentence}x"))  # new words each time: no cache hit
+        return self._timed(lambda: box.press("Control+Enter"))
+
+    def pick_heads(self, heads: int) -> float:
+        option = self.page.get_by_role("option", name=str(heads), exact=True)
+        for _ in range(10):  # the first click after typing may only take the focus from the text box
+            self.page.locator(".st-key-num_heads [role='combobox']").first.click()
+            try:
+                option.wait_for(timeout=3000)
+                break
+            except Exception:  # noqa: BLE001 playwright's TimeoutError: click again
+                continue
+        return self._timed(option.click)
+
+    def switch_to(self, path: str) -> float:
+        link = self.page.locator(f"[data-testid='stSidebarNav'] a[href$='/{path}']").first
+        if not path:
+            link = self.page.locator("[data-testid='stSidebarNav'] a").first
+        return self._timed(link.click)
+
+    def fresh_link(self, path: str) -> float:
+        context = self._context()
+        try:
+            return self.open(context.new_page(), path)
+        finally:
+            context.close()
+
+    def close(self) -> None:
+        self.context.close()
+
+
+# ---------------------------------------------------------------------------------------------------- the bench
+def measure(size: str, rounds: int, ours_base: str, base_base: str, browser, pages: list[str]) -> dict:
+    params, other_heads = SIZES[size]
+    heads = (int(params.get("num_heads", 4)), other_heads)
+    apps = [App("ours", browser, ours_base, "playground", pages, params),
+            App("baseline", browser, base_base, "", ["", "scores"], params)]
+    times: dict = {a.name: {} for a in apps}
+
+    def note(app, what, seconds, warm):
+        if not warm:
+            times[app.name].setdefault(what, []).append(seconds)
+
+    for r in range(rounds + 1):
+        warm = r == 0  # the first round warms both up (figures cached, pages visited once); not counted
+        order = apps if r % 2 == 0 else apps[::-1]
+        for app in order:
+            note(app, "type a sentence", app.type_sentence(), warm)
+        for app in order:
+            note(app, "change num_heads", app.pick_heads(heads[1]), warm)
+            app.pick_heads(heads[0])
+        for app in order:  # page switches: from its home page through every other page and back
+            i = app.pages.index(app.home)
+            for path in app.pages[i + 1:] + app.pages[:i] + [app.home]:
+                note(app, f"switch to {path or 'home'}", app.switch_to(path), warm)
+        for app in order:
+            note(app, "open the link", app.fresh_link(app.home), warm)
+        print(f"  {size}: round {r} done", file=sys.stderr, flush=True)
+    for app in apps:
+        app.close()
+    return {name: {what: {"median_s": statistics.median(v), "all_s": v} for what, v in rows.items()}
+            for name, rows in times.items()}
+
+
+def summary(res: dict) -> dict:
+    """Per size: the three targets' figures (median of ours, baseline, ratio)."""
+    out = {}
+    for size, r in res.items():
+        ours, base = r["ours"], r["baseline"]
+        switches = [v["median_s"] for k, v in ours.items() if k.startswith("switch to")]
+        base_switch = statistics.median(v["median_s"] for k, v in base.items() if k.startswith("switch to"))
+        rows = {}
+        for what in ("type a sentence", "change num_heads", "open the link"):
+            rows[what] = (ours[what]["median_s"], base[what]["median_s"])
+        rows["page switch (median over pages)"] = (statistics.median(switches), base_switch)
+        rows["page switch (slowest page)"] = (max(switches), base_switch)
+        out[size] = {k: {"ours_s": o, "baseline_s": b, "ratio": o / b} for k, (o, b) in rows.items()}
+    return out
+
+
+def print_table(res: dict) -> None:
+    for size, rows in summary(res).items():
+        print(f"\n{size}")
+        print(f"  {'':<34} {'ours':>8} {'baseline':>9} {'ratio':>6}")
+        for what, v in rows.items():
+            print(f"  {what:<34} {v['ours_s'] * 1e3:>6.0f}ms {v['baseline_s'] * 1e3:>7.0f}ms {v['ratio']:>6.2f}")
+        print("  per page (ours):", ", ".join(f"{k[10:]} {v['median_s'] * 1e3:.0f}"
+                                             for k, v in res[size]["ours"].items() if k.startswith("switch to")))
+
+
+def run(rounds: int, sizes: list[str], pages: list[str] | None = None) -> dict:
+    from playwright.sync_api import sync_playwright
+
+    from mha.pages import PAGES, url_path
+
+    all_pages = [url_path(p) for p, *_ in PAGES]
+    pages = [p for p in all_pages if pages is None or p in pages or (p == "" and "home" in pages)]
+    if "playground" not in pages:
+        pages.insert(0, "playground")
+    ours, base = start("app.py"), start("bench/one_heatmap_app.py")
+    res = {"load_before": os.getloadavg()}
+    try:
+        with sync_playwright() as pw:
+            kw = {"args": CHROMIUM_ARGS, "headless": True}
+            if os.path.exists(CHROMIUM):
+                kw["executable_path"] = CHROMIUM
+            browser = pw.chromium.launch(**kw)
+            res["chromium"] = browser.version
+            res["sizes"] = {size: measure(size, rounds, ours[1], base[1], browser, pages) for size in sizes}
+            browser.close()
+    finally:
+        load.stop_server(ours[0])
+        load.stop_server(base[0])
+    res["load_after"] = os.getloadavg()
+    res["rounds"] = rounds
+    res["summary"] = summary(res["sizes"])
+    return res
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--sizes", nargs="*", default=list(SIZES), help="'default' and/or '128'")
+    p.add_argument("--pages", nargs="*", help="URL paths of the pages to switch among (home = 'home')")
+    p.add_argument("--json", type=Path)
+    args = p.parse_args(argv)
+    sizes = [s for s in SIZES if any(s.startswith(a) for a in args.sizes)]
+    res = run(args.rounds, sizes, args.pages)
+    print(f"Chromium {res['chromium']}; load average before {res['load_before']}, after {res['load_after']}")
+    print_table(res["sizes"])
+    if args.json:
+        args.json.write_text(json.dumps(res, indent=1))
+
+
+if __name__ == "__main__":
+    main()
