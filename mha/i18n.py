@@ -40,6 +40,14 @@ def text(key: str, lang: str = "en", /, **fmt) -> str:
     return s.format(**fmt) if fmt else s
 
 
+def code_comments(code: str, lang: str = "en") -> str:
+    """``code`` with each of our comments (``# <English>``, catalog keys ``code_*``) in ``lang``."""
+    for key, entry in CATALOG.items():
+        if key.startswith("code_") and lang != "en":
+            code = code.replace(f"# {entry['en']}", f"# {entry.get(lang) or entry['en']}")
+    return code
+
+
 def lang_from_locale(locale: str | None) -> str:
     """'ko', 'ko-KR' -> 'ko'; anything else (or nothing) -> 'en'."""
     return "ko" if (locale or "").lower().startswith("ko") else "en"

@@ -8,6 +8,7 @@ import streamlit as st
 
 from mha import bugs, figures
 from mha.app.frame import page_setup
+from mha.i18n import code_comments
 from mha.text import escape_markdown
 from mha.app.controls import (cached, chart_words, current_view, head_picker, session_weights, settings, t, table,
                                token_picker)
@@ -51,7 +52,7 @@ c1, c2 = st.columns(2)
 c1.caption(t("bz_wrong"))
 c1.code(bug.wrong, language="python", wrap_lines=True)
 c2.caption(t("bz_right"))
-c2.code(bug.right, language="python", wrap_lines=True)
+c2.code(code_comments(bug.right, s.lang), language="python", wrap_lines=True)  # our comments in the page's language
 st.markdown(t("bz_caught_by", test=bug.test_id))
 # combine_heads leaves the weights exactly right and only the output wrong: show the output, no head to pick
 show_weights = name == bugs.SEED_TWO or run.max_error_weights > 0 or H == 1

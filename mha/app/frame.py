@@ -23,7 +23,8 @@ _inside_app = threading.local()  # set while app.py's run_app() runs in this scr
 
 # Korean is written with spaces between words, and a word broken across lines (숫/자는) reads badly: lines break
 # only between words (keep-all); a word longer than its line (a long token) may still break, rather than overflow.
-KOREAN_CSS = "<style>.stApp { word-break: keep-all; overflow-wrap: anywhere; }</style>"
+# Streamlit sets word-break on its own elements (markdown: break-word), so the rule names every element.
+KOREAN_CSS = "<style>.stApp, .stApp * { word-break: keep-all !important; overflow-wrap: break-word; }</style>"
 
 
 def _config_and_controls() -> None:

@@ -15,7 +15,9 @@ import torch
 
 from mha import figures
 from mha import torch_check as tc
-from mha.app.controls import Settings, cached, chart_words, named_choice, session_weights, t, table, token_picker
+from mha.app.controls import (Settings, cached, chart_words, lang, named_choice, session_weights, t, table,
+                              token_picker)
+from mha.i18n import code_comments
 from mha.batch import (CUSTOM_STARTS, MAX_CUSTOM, PAD, MaskTextError, apply_cell_edits, block_row, custom_start,
                        decode_mask, encode_mask, mask_kinds)
 from mha.masks import to_torch_attn_mask
@@ -215,9 +217,9 @@ def polarity(view: View, allowed: np.ndarray) -> None:
     else:
         st.markdown(t("mk_polarity_forgot", err=forgot.output_error,
                       nan=t("mk_polarity_forgot_nan", n=nan_rows) if nan_rows else ""))
-    st.code("F.scaled_dot_product_attention(q, k, v, attn_mask=mask)           # True = may attend\n"
-            "nn.MultiheadAttention(...)(x, x, x, attn_mask=to_torch_attn_mask(mask))  # converted: True = blocked",
-            language="python")
+    st.code(code_comments("F.scaled_dot_product_attention(q, k, v, attn_mask=mask)           # True = may attend\n"
+                          "nn.MultiheadAttention(...)(x, x, x, attn_mask=to_torch_attn_mask(mask))  "
+                          "# converted: True = blocked", lang()), language="python")
 
 
 def live_check(view: View, allowed: np.ndarray, kind: str, s: Settings) -> None:

@@ -1,0 +1,89 @@
+"""Readable at every size (#16 items 9 and 10), measured in Chromium: the text Plotly draws, and Korean line breaks.
+
+Sizes are read from the drawn SVG (``getBBox``, the computed font size), never estimated: every tick label is at
+least MIN_PX high, every token of a 43-token sentence is named down the enlarged head, Step by step and the
+all-heads grid, the enlarged head's cells are near square, and Korean text breaks between words only.
+"""
+from __future__ import annotations
+
+import urllib.parse
+
+import pytest
+
+from mha.text import tokenize
+
+from .conftest import wait_app_idle
+
+pytestmark = pytest.mark.browser
+
+LONG = ("The quick brown fox jumps over the lazy dog while the small cat sleeps on a warm mat near the old red barn "
+        "and the farmer walks slowly to the green field to see his tired horse eat fresh hay today and sleeps")
+N_LONG = len(tokenize(LONG).tokens)
+MIN_PX = 10.5  # tick labels are drawn at 11-12 px (mha.figures.MIN_FONT)
+
+_TEXTS_JS = """(root) => [...root.querySelectorAll('.xtick text, .ytick text, .textpoint text, .annotation-text')]
+    .map(t => { const b = t.getBBox(); return [t.closest('[class*=st-key-]')?.className.match(/st-key-(\\S+)/)?.[1]
+                 || '?', t.textContent, parseFloat(getComputedStyle(t).fontSize), b.height]; })"""
+
+
+def goto(page, base: str, path: str, **params) -> None:
+    page.goto(f"{base}/{path}?{urllib.parse.urlencode(params)}")
+    wait_app_idle(page)
+
+
+def drawn_texts(page) -> list[tuple[str, str, float, float]]:
+    """(chart key, text, font size px, drawn height px) of every tick label, cell number and note in the charts."""
+    return page.locator("[data-testid='stMain']").evaluate(_TEXTS_JS)
+
+
+def first_subplot_ticks(page, key: str, axis: str) -> list[str]:
+    return page.locator(f".st-key-{key} .{axis}axislayer-above .{axis}tick text").all_text_contents()
+
+
+def plot_box(page, key: str) -> dict:
+    """The drawn size of a chart's first heatmap (its cells, without labels)."""
+    return page.locator(f".st-key-{key} .heatmaplayer image").first.evaluate(
+        "r => { const b = r.getBoundingClientRect(); return {w: b.width, h: b.height}; }")
+
+
+def word_break(page) -> str:
+    return page.locator("[data-testid='stMain'] [data-testid='stMarkdownContainer'] p").first.evaluate(
+        "p => getComputedStyle(p).wordBreak")
+
+
+def test_long_sentence_every_token_named_and_no_small_text(page, server):
+    assert N_LONG == 43
+    goto(page, server.url, "playground", text=LONG, lang="ko")
+    # the enlarged head names all 43 queries and keys, and its cells are near square
+    assert len(first_subplot_ticks(page, "one_head_chart", "y")) == N_LONG
+    assert len(first_subplot_ticks(page, "one_head_chart", "x")) == N_LONG
+    box = plot_box(page, "one_head_chart")
+    assert 0.8 <= (box["w"] / N_LONG) / (box["h"] / N_LONG) <= 1.25, box
+    # the all-heads grid names every query down its first column (the keys: a note says to hover)
+    assert len(first_subplot_ticks(page, "grid", "y")) == N_LONG
+    texts = drawn_texts(page)
+    assert texts, "no chart text found: the check could not fail"
+    small = [t for t in texts if t[2] < MIN_PX or 0 < t[3] < MIN_PX]
+    assert not small, f"text drawn below {MIN_PX} px: {small[:10]}"
+    assert word_break(page) == "keep-all"  # Korean: lines break between words only
+
+    goto(page, server.url, "explain", text=LONG, lang="ko")
+    for key in ("ex_x", "ex_concat", "ex_output"):  # every row named (Plotly would drop every other one)
+        assert len(first_subplot_ticks(page, key, "y")) == N_LONG, key
+    small = [t for t in drawn_texts(page) if t[2] < MIN_PX or 0 < t[3] < MIN_PX]
+    assert not small, f"Step by step: text drawn below {MIN_PX} px: {small[:10]}"
+
+
+def test_wide_heads_and_short_sentences_are_readable(page, server):
+    # head_dim 16 (the cell breakdown) and 16 heads (Step 9's head labels): nothing small, every row named
+    goto(page, server.url, "explain", d_model=256, num_heads=16, lang="en")
+    assert len(first_subplot_ticks(page, "ex_concat", "y")) == len(tokenize("Orange is my favorite fruit").tokens)
+    small = [t for t in drawn_texts(page) if t[2] < MIN_PX or 0 < t[3] < MIN_PX]
+    assert not small, f"text drawn below {MIN_PX} px: {small[:10]}"
+    assert word_break(page) != "keep-all"  # English keeps the browser's own line breaking
+    goto(page, server.url, "playground", text="the cat sat on the mat today", lang="en")
+    box = plot_box(page, "one_head_chart")
+    assert 0.8 <= box["w"] / box["h"] <= 1.25, box  # 7 x 7 tokens: square, not 700 x 160 px
+    xs = page.locator(".st-key-one_head_chart .xaxislayer-above .xtick text").evaluate_all(
+        "ts => ts.map(t => t.getAttribute('transform') || '')")
+    assert len(xs) == 7 and not any("rotate" in x for x in xs), xs  # short keys fit their cells: horizontal
