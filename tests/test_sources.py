@@ -303,3 +303,26 @@ def test_the_heads_page_says_what_does_not_apply(models):
     for section, key in (("order", "src_heads_order_pretrained"), ("seeds", "src_heads_seeds_pretrained")):
         at = open_page("pages/heads.py", source="pretrained", model=str(models["bert"]), hd_section=section)
         assert not at.exception and i18n_text(key, "en") in main_texts(at, "info")
+
+
+@pytest.mark.parametrize("source", ["trained", "pretrained"])
+def test_the_link_carries_the_source_and_reopens_the_same_view(models, source):
+    from urllib.parse import parse_qs, urlsplit
+
+    from apptest_utils import chart_specs
+
+    given = (dict(source="trained", task="next", train_steps="150", num_heads="2", seed="3") if source == "trained"
+             else dict(source="pretrained", model=str(models["bert"]), layer="1"))
+    at = open_page("pages/playground.py", **given)
+    parts = urlsplit(at.session_state["_share_link"])
+    params = {k: v[0] for k, v in parse_qs(parts.query).items()}
+    assert {k: params.get(k) for k in given} == given
+    again = open_page("pages/playground.py", **params)
+    assert not again.exception
+    assert [s["data"] for s in chart_specs(again).values()] == [s["data"] for s in chart_specs(at).values()]
+
+
+def test_the_note_names_the_raw_pieces_behind_the_labels(models):
+    at = open_page("pages/playground.py", source="pretrained", model=str(models["gpt2"]), text="the cat playing")
+    captions = " ".join(str(c.value) for c in at.main.get("caption"))
+    assert "`…ing` = `ing`" in captions and "`cat` = `Ġcat`" in captions

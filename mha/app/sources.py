@@ -198,8 +198,30 @@ def weights_note() -> None:
         except ValueError:  # the page shows why (empty text, ...)
             return
         badge(view)
+        pieces(view)
     else:
         st.caption("🎲 " + _t("src_note_random", seed=s.seed))
+
+
+def piece_pairs(view, limit: int = 16) -> list[tuple[str, str]]:
+    """(readable label, the tokenizer's raw piece) for the shown sentence's tokens whose label differs from the
+    piece ("…ing" / "##ing", "the" / "Ġthe"), each once, in order, at most ``limit``."""
+    seen, out = set(), []
+    for label, piece, pad in zip(view.labels, view.tokens, view.query_is_pad):
+        if pad or label == piece or (label, piece) in seen:
+            continue
+        seen.add((label, piece))
+        out.append((label, piece))
+    return out[:limit]
+
+
+def pieces(view) -> None:
+    """Under the pretrained note: the raw pieces behind the readable labels the charts show."""
+    pairs = piece_pairs(view)
+    if pairs:
+        shown = ", ".join(f"{escape_markdown(label, 24, code=True)} = {escape_markdown(piece, 24, code=True)}"
+                          for label, piece in pairs)
+        st.caption(_t("src_tokens_pieces", pairs=shown))
 
 
 def badge(view) -> None:
