@@ -1,0 +1,57 @@
+"""Screenshots of every page at the three sizes of issue #16 x two languages, into test-artifacts/sizes/.
+
+Sizes: the default view; a 43-token sentence; d_model 256 with 16 heads. Each picture is taken by the shared
+tool ``screenshot.py`` (headless Chromium on a fresh server), one run per language so a failure in one leaves the
+other. Open the PNGs with an image viewer and look at them:
+
+    python scripts/screenshots_sizes.py                  # every page, both languages
+    python scripts/screenshots_sizes.py --pages explain heads --langs ko --sizes long
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from urllib.parse import urlencode
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from mha.pages import PAGES, url_path  # noqa: E402
+
+LONG_TEXT = ("The quick brown fox jumps over the lazy dog while the small cat sleeps on a warm mat near the old red "
+             "barn and the farmer walks slowly to the green field to see his tired horse eat fresh hay today and "
+             "sleeps")  # 43 tokens
+SIZES = {
+    "default": {},
+    "long": {"text": LONG_TEXT},
+    "big": {"d_model": 256, "num_heads": 16},
+}
+TOOL = os.environ.get("MHA_SCREENSHOT_TOOL", os.path.join(os.path.dirname(ROOT), "shared", "tools", "screenshot.py"))
+if not os.path.exists(TOOL):
+    TOOL = "/work/shared/tools/screenshot.py"
+
+
+def main() -> None:
+    names = [url_path(f) or "home" for f, _, _ in PAGES]
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--pages", nargs="*", default=names, help=f"pages by URL path ({', '.join(names)})")
+    ap.add_argument("--sizes", nargs="*", default=list(SIZES), choices=list(SIZES))
+    ap.add_argument("--langs", nargs="*", default=["en", "ko"], choices=["en", "ko"])
+    ap.add_argument("--out", default=os.path.join(ROOT, "test-artifacts", "sizes"))
+    ap.add_argument("--width", type=int, default=1400)
+    args = ap.parse_args()
+    for lang in args.langs:
+        for size in args.sizes:
+            paths = []
+            for name in args.pages:
+                query = urlencode({**SIZES[size], "lang": lang})
+                paths.append(f"/{'' if name == 'home' else name}?{query}")
+            out = os.path.join(args.out, f"{size}-{lang}")
+            subprocess.run([sys.executable, TOOL, "--out", out, "--width", str(args.width), *paths], cwd=ROOT,
+                           check=False)
+
+
+if __name__ == "__main__":
+    main()
