@@ -13,8 +13,8 @@ APP = str(Path(__file__).resolve().parent.parent / "app.py")
 TIMEOUT = 90  # import torch alone takes ~3 s, AppTest's default timeout is 3 s
 
 
-def open_page(page: str | None = None, /, *, context: dict | None = None, state: dict | None = None,
-              **params) -> AppTest:  # page positional-only: a link may have a parameter called page
+def open_page(page: str | None = None, /, params: dict | None = None, *, context: dict | None = None,
+              state: dict | None = None, **more) -> AppTest:  # page positional-only: a link may have a "page"
     """A new session opening ``page`` (e.g. "pages/playground.py"; None or the home page's file = home) by a link
     with these URL parameters (a list value repeats the parameter), as a browser's direct link does: the one way
     tests open a page.
@@ -22,8 +22,10 @@ def open_page(page: str | None = None, /, *, context: dict | None = None, state:
     The page is chosen before the first run, like a browser opening /playground?...: the sidebar controls are
     seeded from the parameters on that run (switching pages afterwards would start from a run at the defaults).
     ``context``: the browser's (default: an English browser at the page's URL on localhost:8501). ``state``:
-    session state set before the first run (e.g. uploaded weights).
+    session state set before the first run (e.g. uploaded weights). Link parameters with any name (a fuzzer's:
+    "context", "params", ...) go in ``params``; ``**more`` adds the usual ones.
     """
+    params = {**(params or {}), **more}
     from mha.pages import PAGES, url_path
 
     home = page is None or page == PAGES[0][0]

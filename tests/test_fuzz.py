@@ -109,7 +109,7 @@ def link_params(draw, page_keys: list[str], other_keys: list[str]) -> dict:
 # ---------------------------------------------------------------------------------------------------- running
 def open_at(page: str, params: dict) -> AppTest:
     """A new session opening ``page`` by a link with these parameters (apptest_utils.open_page)."""
-    return open_page(page, **params)
+    return open_page(page, params)
 
 
 def assert_sound(at: AppTest, what) -> None:

@@ -34,7 +34,7 @@ SKIP_TYPES = {"button", "download_button", "file_uploader", "plotly_chart", "bid
 
 def open_link(page: str, params: dict) -> AppTest:
     """A new session opening ``page`` by a link with ``params`` (apptest_utils.open_page)."""
-    return open_page(page, **params)
+    return open_page(page, params)
 
 
 def widgets(node, out=None) -> list:
