@@ -143,3 +143,12 @@ def test_bad_link_values_get_a_note_and_defaults():
 def test_too_few_heads_is_explained():
     at = open_page(PAGE, tr_task="mixed", tr_num_heads="2", tr_steps="20", text=SENTENCE)
     assert any("at least 4 heads" in w.value for w in at.warning)
+
+
+def test_without_a_link_the_page_waits_for_train():
+    compute.clear()  # the default settings were trained by an earlier test: not cached on a fresh server
+    at = open_page(PAGE, text=SENTENCE)
+    assert "tr_heads" not in charts_by_key(at) and any("Train" in i.value for i in at.info)
+    at.button(key="tr_train").click().run()
+    assert not at.exception and "tr_heads" in charts_by_key(at)
+    assert at.select_slider(key="tr_at").value == 300  # right after training: the last snapshot

@@ -99,16 +99,33 @@ def run(live: Live, start: Start, draw: Optional[Draw] = None, *, slots: int = 0
         st.session_state.pop(f"_{p}_live", None)
         return Outcome(stopped[1], fresh=False, stopped=True)
     st.session_state.pop(f"_{p}_live", None)  # a run left by another rerun (not Stop) is not resumed
-    place = st.empty()  # the Train button, then the Stop button while training runs, then nothing
-    pressed = place.button(button or t("lv_train"), key=f"{p}_train", type="primary", icon="▶️")
-    if not (pressed or autostart):
+    # Train's click is read by its callback; the run it starts draws Train again in the same place (disabled) with
+    # Stop beside it, so the page does not jump and no stale button is left on screen while training runs.
+    if not (st.session_state.pop(f"_{p}_go", False) or autostart):
+        _buttons(live, training=False, label=button)
         return None
-    return Outcome(_train(live, start, draw, slots, place), fresh=True, stopped=False)
+    return Outcome(_train(live, start, draw, slots, button), fresh=True, stopped=False)
 
 
-def _train(live: Live, start: Start, draw: Optional[Draw], n_slots: int, place):
+def _go(prefix: str) -> None:
+    st.session_state[f"_{prefix}_go"] = True
+
+
+def _buttons(live: Live, training: bool, label: Optional[str] = None):
     p = live.prefix
-    place.button(t("lv_stop"), key=f"{p}_stop", icon="⏹️", on_click=_stop, args=(p, live.on_stop))
+    place = st.empty()
+    cols = place.container().columns([1, 1, 4])
+    cols[0].button(label or t("lv_train"), key=f"{p}_train", type="primary", icon="▶️", on_click=_go, args=(p,),
+                   disabled=training, width="stretch")
+    if training:
+        cols[1].button(t("lv_stop"), key=f"{p}_stop", icon="⏹️", on_click=_stop, args=(p, live.on_stop),
+                       width="stretch")
+    return place
+
+
+def _train(live: Live, start: Start, draw: Optional[Draw], n_slots: int, label: Optional[str]):
+    p = live.prefix
+    place = _buttons(live, training=True, label=label)  # removed when training ends
     bar = st.progress(0.0, text=t("lv_starting"))
     places = [st.empty() for _ in range(n_slots)]
 
@@ -136,7 +153,6 @@ def _train(live: Live, start: Start, draw: Optional[Draw], n_slots: int, place):
         st.session_state.pop(f"_{p}_live", None)
         return freeze(finish(False))
 
-    bar.progress(0.0, text=t("lv_waiting"))  # shown while another visitor trains these very settings
     result = compute.RESULTS.get_or_compute(_cache_key(p, live.key), compute_live)
     for element in (place, bar, *places):
         element.empty()

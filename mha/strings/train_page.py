@@ -5,8 +5,6 @@ STRINGS = {
     "lv_train": {"en": "Train", "ko": "학습 시작"},
     "lv_stop": {"en": "Stop", "ko": "멈추기"},
     "lv_starting": {"en": "Starting…", "ko": "시작하는 중…"},
-    "lv_waiting": {"en": "Waiting for a free slot (other visitors are computing)…",
-                   "ko": "빈 자리를 기다리는 중입니다(다른 방문자가 계산 중)…"},
     "lv_progress": {"en": "Step {step} of {total} · {seconds} s", "ko": "{total}단계 중 {step}단계 · {seconds}초"},
     "lv_scrub": {"en": "Snapshot: the parameters after this many steps", "ko": "스냅숏: 이 단계까지 학습한 파라미터"},
     "lv_scrub_help": {
