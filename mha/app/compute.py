@@ -23,7 +23,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from mha.lru import ByteLRU, freeze
+from mha.lru import ByteLRU, freeze, nbytes
 from mha.view import View, ViewSpec, run_view
 
 MB = 2 ** 20
@@ -33,7 +33,28 @@ HEAVY_WORK = threading.BoundedSemaphore(2)
 # The heaviest view (128 tokens, d_model 512, 16 heads) is ~3.5 MB, its four Playground figures ~8 MB together.
 VIEWS = ByteLRU("views", max_bytes=96 * MB, max_entries=64, ttl=3600)
 RESULTS = ByteLRU("page computations", max_bytes=64 * MB, max_entries=128, ttl=3600)
-FIGURES = ByteLRU("figures", max_bytes=64 * MB, max_entries=96, ttl=3600)
+
+
+def figure_nbytes(fig) -> int:
+    """About the memory a cached Plotly figure holds, quickly: ``lru.nbytes`` would copy the whole figure
+    (``to_plotly_json``) and walk every hover text and label, ~0.1-0.3 s per figure at 128 tokens x 16 heads, paid
+    on every cache miss (bench/profile_rerun.py). Here: the figure's own data and layout, read in place, long lists
+    estimated from an even sample of 16 items."""
+    parts = (getattr(fig, "_data", None), getattr(fig, "_layout", None))
+    return _sampled_nbytes(list(parts)) if parts[0] is not None else nbytes(fig)
+
+
+def _sampled_nbytes(value) -> int:
+    if isinstance(value, dict):
+        return 256 + sum(len(k) + _sampled_nbytes(v) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        step = max(1, len(value) // 16)
+        sample = value[::step][:16]
+        return 256 + int(sum(_sampled_nbytes(v) for v in sample) * len(value) / max(1, len(sample)))
+    return nbytes(value)
+
+
+FIGURES = ByteLRU("figures", max_bytes=64 * MB, max_entries=96, ttl=3600, size_of=figure_nbytes)
 CACHES = (VIEWS, RESULTS, FIGURES)
 
 
