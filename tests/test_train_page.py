@@ -152,3 +152,17 @@ def test_without_a_link_the_page_waits_for_train():
     at.button(key="tr_train").click().run()
     assert not at.exception and "tr_heads" in charts_by_key(at)
     assert at.select_slider(key="tr_at").value == 300  # right after training: the last snapshot
+
+
+def test_explore_link_opens_the_playground_on_these_trained_weights():
+    at = open_page(PAGE, tr_task="prev_next", tr_seed="2", text=SENTENCE)
+    link = [m.value for m in at.markdown if "source=trained" in m.value][0]
+    query = link.split("(playground?", 1)[1].rstrip(")")
+    from urllib.parse import parse_qsl
+    params = dict(parse_qsl(query))
+    assert params == dict(source="trained", task="prev_next", train_steps="300", d_model="32", num_heads="2",
+                          seed="2", lang="en")
+    pg = open_page("pages/playground.py", **params)
+    assert not pg.exception
+    assert any("trained" in i.value and "Previous and next" in i.value for i in pg.info)
+    assert not any("🔗" in c.value for c in pg.sidebar.caption)  # no link value refused
