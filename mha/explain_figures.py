@@ -31,11 +31,12 @@ def head_color(h: int) -> str:
 
 def matrix(mat: np.ndarray, q_labels, k_labels, kind: str = "weights", *, allowed: np.ndarray | None = None,
            head: int | None = None, clickable: bool = False, selected=None, zmax: float | None = None,
-           x_title: str | None = None, y_title: str | None = None, words: Words = ENGLISH) -> go.Figure:
+           x_title: str | None = None, y_title: str | None = None, width_px: int | None = None,
+           words: Words = ENGLISH) -> go.Figure:
     """``figures.head_heatmap`` (Tq, Tk) with translatable axis titles (default: ``words.key_axis`` and
     ``words.query_axis``)."""
     fig = figures.head_heatmap(mat, q_labels, k_labels, kind=kind, allowed=allowed, head=head, clickable=clickable,
-                               selected=selected, zmax=zmax, words=words)
+                               selected=selected, zmax=zmax, width_px=width_px, words=words)
     if x_title is not None:
         fig.update_xaxes(title_text=x_title)
     if y_title is not None:

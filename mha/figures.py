@@ -398,7 +398,7 @@ CLICK_MAX_TOKENS = 64
 
 
 SQUARE_PLOT_PX = 560  # the side of a one-head chart's cells when they are neither too small nor too large
-MAX_CELL_PX = 44
+MAX_CELL_PX = 56
 
 
 @dataclass(frozen=True)
@@ -411,7 +411,8 @@ class Geometry:
     angle: int
 
 
-def square_geometry(x_labels, y_labels, font: int = TICK_FONT) -> Geometry:
+def square_geometry(x_labels, y_labels, font: int = TICK_FONT, max_width: int | None = None,
+                    colorbar: bool = True) -> Geometry:
     """Square cells: the width follows the columns and the height the rows. Cells are MAX_CELL_PX at most, and
     at least LABEL_ROW_PX while every token is named (up to LABELS_MAX_TOKENS), so no label is dropped; longer
     sentences get cells that fit SQUARE_PLOT_PX (names on hover)."""
@@ -419,22 +420,26 @@ def square_geometry(x_labels, y_labels, font: int = TICK_FONT) -> Geometry:
     n = max(Tq, Tk, 1)
     named = n <= LABELS_MAX_TOKENS
     cell = max(LABEL_ROW_PX, min(MAX_CELL_PX, SQUARE_PLOT_PX // n)) if named else max(3, (SQUARE_PLOT_PX + 80) // n)
+    left = (label_width_px(y_labels, font) if Tq <= LABELS_MAX_TOKENS else 0) + 24
+    bar = COLORBAR_PX if colorbar else 0
+    if max_width:  # a page column: the cells share its width with the labels and the colour bar
+        cell = max(3, min(cell, (max_width - left - bar - 20) // max(Tk, 1)))
     angle = tick_angle(x_labels, cell, font) if named else 0
     top = (label_band_px(x_labels, angle, font) if Tk <= LABELS_MAX_TOKENS else 0) + 24  # labels, axis title
-    left = (label_width_px(y_labels, font) if Tq <= LABELS_MAX_TOKENS else 0) + 24
-    width = max(320, left + cell * Tk + COLORBAR_PX + 20)
+    width = max(320 if colorbar else 200, left + cell * Tk + bar + 20)
     height = max(220, top + cell * Tq + 20)
     return Geometry(cell=cell, width=int(width), height=int(height), angle=angle)
 
 
 def head_heatmap(mat: np.ndarray, q_labels, k_labels, kind: str = "weights", allowed: np.ndarray | None = None,
                  head: int | None = None, clickable: bool = True, selected: tuple[int, int] | None = None,
-                 zmax: float | None = None, words: Words = ENGLISH) -> go.Figure:
-    """One head, large. With ``clickable``, an invisible scatter marker sits on every cell: Plotly heatmap cells
+                 zmax: float | None = None, width_px: int | None = None, words: Words = ENGLISH) -> go.Figure:
+    """One head, large, on square cells (``square_geometry``; ``width_px``: the page column's width, if narrow).
+    With ``clickable``, an invisible scatter marker sits on every cell: Plotly heatmap cells
     emit no selection events, markers do (``customdata`` = [query index, key index])."""
     Tq, Tk = mat.shape
     x, y = axis_labels(k_labels), axis_labels(q_labels)
-    geo = square_geometry(x, y)
+    geo = square_geometry(x, y, max_width=width_px)
     data = [dict(type="heatmap", z=mat.astype(np.float32), x=x, y=y, hovertemplate=_hover(kind, head, words),
                  coloraxis="coloraxis")]
     if allowed is not None and not allowed.all():
@@ -513,7 +518,8 @@ def head_outputs_grid(head_outputs: np.ndarray, q_labels, cols: int = 4, words: 
 MAY_ATTEND_GREEN = "rgba(198, 239, 206, 1)"
 
 
-def mask_heatmap(allowed: np.ndarray, q_labels, k_labels, words: Words = ENGLISH) -> go.Figure:
+def mask_heatmap(allowed: np.ndarray, q_labels, k_labels, width_px: int | None = None,
+                 words: Words = ENGLISH) -> go.Figure:
     """A (Tq, Tk) mask: green ✓ = may attend (True / 1), grey ✗ = blocked (False / 0)."""
     allowed = np.asarray(allowed, dtype=bool)
     Tq, Tk = allowed.shape
@@ -524,17 +530,17 @@ def mask_heatmap(allowed: np.ndarray, q_labels, k_labels, words: Words = ENGLISH
         text=np.where(allowed, "✓", "✗"), texttemplate="%{text}" if max(Tq, Tk) <= 24 else None,
         hovertemplate=f"{words.query}: %{{y}}<br>{words.key}: %{{x}}<br>{words.mask}: %{{z}} ({words.mask_legend})"
                       "<extra></extra>"))
-    geo = square_geometry(x, y)
+    geo = square_geometry(x, y, max_width=width_px, colorbar=False)
     fig.update_layout(
         yaxis=every_label(dict(autorange="reversed", type="category", automargin=True,
                                title=dict(text=words.query, standoff=4)), Tq <= LABELS_MAX_TOKENS),
         xaxis=every_label(dict(type="category", side="top", tickangle=geo.angle, automargin=True,
                                title=dict(text=words.key, standoff=4)), Tk <= LABELS_MAX_TOKENS),
-        height=geo.height, width=geo.width - COLORBAR_PX + 20, margin=dict(l=10, r=10, t=10, b=10))
+        height=geo.height, width=geo.width, margin=dict(l=10, r=10, t=10, b=10))
     return fig
 
 
-def masked_scores_heatmap(scores: np.ndarray, allowed: np.ndarray, q_labels, k_labels,
+def masked_scores_heatmap(scores: np.ndarray, allowed: np.ndarray, q_labels, k_labels, width_px: int | None = None,
                           words: Words = ENGLISH) -> go.Figure:
     """Scores after masking: allowed cells coloured by score, blocked cells grey and marked −∞ (the chart holds
     0 there: −∞ has no colour, and a chart never gets NaN or infinities). Hover shows the hidden score."""
@@ -542,7 +548,7 @@ def masked_scores_heatmap(scores: np.ndarray, allowed: np.ndarray, q_labels, k_l
     shown = np.where(allowed, scores, 0.0).astype(np.float32)
     zmax = symmetric_range(scores[allowed]) if allowed.any() else 1.0
     fig = head_heatmap(shown, q_labels, k_labels, kind="scores", allowed=allowed, clickable=False, zmax=zmax,
-                       words=words)
+                       width_px=width_px, words=words)
     numbers = np.char.mod("%.4f", scores)
     blocked = np.vectorize(lambda s: words.blocked_score.format(score=s), otypes=[object])(numbers)
     fig.data[0].text = np.where(allowed, numbers, blocked)

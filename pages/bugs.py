@@ -58,7 +58,7 @@ st.markdown(t("bz_caught_by", test=bug.test_id))
 show_weights = name == bugs.SEED_TWO or run.max_error_weights > 0 or H == 1
 head = head_picker("bz_head", H) if show_weights else 0
 correct = figures.head_heatmap(run.weights_ok[head], view.labels, view.key_labels, kind="weights",
-                               allowed=run.allowed, head=head, clickable=False, words=words)
+                               allowed=run.allowed, head=head, clickable=False, width_px=520, words=words)
 
 if name == bugs.SEED_TWO:
     if run.error:
@@ -71,7 +71,7 @@ if name == bugs.SEED_TWO:
     heads = [f"{words.head} {h}" for h in range(H)]
     left, right = st.columns(2)
     left.plotly_chart(figures.head_heatmap(run.head_weights[token], heads, heads, kind="weights", clickable=False,
-                                           words=words), key="bz_seed_chart", width="content")
+                                           width_px=520, words=words), key="bz_seed_chart", width="content")
     right.plotly_chart(correct, key="bz_ok_chart", width="content")
 else:
     if run.demo_mask:
@@ -88,7 +88,8 @@ else:
         top = max(figures.weights_top(run.weights_bug[head]), figures.weights_top(run.weights_ok[head]))
         draw = lambda m, kind: figures.head_heatmap(m, view.labels, view.key_labels, kind=kind,  # noqa: E731
                                                     allowed=run.allowed, head=head, clickable=False,
-                                                    zmax=top if kind == "weights" else None, words=words)
+                                                    zmax=top if kind == "weights" else None, width_px=340,
+                                                    words=words)
     else:  # (Tq, d_model) outputs, bug and correct on one colour scale
         mats, kinds = (run.output_bug, run.output_ok, run.output_bug - run.output_ok), ("output",) * 2
         zmax = float(max(abs(run.output_bug).max(), abs(run.output_ok).max())) or 1.0

@@ -69,7 +69,7 @@ st.caption(t("lab_temp_text", head=head, tau=f"{tau:g}", inv_sqrt=f"{1 / math.sq
              coldness=t("lab_cold_" + explain.coldness(1 / math.sqrt(hd)))))
 warm = explain.lab_weights(view, temperature=tau)[head]  # attention_steps(..., temperature=tau)
 left, right = st.columns([2, 3], gap="medium")
-left.plotly_chart(xf.matrix(warm, view.labels, view.key_labels, "weights", allowed=allowed, head=head,
+left.plotly_chart(xf.matrix(warm, view.labels, view.key_labels, "weights", allowed=allowed, head=head, width_px=420,
                             x_title=t("ex_axis_key"), y_title=t("ex_axis_query"), words=words), key="lab_temp_weights",
                   width="content")
 temps = {t("lab_tau_module"): explain.row_stats(scaled, allowed),

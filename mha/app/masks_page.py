@@ -143,6 +143,9 @@ def _fits(text: str, tq: int, tk: int) -> bool:
         return False
 
 
+THIRD_PX = 340  # a third of the page's main column (wide layout, 1400 px window): the three charts side by side
+
+
 def kind_picker(view: View) -> str:
     """Which mask the page shows: none, causal, padding, both (self-attention only for causal) or the learner's."""
     kinds = mask_kinds(view.is_cross)
@@ -167,19 +170,21 @@ def charts(view: View, allowed: np.ndarray, masked, head: int) -> None:
     with c1:
         st.subheader(t("mk_mask_title"))
         st.caption(t("mk_mask_help", n_blocked=int((~allowed).sum()), n_cells=allowed.size))
-        st.plotly_chart(figures.mask_heatmap(allowed, view.labels, view.key_labels, words=chart_words()),
+        st.plotly_chart(figures.mask_heatmap(allowed, view.labels, view.key_labels, width_px=THIRD_PX,
+                                             words=chart_words()),
                         key="mk_mask_chart", width="content")
     with c2:
         st.subheader(t("mk_scores_title"))
         st.caption(t("mk_scores_help"))
         st.plotly_chart(figures.masked_scores_heatmap(masked.scores[head], allowed, view.labels, view.key_labels,
-                                                      words=chart_words()), key="mk_scores_chart",
+                                                      width_px=THIRD_PX, words=chart_words()), key="mk_scores_chart",
                         width="content")
     with c3:
         st.subheader(t("mk_weights_title"))
         st.caption(t("mk_weights_help"))
         st.plotly_chart(figures.head_heatmap(masked.weights[head], view.labels, view.key_labels, kind="weights",
-                                             allowed=allowed, head=head, clickable=False, words=chart_words()),
+                                             allowed=allowed, head=head, clickable=False, width_px=THIRD_PX,
+                                             words=chart_words()),
                         key="mk_weights_chart", width="content")
 
 
