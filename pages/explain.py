@@ -33,7 +33,10 @@ B = lambda a: (view.batch_size,) + a.shape  # noqa: E731 the View keeps one sent
 def hm(mat, kind, **kw):
     """One head's (Tq, Tk) matrix, queries down the side, keys along the top (built when it is shown)."""
     return lambda: xf.matrix(mat, view.labels, view.key_labels, kind, head=head, x_title=t("ex_axis_key"),
-                             y_title=t("ex_axis_query"), words=words, **kw)
+                             y_title=t("ex_axis_query"), words=words, **{"width_px": STEP_PX, **kw})
+
+
+STEP_PX = 600  # a course step's chart column (3/5 of the main column): its square cells fit in it
 
 
 def features(mat, kind, labels=view.labels, **kw):
@@ -97,7 +100,7 @@ def click_into_a_cell() -> None:
     i = token_picker(t("ex_cell_query"), "ex_cell_query", view.labels, container=c1)
     j = token_picker(t("ex_cell_key"), "ex_cell_key", view.key_labels, container=c2)
     mats = view.weights if kind == "weights" else view.scores
-    fig = hm(mats[head], kind, clickable=clickable, selected=(i, j),
+    fig = hm(mats[head], kind, clickable=clickable, selected=(i, j), width_px=None,
              allowed=view.allowed[head] if kind == "weights" else None)()
     st.plotly_chart(fig, key="ex_cell_chart", selection_mode="points", width="content",
                     on_select=lambda: pick_cell("ex_cell_chart", "ex_cell_query", "ex_cell_key"))
