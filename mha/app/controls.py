@@ -129,6 +129,22 @@ def _as_url_value(value) -> str:
     return ("true" if value else "false") if isinstance(value, bool) else str(value)
 
 
+def _keep_lang_in_url(locale_lang: str) -> None:
+    """Keep ``lang`` in the address bar always, as the link box's Copy does: its default follows the visitor's
+    browser, so an address copied from the bar must say it. Streamlit writes a bound control into the address only
+    when it differs from the control's default, so the language control has none (``default=None``, never chosen:
+    it is required). Its first value: the link's, else the browser's, written into the address on the session's
+    first run (before the control binds the parameter: Streamlit refuses to set a bound one)."""
+    if "_lang_in_url" not in st.session_state:
+        st.session_state["_lang_in_url"] = True
+        if "lang" not in st.query_params:
+            st.query_params["lang"] = locale_lang
+            st.session_state["lang"] = locale_lang  # the control reads the link before this run's change to it
+            return
+    if st.session_state.get("lang") not in i18n.LANGS and st.query_params.get("lang") not in i18n.LANGS:
+        st.session_state["lang"] = locale_lang  # a link's lang=fr: the browser's language
+
+
 def sidebar_controls() -> Settings:
     """Draw the shared controls in the sidebar and return the choices. Called once per run, by app.py."""
     from mha.app import sources
@@ -136,8 +152,9 @@ def sidebar_controls() -> Settings:
     _remember_url_params()
     sb = st.sidebar
     locale_lang = i18n.lang_from_locale(_browser_locale())
+    _keep_lang_in_url(locale_lang)
     # Bound widgets put their *displayed* option in the URL, so options are shown as their URL values (en, ko).
-    sb.segmented_control("🌐 English · 한국어", options=list(i18n.LANGS), default=locale_lang, key="lang",
+    sb.segmented_control("🌐 English · 한국어", options=list(i18n.LANGS), default=None, key="lang",
                          bind="query-params", required=True)
     src = sources.source_controls(sb)  # first: it decides which of the controls below apply
     pre = src.pretrained

@@ -161,8 +161,8 @@ export default function(component) {
     }
   };
   const readable = (u) => { try { return decodeURI(u); } catch (e) { return u; } };  // Hangul shown as Hangul
-  // The address bar says lang too, whatever Streamlit last wrote into it (a page switch or a control back at its
-  // default rewrites the query): "copy the address bar" then opens in the same language as the Copy button.
+  // The address bar says lang too: Streamlit leaves it out after a page switch. (The language control has no
+  // default, so Streamlit itself never removes it on a switch of language: this only fills in a missing one.)
   const keepInAddressBar = () => {
     try {
       const url = new URL(window.location.href);

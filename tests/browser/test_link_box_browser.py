@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import time
+import urllib.parse
 
-from .conftest import LINK_BOX, open_url, wait_app_idle
+from .conftest import LINK_BOX, click_nav, open_url, wait_app_idle
 
 
 def box_text(page) -> str:
@@ -22,3 +23,35 @@ def test_the_link_box_says_the_language_on_screen_after_switching_back_and_forth
             page.wait_for_timeout(200)
         time.sleep(1.5)  # an older timer, had one survived, would overwrite the box within 0.6 s
         assert f"lang={lang}" in box_text(page), f"after choosing {lang} the link box says {box_text(page)}"
+
+
+def address_lang(page) -> list[str]:
+    """The ``lang`` values in the address bar (window.location, as a visitor would copy it)."""
+    query = urllib.parse.urlsplit(page.evaluate("window.location.href")).query
+    return urllib.parse.parse_qs(query).get("lang", [])
+
+
+def wait_address_lang(page, lang: str, what: str, timeout_s: float = 8) -> None:
+    deadline = time.monotonic() + timeout_s
+    while address_lang(page) != [lang]:
+        assert time.monotonic() < deadline, f"{what}: the address bar is {page.evaluate('window.location.href')}"
+        page.wait_for_timeout(200)
+
+
+def test_the_address_bar_always_says_the_language(page, server):
+    """#16 item 12: "copy the address bar" (Home's advice) must open in the language on screen. Streamlit writes a
+    control into the address only when it is not at its default, and lang's default follows the browser: so lang
+    is put there from the first run, and kept through page switches and a switch back to the default."""
+    open_url(page, f"{server.url}/")  # an English browser, nothing in the link
+    wait_address_lang(page, "en", "opened with no parameter")
+    click_nav(page, "playground")
+    wait_address_lang(page, "en", "after a page switch")
+    page.locator(".st-key-causal label").first.click()
+    wait_app_idle(page, rerun=True)
+    for lang in ("ko", "en"):  # en is the default here: Streamlit alone would drop it from the address
+        page.locator(".st-key-lang button", has_text=lang).first.click()
+        wait_app_idle(page, rerun=True)
+        wait_address_lang(page, lang, f"after choosing {lang}")
+    time.sleep(1.5)  # nothing rewrites it a moment later
+    params = urllib.parse.parse_qs(urllib.parse.urlsplit(page.evaluate("window.location.href")).query)
+    assert params.get("lang") == ["en"] and params.get("causal") == ["true"], params
