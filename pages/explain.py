@@ -78,7 +78,7 @@ qi = token_picker(t("ex_bar_query"), "ex_query", view.labels, container=bar_left
 bar_right.plotly_chart(xf.attention_bar(
     view.weights[head, qi], view.allowed[head, qi], view.key_labels, masked_word=t("cb_masked_word"),
     y_title=t("cb_weight"), title=t("ex_bar_chart_title", q=escape_for_plotly(view.labels[qi]), head=head),
-    words=words),
+    width_px=740, words=words),  # 3/4 of the main column
     key="ex_bar")
 
 course_step(8, "weighted_sum", B(view.head_outputs), [("ex_head_output", "", features(
