@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 from urllib.parse import urlencode
@@ -41,6 +42,7 @@ def main() -> None:
     ap.add_argument("--langs", nargs="*", default=["en", "ko"], choices=["en", "ko"])
     ap.add_argument("--out", default=os.path.join(ROOT, "test-artifacts", "sizes"))
     ap.add_argument("--width", type=int, default=1400)
+    ap.add_argument("--missing", action="store_true", help="only the pictures not taken yet")
     args = ap.parse_args()
     for lang in args.langs:
         for size in args.sizes:
@@ -49,8 +51,21 @@ def main() -> None:
                 query = urlencode({**SIZES[size], "lang": lang})
                 paths.append(f"/{'' if name == 'home' else name}?{query}")
             out = os.path.join(args.out, f"{size}-{lang}")
-            subprocess.run([sys.executable, TOOL, "--out", out, "--width", str(args.width), *paths], cwd=ROOT,
-                           check=False)
+            shoot = lambda ps: subprocess.run([sys.executable, TOOL, "--out", out, "--width", str(args.width),  # noqa
+                                               *ps], cwd=ROOT, check=False)
+            if args.missing:
+                paths = [p for p in paths if not os.path.exists(os.path.join(out, _file_name(p)))]
+            if paths:
+                shoot(paths)
+            # the tool stops at the first page that fails (a tall page's screenshot can time out on a busy
+            # machine): take each missing one again on its own
+            for path in [p for p in paths if not os.path.exists(os.path.join(out, _file_name(p)))]:
+                shoot([path])
+
+
+def _file_name(path: str) -> str:
+    """The PNG name the screenshot tool gives a path."""
+    return (re.sub(r"[^A-Za-z0-9_.-]+", "_", path.strip("/")) or "home")[:80] + ".png"
 
 
 if __name__ == "__main__":
