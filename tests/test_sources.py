@@ -326,3 +326,26 @@ def test_the_note_names_the_raw_pieces_behind_the_labels(models):
     at = open_page("pages/playground.py", source="pretrained", model=str(models["gpt2"]), text="the cat playing")
     captions = " ".join(str(c.value) for c in at.main.get("caption"))
     assert "`…ing` = `ing`" in captions and "`cat` = `Ġcat`" in captions
+
+
+def test_an_unreachable_hub_is_asked_once_a_minute_and_outside_the_compute_limit(monkeypatch):
+    import huggingface_hub
+    from huggingface_hub.errors import DryRunError
+
+    from mha.app import compute, sources
+
+    calls = []
+
+    def offline(*args, **kwargs):
+        calls.append(compute.HEAVY_WORK._value)  # compute slots free while the hub is asked
+        raise DryRunError("Dry run cannot be performed as the repository cannot be accessed.")
+
+    monkeypatch.setenv("MHA_ALLOW_DOWNLOADS", "1")
+    monkeypatch.setattr(huggingface_hub, "snapshot_download", offline)
+    monkeypatch.setattr(pretrained, "_hub_cached_folder", lambda repo_id: None)
+    monkeypatch.setattr(sources, "_FAILURES", {})
+    at = open_page("pages/playground.py", source="pretrained", model="someone/unreachable-model")
+    errors = [str(e.value).replace("\\", "") for e in at.sidebar.get("error")]
+    assert errors and "cannot be reached" in errors[0] and "save_pretrained" in errors[0]
+    at.run()
+    assert calls == [2] and "cannot be reached" in str(at.sidebar.get("error")[0].value)
