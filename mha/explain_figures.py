@@ -82,7 +82,8 @@ def banded_features(mat: np.ndarray, labels, num_heads: int, *, kind: str = "out
     if num_heads > 1:
         _band_shapes(fig, num_heads, D // num_heads, T, words.head if head_word is None else head_word,
                      words=words)
-        fig.update_layout(margin=dict(t=40 + _stagger(1, num_heads)))
+        # the head labels sit above the chart: the figure grows by their room, the rows keep theirs
+        fig.update_layout(margin=dict(t=40 + _stagger(1, num_heads)), height=fig.layout.height + 40)
     return fig
 
 
