@@ -19,6 +19,8 @@ from mha.figures import (DIVERGING_SCALE, ENGLISH, GRID_FONT, GRID_ROW_PX, GRID_
                          symmetric_range, tick_angle, tick_font)
 from mha.text import escape_for_plotly
 
+# A switched-off head: hatched grey over its row, its name greyed out.
+OFF_FILL, OFF_HATCH, OFF_TEXT = "rgba(203, 213, 224, 0.92)", "rgba(113, 128, 150, 0.9)", "#a0aec0"
 _MASK_SCALE = [[0.0, "rgba(0,0,0,0)"], [0.5, "rgba(0,0,0,0)"], [0.5, MASKED_GREY], [1.0, MASKED_GREY]]
 _OFF_COLOUR = "#c53030"
 _QUERY_COLOUR = "#2b6cb0"
@@ -192,9 +194,12 @@ def change_chart(change: np.ndarray, output_norm: np.ndarray, q_labels, title: s
 
 def contributions_heatmap(norms: np.ndarray, q_labels, heads_off: Sequence[int] = (), head_word: str | None = None,
                           off_word: str | None = None, title: str = "‖result‖", words: Words = ENGLISH) -> go.Figure:
-    """(H, Tq) length of each head's contribution to each token's output; switched-off heads are marked."""
+    """(H, Tq) length of each head's contribution to each token's output. A switched-off head's row is visibly off:
+    covered in hatched grey with the word "off" written across it, and its name greyed out."""
     H, Tq = norms.shape
-    x, y = axis_labels(q_labels), head_names(H, head_word, heads_off, off_word, words=words)
+    off_word = words.off if off_word is None else off_word
+    off = sorted({int(h) for h in heads_off if 0 <= int(h) < H})
+    x, y = axis_labels(q_labels), head_names(H, head_word, off, off_word, words=words)
     fig = go.Figure(go.Heatmap(z=_finite(norms), x=x, y=y, colorscale="Oranges", zmin=0.0,
                                zmax=float(_finite(norms).max(initial=0.0)) or 1.0,
                                colorbar=dict(title=dict(text=title), thickness=12),
@@ -202,6 +207,20 @@ def contributions_heatmap(norms: np.ndarray, q_labels, heads_off: Sequence[int] 
                                              "<extra></extra>"))
     fig.update_yaxes(autorange="reversed", type="category", automargin=True, tickfont=tick_font())
     band = _token_axis(fig, x)
+    if off:  # the names of the heads that are off, greyed out
+        fig.update_yaxes(tickmode="array", tickvals=y, ticktext=[
+            f"<span style='color:{OFF_TEXT}'>{name}</span>" if h in off else name for h, name in enumerate(y)])
+    for h in off:  # a grey band with diagonal hatching over the row, and the word in the middle
+        fig.add_trace(go.Scatter(
+            x=[-0.5, Tq - 0.5, Tq - 0.5, -0.5, -0.5], y=[h - 0.5, h - 0.5, h + 0.5, h + 0.5, h - 0.5], xaxis="x2",
+            yaxis="y2", mode="lines", fill="toself", fillcolor=OFF_FILL, line=dict(width=0), hoverinfo="skip",
+            fillpattern=dict(shape="/", fgcolor=OFF_HATCH, bgcolor=OFF_FILL, size=8, solidity=0.15),
+            showlegend=False, name=f"{off_word} {h}"))
+        fig.add_annotation(x=(Tq - 1) / 2, y=h, xref="x2", yref="y2", text=f"<b>{escape_for_plotly(off_word)}</b>",
+                           showarrow=False, font=dict(size=13, color="#2d3748"), bgcolor="rgba(255,255,255,0.8)")
+    if off:  # numeric twin axes over the category ones: the bands sit exactly on the rows
+        fig.update_layout(xaxis2=dict(overlaying="x", range=[-0.5, Tq - 0.5], visible=False),
+                          yaxis2=dict(overlaying="y", range=[H - 0.5, -0.5], visible=False))
     fig.update_layout(height=max(220, min(560, 60 + 30 * H)) + band, margin=dict(l=10, r=10, t=20, b=10))
     return fig
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import re
 
 import mha.strings
 
@@ -31,13 +32,26 @@ def _load() -> tuple[dict[str, dict[str, str]], dict[str, str]]:
 CATALOG, OWNER = _load()
 
 
+# A count with its noun: "{n:plural:head|heads}" gives "1 head", "2 heads" (English needs it; Korean writes
+# "헤드 {n}개" whatever the count). Written as a format spec, so the placeholder is still just {n}.
+_PLURAL = re.compile(r"\{(\w+):plural:([^|{}]*)\|([^|{}]*)\}")
+
+
+def _plurals(s: str, fmt: dict) -> str:
+    def one(m: re.Match) -> str:
+        n = fmt.get(m.group(1))
+        return f"{{{m.group(1)}}} {m.group(2) if n == 1 else m.group(3)}"
+    return _PLURAL.sub(one, s) if ":plural:" in s else s
+
+
 def text(key: str, lang: str = "en", /, **fmt) -> str:
-    """The UI string ``key`` in ``lang`` (falls back to English, then to the key itself), formatted with ``fmt``."""
+    """The UI string ``key`` in ``lang`` (falls back to English, then to the key itself), formatted with ``fmt``;
+    ``{n:plural:row|rows}`` gives the count with its noun."""
     entry = CATALOG.get(key)
     if entry is None:
         return key
     s = entry.get(lang) or entry.get("en", key)
-    return s.format(**fmt) if fmt else s
+    return _plurals(s, fmt).format(**fmt) if fmt else s
 
 
 def code_comments(code: str, lang: str = "en") -> str:

@@ -463,3 +463,41 @@ def test_qk_figure_draws_one_line_per_top_key():
     proj = heads.qk_pca(np.eye(3), np.eye(3)[::-1])
     fig = hf.qk_figure(proj.q2, proj.k2, list("abc"), list("xyz"), 1, [0, 2], np.array([0.5, 0.2, 0.3]))
     assert len([tr for tr in fig.data if tr.name == "top"]) == 2
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_a_switched_off_head_looks_off(lang):
+    """#16 item 11: an off head's row is covered (hatched grey, exactly its row), says "off" in the page's language
+    and has its name greyed out; the heads still on are left as they are."""
+    from mha import i18n
+    from mha.figures import Words
+
+    words = Words(**{f.name: i18n.text(f"ch_{f.name}", lang) for f in dataclasses.fields(Words)})
+    H, T = 4, 5
+    fig = hf.contributions_heatmap(np.ones((H, T)), [f"t{i}" for i in range(T)], heads_off=[1, 3], words=words)
+    bands = [tr for tr in fig.data if tr.type == "scatter" and tr.fill == "toself"]
+    assert len(bands) == 2 and all(b.fillpattern.shape for b in bands)
+    for band, h in zip(bands, [1, 3]):
+        assert (min(band.y), max(band.y)) == (h - 0.5, h + 0.5) and (min(band.x), max(band.x)) == (-0.5, T - 0.5)
+    layout = fig.layout
+    assert list(layout.yaxis2.range) == [H - 0.5, -0.5] and layout.yaxis2.overlaying == "y"
+    assert [a.text for a in layout.annotations].count(f"<b>{words.off}</b>") == 2
+    greyed = [i for i, txt in enumerate(layout.yaxis.ticktext) if hf.OFF_TEXT in txt]
+    assert greyed == [1, 3] and all(words.off in layout.yaxis.ticktext[i] for i in greyed)
+    none_off = hf.contributions_heatmap(np.ones((H, T)), [f"t{i}" for i in range(T)], words=words)
+    assert [tr.type for tr in none_off.data] == ["heatmap"] and not none_off.layout.annotations
+
+
+def test_counts_are_written_with_their_noun():
+    """#16 item 11: no bracketed plural ("2 head(s)") in English; "{n:plural:head|heads}" says 1 head, 2 heads."""
+    import re
+
+    from mha import i18n
+
+    assert not [k for k, e in i18n.CATALOG.items() if re.search(r"[a-z]\((e?s)\)", e["en"])]
+    one = i18n.text("hd_off_summary", "en", n=1, mean=0.5, pct=10.0, worst="cat")
+    two = i18n.text("hd_off_summary", "en", n=2, mean=0.5, pct=10.0, worst="cat")
+    assert "With 1 head off" in one and "With 2 heads off" in two
+    assert i18n.text("hd_off_summary", "ko", n=2, mean=0.5, pct=10.0, worst="cat").startswith("헤드 2개")
+    assert "1 query row becomes NaN" in i18n.text("mk_polarity_forgot_nan", "en", n=1)
+    assert "3 query rows become NaN" in i18n.text("mk_polarity_forgot_nan", "en", n=3)

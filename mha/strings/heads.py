@@ -164,7 +164,7 @@ STRINGS = {
               "뿐입니다(편향과의 최대 차이: {err:.1e}).",
     },
     "hd_off_summary": {
-        "en": "With {n} head(s) off, a token's output moves by **{mean:.3f}** on average (**{pct:.0f}%** of its "
+        "en": "With {n:plural:head|heads} off, a token's output moves by **{mean:.3f}** on average (**{pct:.0f}%** of its "
               "length); **{worst}** moves the most.",
         "ko": "헤드 {n}개를 끄면 토큰의 출력이 평균 **{mean:.3f}**만큼(길이의 **{pct:.0f}%**) 움직입니다. "
               "가장 많이 움직이는 토큰은 **{worst}**입니다.",

@@ -184,7 +184,7 @@ STRINGS = {
         "ko": "{pos}번째 문자({char})는 0, 1, 점이 아닙니다.",
     },
     "mk_cells_err_rows": {
-        "en": "The mask text has {rows} row(s), but this sentence has {tq} queries.",
+        "en": "The mask text has {rows:plural:row|rows}, but this sentence has {tq} queries.",
         "ko": "마스크 텍스트는 {rows}줄인데 이 문장의 쿼리는 {tq}개입니다.",
     },
     "mk_cells_err_cols": {
@@ -254,7 +254,7 @@ STRINGS = {
         "ko": "강의의 마스크를 변환하지 않고 nn.MultiheadAttention에 넘기면, 계산되는 행에서 출력이 최대 "
               "**{err:.3f}** 어긋납니다{nan}.",
     },
-    "mk_polarity_forgot_nan": {"en": ", and {n} query row(s) become NaN", "ko": ". 또 쿼리 행 {n}개는 NaN이 됩니다"},
+    "mk_polarity_forgot_nan": {"en": ", and {n:plural:query row becomes|query rows become} NaN", "ko": ". 또 쿼리 행 {n}개는 NaN이 됩니다"},
     "mk_polarity_forgot_all": {
         "en": "Hand this mask to nn.MultiheadAttention without converting it and it reads every allowed cell as "
               "blocked: all {n} query rows become NaN.",
@@ -271,7 +271,7 @@ STRINGS = {
               "통과 = 모든 차이 ≤ {tol:g}, 그리고 NaN은 전부 차단된 행에만.",
     },
     "mk_check_batch": {
-        "en": "Whole batch, sidebar settings: {b} sentence(s), {mask}",
+        "en": "Whole batch, sidebar settings: {b:plural:sentence|sentences}, {mask}",
         "ko": "배치 전체, 사이드바 설정: 문장 {b}개, {mask}",
     },
     "mk_check_page": {"en": "Sentence {s}, mask “{kind}” from this page", "ko": "{s}번 문장, 이 페이지의 마스크 “{kind}”"},
@@ -284,7 +284,7 @@ STRINGS = {
               "F.scaled_dot_product_attention {sdpa:.1e}",
     },
     "mk_check_nan": {
-        "en": "{n} fully blocked query row(s) left out: torch's nn.MultiheadAttention gives NaN there, ours weights "
+        "en": "{n:plural:fully blocked query row|fully blocked query rows} left out: torch's nn.MultiheadAttention gives NaN there, ours weights "
               "of 0 (by design, see above).",
         "ko": "전부 차단된 쿼리 행 {n}개는 제외: torch의 nn.MultiheadAttention은 NaN, 이 모듈은 가중치 0"
               "(의도된 차이, 위 설명 참고).",

@@ -161,7 +161,7 @@ STRINGS = {
               "강의에서 말하는 ‘여러 헤드가 필요한 이유’를 직접 재 보는 것입니다.",
     },
     "tp_compare_toggle": {"en": "Train both: 1 head and 2 heads", "ko": "둘 다 학습: 헤드 1개와 2개"},
-    "tp_n_heads": {"en": "{n} head(s)", "ko": "헤드 {n}개"},
+    "tp_n_heads": {"en": "{n:plural:head|heads}", "ko": "헤드 {n}개"},
     "tp_compare_loss": {
         "en": "prev_next, d_model={d_model}, {steps} steps: loss (log scale)",
         "ko": "prev_next, d_model={d_model}, {steps}단계: 손실(로그 눈금)",
