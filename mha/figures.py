@@ -403,32 +403,44 @@ MAX_CELL_PX = 56
 
 @dataclass(frozen=True)
 class Geometry:
-    """The size of a one-head chart with square cells: ``cell`` px per token, the figure's ``width`` and
-    ``height`` (cells plus labels, axis titles and colour bar), the key labels' ``angle``."""
+    """The size of a one-head chart: ``cell`` px per column, ``row`` px per row (equal, square cells, unless a
+    narrow page column forces thinner columns under rows that keep room for their labels), the figure's ``width``
+    and ``height`` (cells plus labels, axis titles and colour bar), whether the keys are named (``show_x``) and
+    their labels' ``angle``."""
     cell: int
     width: int
     height: int
     angle: int
+    row: int = 0
+    show_x: bool = True
+    show_y: bool = True
 
 
 def square_geometry(x_labels, y_labels, font: int = TICK_FONT, max_width: int | None = None,
                     colorbar: bool = True) -> Geometry:
     """Square cells: the width follows the columns and the height the rows. Cells are MAX_CELL_PX at most, and
     at least LABEL_ROW_PX while every token is named (up to LABELS_MAX_TOKENS), so no label is dropped; longer
-    sentences get cells that fit SQUARE_PLOT_PX (names on hover)."""
+    sentences get cells that fit SQUARE_PLOT_PX (names on hover). In a page column (``max_width``) the columns
+    may get thinner than that: rows keep LABEL_ROW_PX, and the keys are named only while a column holds an
+    upright label."""
     Tk, Tq = len(x_labels), len(y_labels)
     n = max(Tq, Tk, 1)
     named = n <= LABELS_MAX_TOKENS
     cell = max(LABEL_ROW_PX, min(MAX_CELL_PX, SQUARE_PLOT_PX // n)) if named else max(3, (SQUARE_PLOT_PX + 80) // n)
-    left = (label_width_px(y_labels, font) if Tq <= LABELS_MAX_TOKENS else 0) + 24
+    show_y = Tq <= LABELS_MAX_TOKENS
+    left = (label_width_px(y_labels, font) if show_y else 0) + 24
     bar = COLORBAR_PX if colorbar else 0
+    row = cell
     if max_width:  # a page column: the cells share its width with the labels and the colour bar
         cell = max(3, min(cell, (max_width - left - bar - 20) // max(Tk, 1)))
-    angle = tick_angle(x_labels, cell, font) if named else 0
-    top = (label_band_px(x_labels, angle, font) if Tk <= LABELS_MAX_TOKENS else 0) + 24  # labels, axis title
+        row = max(cell, LABEL_ROW_PX) if show_y else cell
+    show_x = Tk <= LABELS_MAX_TOKENS and cell >= font + 1
+    angle = tick_angle(x_labels, cell, font) if show_x else 0
+    top = (label_band_px(x_labels, angle, font) if show_x else 0) + 24  # labels, axis title
     width = max(320 if colorbar else 200, left + cell * Tk + bar + 20)
-    height = max(220, top + cell * Tq + 20)
-    return Geometry(cell=cell, width=int(width), height=int(height), angle=angle)
+    height = max(220, top + row * Tq + 20)
+    return Geometry(cell=cell, width=int(width), height=int(height), angle=angle, row=row, show_x=show_x,
+                    show_y=show_y)
 
 
 def head_heatmap(mat: np.ndarray, q_labels, k_labels, kind: str = "weights", allowed: np.ndarray | None = None,
@@ -454,9 +466,9 @@ def head_heatmap(mat: np.ndarray, q_labels, k_labels, kind: str = "weights", all
             text=[f"{v:.4f}" for v in mat.ravel()], name="cells", showlegend=False))
     layout = dict(
         yaxis=every_label(dict(autorange="reversed", type="category", automargin=True,
-                               title=dict(text=words.query_axis, standoff=4)), Tq <= LABELS_MAX_TOKENS),
+                               title=dict(text=words.query_axis, standoff=4)), geo.show_y),
         xaxis=every_label(dict(type="category", side="top", tickangle=geo.angle, automargin=True,
-                               title=dict(text=words.key_axis, standoff=4)), Tk <= LABELS_MAX_TOKENS),
+                               title=dict(text=words.key_axis, standoff=4)), geo.show_x),
         coloraxis=dict(**_color_kwargs(kind, zmax or (weights_top(mat) if kind == "weights" else symmetric_range(mat))),
                        colorbar=dict(title=dict(text=_weights_bar_title(zmax or weights_top(mat), words)
                                                 if kind == "weights" else words.kind(kind)), thickness=12)),
@@ -533,9 +545,9 @@ def mask_heatmap(allowed: np.ndarray, q_labels, k_labels, width_px: int | None =
     geo = square_geometry(x, y, max_width=width_px, colorbar=False)
     fig.update_layout(
         yaxis=every_label(dict(autorange="reversed", type="category", automargin=True,
-                               title=dict(text=words.query, standoff=4)), Tq <= LABELS_MAX_TOKENS),
+                               title=dict(text=words.query, standoff=4)), geo.show_y),
         xaxis=every_label(dict(type="category", side="top", tickangle=geo.angle, automargin=True,
-                               title=dict(text=words.key, standoff=4)), Tk <= LABELS_MAX_TOKENS),
+                               title=dict(text=words.key, standoff=4)), geo.show_x),
         height=geo.height, width=geo.width, margin=dict(l=10, r=10, t=10, b=10))
     return fig
 

@@ -148,3 +148,13 @@ def test_our_code_comments_follow_the_language_and_the_course_code_stays_verbati
 def test_one_vector_of_d_model_numbers_not_d_model_vectors():
     for key, entry in i18n.CATALOG.items():
         assert "개의 벡터" not in entry.get("ko", ""), key  # "16개의 벡터" reads as sixteen vectors
+
+
+def test_in_a_narrow_page_column_rows_keep_their_labels_and_keys_go_to_hover():
+    n = 43
+    fig = figures.head_heatmap(weights(n, n), labels(n), labels(n), head=0, clickable=False, width_px=340)
+    geo = figures.square_geometry(figures.axis_labels(labels(n)), figures.axis_labels(labels(n)), max_width=340)
+    assert fig.layout.width <= 340 and named_every(fig.layout.yaxis) and fig.layout.xaxis.showticklabels is False
+    assert geo.row >= figures.LABEL_ROW_PX and fig.layout.height >= geo.row * n
+    few = figures.mask_heatmap(np.ones((5, 5), bool), labels(5), labels(5), width_px=340)
+    assert few.layout.width <= 340 and named_every(few.layout.xaxis) and named_every(few.layout.yaxis)

@@ -87,3 +87,13 @@ def test_wide_heads_and_short_sentences_are_readable(page, server):
     xs = page.locator(".st-key-one_head_chart .xaxislayer-above .xtick text").evaluate_all(
         "ts => ts.map(t => t.getAttribute('transform') || '')")
     assert len(xs) == 7 and not any("rotate" in x for x in xs), xs  # short keys fit their cells: horizontal
+
+
+@pytest.mark.parametrize("path", ["heads", "lab", "masks", "bugs"])
+def test_other_pages_draw_no_small_chart_text_at_43_tokens(page, server, path):
+    goto(page, server.url, path, text=LONG, lang="ko")
+    texts = drawn_texts(page)
+    assert texts, f"{path}: no chart text found: the check could not fail"
+    small = [t for t in texts if t[2] < MIN_PX or 0 < t[3] < MIN_PX]
+    assert not small, f"{path}: text drawn below {MIN_PX} px: {small[:10]}"
+    assert word_break(page) == "keep-all"
