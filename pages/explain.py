@@ -58,7 +58,8 @@ course_step(1, "embed", B(view.x), x_tabs, note=" ".join(n for n in (
 course_step(2, "linear", B(ex.query), [
     ("ex_chart_query", "Q = query_linear(x)", features(ex.query, "query")),
     ("ex_chart_key", "K = key_linear(x)", features(ex.key, "key", view.key_labels)),
-    ("ex_chart_value", "V = value_linear(x)", features(ex.value, "value", view.key_labels))], **fmt)
+    ("ex_chart_value", "V = value_linear(x)", features(ex.value, "value", view.key_labels))],
+    note=t("src_explain_bias") if ex.layout == "model" else None, **fmt)  # a pretrained layer's Q/K/V biases
 course_step(3, "split_heads", B(view.q), [("ex_split", "", lambda: xf.split_heads_figure(
     ex.query, view.q, view.labels, top_title=t("ex_split_top"), words=words, **feat, **heads))], **fmt)
 zmax = float(abs(ex.qk[head]).max()) or 1.0  # steps 4-6 share QKᵀ's scale: dividing by √head_dim shows as paler

@@ -349,3 +349,15 @@ def test_an_unreachable_hub_is_asked_once_a_minute_and_outside_the_compute_limit
     assert errors and "cannot be reached" in errors[0] and "save_pretrained" in errors[0]
     at.run()
     assert calls == [2] and "cannot be reached" in str(at.sidebar.get("error")[0].value)
+
+
+def test_step_by_step_explains_each_sources_input(models):
+    at = open_page("pages/explain.py", source="trained", task="previous")
+    infos = main_texts(at, "info")
+    assert any(i18n_text("src_explain_split", "en", half=8, rest=8) in n for n in infos)
+    at = open_page("pages/explain.py", source="pretrained", model=str(models["bert"]), lang="ko")
+    infos = main_texts(at, "info")
+    assert any(i18n_text("src_explain_model_x", "ko") in n for n in infos)
+    assert i18n_text("src_explain_bias", "ko") in infos
+    tabs = [t.label for t in at.tabs]
+    assert i18n_text("ex_tab_embedding", "ko") not in tabs  # no embedding table of ours behind a model's x

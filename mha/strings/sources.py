@@ -94,8 +94,8 @@ STRINGS = {
     "src_note_pretrained": {
         "en": "Weights: **pretrained**, {model}, layer {layer} of {num_layers} (d_model {d_model}, {num_heads} heads, "
               "with Q/K/V biases). Tokens are the model's own; the layer's input is the model's hidden states.",
-        "ko": "가중치: **pretrained**, {model}, 층 {layer}/{num_layers}(d_model {d_model}, 헤드 {num_heads}개, "
-              "Q/K/V 편향 포함). 토큰은 모델 자신의 것이고, 층의 입력은 모델의 은닉 상태입니다.",
+        "ko": "가중치: **pretrained**, {model}의 층 {layer}(전체 {num_layers}개 중; d_model {d_model}, 헤드 "
+              "{num_heads}개, Q/K/V 편향 포함). 토큰은 모델 자신의 것이고, 층의 입력은 모델의 은닉 상태입니다.",
     },
     "src_badge_ok": {"en": "equal to the model's attention: max difference {diff:.1e}",
                      "ko": "모델의 어텐션과 같음: 최대 차이 {diff:.1e}"},
@@ -136,6 +136,12 @@ STRINGS = {
               "the layers below, mixed): there is no separate embedding or position table of ours to show.",
         "ko": "사전학습된 층에서 x는 이 층에서의 모델 은닉 상태(임베딩, 위치, 아래층들이 섞인 값)입니다: 따로 보여 "
               "줄 우리만의 임베딩이나 위치 표가 없습니다.",
+    },
+    "src_explain_bias": {
+        "en": "This pretrained layer's three projections have biases (bias=True), unlike the course's: each of Q, K and "
+              "V is x @ Wᵀ + b. Everything after this step is the course's code unchanged.",
+        "ko": "이 사전학습된 층의 세 투영에는 강의와 달리 편향이 있습니다(bias=True): Q, K, V 각각이 x @ Wᵀ + b입니다. "
+              "이 단계 이후는 강의 코드 그대로입니다.",
     },
     "src_explain_split": {
         "en": "Trained weights use the layout they were trained with: x = [content | position]. The content (which "
