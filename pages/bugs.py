@@ -10,8 +10,8 @@ from mha import bugs, figures
 from mha.app.frame import page_setup
 from mha.i18n import code_comments
 from mha.text import escape_markdown
-from mha.app.controls import (cached, chart_words, current_view, head_picker, session_weights, settings, t, table,
-                               token_picker)
+from mha.app.controls import (cached, chart_words, current_view, head_picker, named_choice, session_weights,
+                               settings, t, table, token_picker)
 
 page_setup()
 
@@ -34,17 +34,17 @@ runs = cached(bugs.zoo_for_view, view, weights=session_weights(s.d_model))
 
 st.subheader(t("bz_summary"))
 st.caption(t("bz_summary_note"))
-# fixed column widths that add up to less than the page (~700 px): long names are cut with "…", hover shows them
-widths = {"bz_col_bug": 175, "bz_col_test": 190, "bz_col_out": 62, "bz_col_w": 62, "bz_col_one_head": 62,
-          "bz_col_what": 130}
-table(pd.DataFrame([{
-    t("bz_col_bug"): b.name, t("bz_col_test"): b.test, t("bz_col_out"): fmt(runs[b.name].max_error_output),
-    t("bz_col_w"): fmt(runs[b.name].max_error_weights),
-    t("bz_col_one_head"): fmt(runs[b.name].max_error_one_head) if b.hidden_by_one_head else "",
-    t("bz_col_what"): t(f"bz_{b.name}_title")} for b in bugs.BUGS]), "bz_table", hide_index=True,
-    column_config={t(k): st.column_config.TextColumn(width=w) for k, w in widths.items()})
+# Each bug by its name in the page's language and the check that catches it in words (the ids stay in the link);
+# a static table wraps its cells, so nothing is cut off at any width.
+with st.container(key="bz_table"):
+    st.table(pd.DataFrame([{
+        t("bz_col_bug"): t(f"bz_{b.name}_title"), t("bz_col_test"): t(f"bz_{b.name}_check"),
+        t("bz_col_out"): fmt(runs[b.name].max_error_output), t("bz_col_w"): fmt(runs[b.name].max_error_weights),
+        t("bz_col_one_head"): fmt(runs[b.name].max_error_one_head) if b.hidden_by_one_head else ""}
+        for b in bugs.BUGS]).set_index(t("bz_col_bug")))
 
-name = st.selectbox(t("bz_pick"), bugs.BUG_NAMES, key="bz_bug", bind="query-params", help=t("bz_pick_help"))
+name = named_choice(t("bz_pick"), bugs.BUG_NAMES, "bz_bug", {b: t(f"bz_{b}_title") for b in bugs.BUG_NAMES},
+                    help=t("bz_pick_help"))
 bug, run = bugs.get_bug(name), runs[name]
 st.subheader(t(f"bz_{name}_title"))
 st.markdown(t(f"bz_{name}_explain"))
@@ -53,7 +53,7 @@ c1.caption(t("bz_wrong"))
 c1.code(bug.wrong, language="python", wrap_lines=True)
 c2.caption(t("bz_right"))
 c2.code(code_comments(bug.right, s.lang), language="python", wrap_lines=True)  # our comments in the page's language
-st.markdown(t("bz_caught_by", test=bug.test_id))
+st.markdown(t("bz_caught_by", check=t(f"bz_{name}_check"), test=bug.test))
 # combine_heads leaves the weights exactly right and only the output wrong: show the output, no head to pick
 show_weights = name == bugs.SEED_TWO or run.max_error_weights > 0 or H == 1
 head = head_picker("bz_head", H) if show_weights else 0
@@ -104,6 +104,6 @@ else:
 
 st.subheader(t("bz_one_head_title"))
 st.markdown(t("bz_one_head_explain"))
-table(pd.DataFrame([{t("bz_col_bug"): b.name, t("bz_one_head_col_now", h=H): fmt(runs[b.name].max_error_output),
+table(pd.DataFrame([{t("bz_col_bug"): t(f"bz_{b.name}_title"), t("bz_one_head_col_now", h=H): fmt(runs[b.name].max_error_output),
                      t("bz_one_head_col_one"): fmt(runs[b.name].max_error_one_head)}
                     for b in bugs.BUGS if b.hidden_by_one_head]), "bz_one_head_table", hide_index=True)

@@ -124,11 +124,12 @@ def bound_url_keys(at: AppTest) -> list[str]:
 
 
 def table(at: AppTest, key: str):
-    """The pandas data of the table drawn with ``mha.app.controls.table(..., key)``, found by that key."""
+    """The pandas data of the table drawn with ``mha.app.controls.table(..., key)`` (or an ``st.table`` in a
+    container keyed ``key``), found by that key."""
     def find(node):
         for child in getattr(node, "children", {}).values():
             if getattr(child, "key", None) == key and getattr(child, "type", None) == "flex_container":
-                frames = [c for c in child.children.values() if getattr(c, "type", None) == "dataframe"]
+                frames = [c for c in child.children.values() if getattr(c, "type", None) in ("dataframe", "table")]
                 assert len(frames) == 1, f"container {key!r} holds {len(frames)} tables"
                 return frames[0].value
             found = find(child)

@@ -8,7 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from apptest_utils import all_numbers_finite, chart_specs, decode, heatmaps, open_page, table
-from mha import bugs
+from mha import bugs, i18n
 from mha.batch import PAD, decode_mask, encode_mask, sentence_mask
 from mha.figures import axis_labels
 from mha.pages import PAGES
@@ -404,7 +404,9 @@ def test_masks_page_head_is_kept_valid_when_heads_shrink():
 def test_bug_zoo_shows_each_bug_with_its_test(bug):
     at = direct_link(BUGS, text="the cat sat on the mat", bz_bug=bug.name, num_heads="4")
     body = texts(at)
-    assert bug.test_id in body and at.code[0].value == bug.wrong and at.code[1].value == bug.right
+    assert at.code[0].value == bug.wrong and at.code[1].value == bug.right
+    # the check in words, the test named as the app's own; no internal id in the page's text (#16 item 8)
+    assert i18n.text(f"bz_{bug.name}_check", "en") in body and f"`{bug.test}`" in body and bug.name not in body
     c = charts(at)
     assert all(all_numbers_finite(spec) for spec in c.values())
     if bug.name == bugs.SEED_TWO:
@@ -423,16 +425,19 @@ def test_bug_zoo_shows_each_bug_with_its_test(bug):
 def test_bug_zoo_summary_and_one_head():
     at = direct_link(BUGS, num_heads="4")
     table = frame(at, "bz_table")
-    assert list(table.iloc[:, 0]) == list(bugs.BUG_NAMES) and list(table.iloc[:, 1]) == [b.test for b in bugs.BUGS]
+    # rows named in words, not by id or pytest name (the ids stay in the link)
+    assert list(table.index) == [i18n.text(f"bz_{b}_title", "en") for b in bugs.BUG_NAMES]
+    assert list(table.iloc[:, 0]) == [i18n.text(f"bz_{b}_check", "en") for b in bugs.BUG_NAMES]
     one = frame(at, "bz_one_head_table")
-    assert list(one.iloc[:, 0]) == ["split_heads_no_transpose", "combine_heads_no_permute"]
+    assert list(one.iloc[:, 0]) == [i18n.text(f"bz_{b}_title", "en")
+                                    for b in ("split_heads_no_transpose", "combine_heads_no_permute")]
     assert (one.iloc[:, 2] == "0.0000").all() and (one.iloc[:, 1].astype(float) > 1e-3).all()
-    at.selectbox(key="bz_bug").set_value("softmax_over_queries").run()
+    at.segmented_control(key="bz_bug").set_value("softmax_over_queries").run()
     at.segmented_control(key="bz_head").set_value(2).run()
     correct = heatmaps(charts(at)["bz_ok_chart"])[0]
     np.testing.assert_allclose(correct, run_view(ViewSpec()).weights[2], atol=1e-6)  # head 2, as picked
     at.selectbox(key="num_heads").set_value(1).run()
-    at.selectbox(key="bz_bug").set_value("split_heads_no_transpose").run()
+    at.segmented_control(key="bz_bug").set_value("split_heads_no_transpose").run()
     assert not at.exception and "this bug is invisible here" in texts(at)
     diff = heatmaps(charts(at)["bz_diff_chart"])[0]
     assert (diff == 0).all()  # one head: exactly the real numbers
@@ -493,3 +498,13 @@ def test_bug_zoo_draws_the_bug_and_the_correct_weights_on_one_colour_scale():
     tops = [c[k]["layout"]["coloraxis"]["cmax"] for k in ("bz_bug_chart", "bz_ok_chart")]
     bad, ok = (heatmaps(c[k])[0] for k in ("bz_bug_chart", "bz_ok_chart"))
     assert tops[0] == tops[1] >= max(bad.max(), ok.max())
+
+
+def test_bug_zoo_in_korean_names_the_second_handout_not_a_seed():
+    """#16 item 8: "seed_two_as_written" / "the second seed's class" clashed with the random seed."""
+    at = direct_link(BUGS, lang="ko", bz_bug=bugs.SEED_TWO)
+    assert not at.exception
+    table = frame(at, "bz_table")
+    assert table.index[0] == "두 번째 자료의 클래스, 쓰인 그대로" and "seed" not in " ".join(table.index)
+    assert at.segmented_control(key="bz_bug_shown").value == bugs.SEED_TWO  # the buttons show names, hold ids
+    assert "seed" not in i18n.text(f"bz_{bugs.SEED_TWO}_title", "en").lower()

@@ -20,28 +20,29 @@ STRINGS = {
     },
     "bz_summary": {"en": "All bugs on this sentence", "ko": "이 문장에서 본 모든 버그"},
     "bz_col_bug": {"en": "bug", "ko": "버그"},
-    "bz_col_what": {"en": "what goes wrong", "ko": "무엇이 틀리나"},
     "bz_col_out": {"en": "output", "ko": "출력"},
     "bz_col_w": {"en": "weights", "ko": "가중치"},
     "bz_col_one_head": {"en": "1 head", "ko": "헤드 1개"},
     "bz_summary_note": {
         "en": "Numbers: the largest |error| against the real module, in the output, in the weights, and in the "
-              "output with num_heads = 1 (for the bugs one head hides). Hover a cut-off cell to read all of it.",
+              "output with num_heads = 1 (for the bugs one head hides).",
         "ko": "숫자: 실제 모듈과 비교한 최대 |오차| — 출력, 가중치, 그리고 num_heads = 1일 때의 출력(헤드 하나가 "
-              "숨기는 버그만). 잘린 칸은 마우스를 올리면 전부 보입니다.",
+              "숨기는 버그만).",
     },
-    "bz_col_test": {"en": "caught by", "ko": "잡는 테스트"},
+    "bz_col_test": {"en": "the check that catches it", "ko": "잡아내는 검사"},
     "bz_not_comparable": {"en": "— (see below)", "ko": "— (아래 참고)"},
     "bz_pick": {"en": "Bug", "ko": "버그"},
     "bz_pick_help": {
-        "en": "Each option is the bug's name in mha/bugs.py and in the link.",
-        "ko": "각 항목은 mha/bugs.py와 링크에 쓰이는 버그 이름입니다.",
+        "en": "The link names the bug by its id in mha/bugs.py (such as softmax_over_queries), in every language.",
+        "ko": "링크에는 언어와 상관없이 mha/bugs.py의 버그 id(예: softmax_over_queries)가 들어갑니다.",
     },
     "bz_wrong": {"en": "The bug", "ko": "버그"},
     "bz_right": {"en": "The real module", "ko": "실제 모듈"},
     "bz_caught_by": {
-        "en": "Caught by `{test}` (run with 4 heads): the bug fails it, the real module passes it.",
-        "ko": "`{test}`가 잡아냅니다(헤드 4개로 실행): 버그는 실패하고 실제 모듈은 통과합니다.",
+        "en": "The check that catches it: **{check}**. The bug fails it, the real module passes it (in this app's "
+              "own tests, with 4 heads: `{test}`).",
+        "ko": "잡아내는 검사: **{check}**. 버그는 통과하지 못하고 실제 모듈은 통과합니다(이 앱의 테스트에서 헤드 "
+              "4개로: `{test}`).",
     },
     "bz_chart_bug": {"en": "With the bug", "ko": "버그 있음"},
     "bz_chart_ok": {"en": "Correct", "ko": "올바름"},
@@ -72,7 +73,21 @@ STRINGS = {
         "ko": "지금 num_heads가 1이라 이 버그가 보이지 않습니다. 사이드바에서 num_heads를 늘려 보세요.",
     },
     # the bugs
-    "bz_seed_two_as_written_title": {"en": "The second seed's class, as written", "ko": "두 번째 자료의 클래스, 쓰인 그대로"},
+    "bz_seed_two_as_written_title": {"en": "The second handout's class, as written",
+                                     "ko": "두 번째 자료의 클래스, 쓰인 그대로"},
+    # the check that catches each bug, in words (the test in tests/test_bugs.py does exactly this)
+    "bz_seed_two_as_written_check": {"en": "it runs for every num_heads that divides d_model",
+                                     "ko": "d_model을 나누는 모든 num_heads에서 실행된다"},
+    "bz_split_heads_no_transpose_check": {"en": "each position keeps its own numbers after split_heads",
+                                          "ko": "split_heads 뒤에도 각 위치가 자기 숫자를 그대로 가진다"},
+    "bz_softmax_over_queries_check": {"en": "every row of weights sums to 1", "ko": "가중치의 모든 행의 합이 1이다"},
+    "bz_flipped_mask_polarity_check": {"en": "a blocked key gets weight 0", "ko": "차단된 키의 가중치는 0이다"},
+    "bz_mask_after_softmax_check": {"en": "blocking a key gives the same result as deleting it",
+                                    "ko": "키를 차단한 결과가 그 키를 지운 결과와 같다"},
+    "bz_no_scaling_check": {"en": "each head's output equals PyTorch's F.scaled_dot_product_attention",
+                            "ko": "각 헤드의 출력이 PyTorch의 F.scaled_dot_product_attention과 같다"},
+    "bz_combine_heads_no_permute_check": {"en": "combine_heads exactly undoes split_heads",
+                                          "ko": "combine_heads가 split_heads를 정확히 되돌린다"},
     "bz_seed_two_as_written_explain": {
         "en": "The course notes' `MultiHeadAttention` (embed_size, heads) gives each of Q, K, V an "
               "`nn.Linear(head_dim, head_dim)` but feeds it all d_model features, and it runs attention on "
