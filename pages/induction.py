@@ -1,11 +1,18 @@
 """Induction: two layers of the course's MultiHeadAttention grow an induction head, live; then the learner's own
 text repeated shows the previous-token diagonal (layer 1) and the induction stripe (layer 2), and switching the
-layer-1 head off removes the stripe. Thin: the pieces are ``mha.app.induction_page`` and ``mha.app.live``."""
+layer-1 head off removes the stripe. Thin: the pieces are ``mha.app.induction_page`` and ``mha.app.live``.
+(No ``st.stop()``: the frame's link checks run after the page.)"""
 import streamlit as st
 
 from mha.app import induction_page as ip
 from mha.app.controls import settings, t
 from mha.app.frame import page_setup
+
+
+def composition() -> None:
+    st.subheader(t("ind_how_title"))
+    st.markdown(t("ind_how_text"))
+
 
 page_setup()
 
@@ -16,25 +23,20 @@ config = ip.controls()
 outcome = ip.train_live(config)
 if outcome is None:
     st.info(t("ind_press_train"), icon="▶️")
-    st.subheader(t("ind_how_title"))
-    st.markdown(t("ind_how_text"))
-    st.stop()
-step = ip.show_training(outcome)
-
-st.divider()
-st.subheader(t("ind_text_title"))
-st.markdown(t("ind_text_intro", step=step))
-tv = ip.text_view(outcome.result, step, s.text)
-if tv is None:
-    st.stop()
-ip.mapping_note(tv)
-ip.show_text(tv)
-
-st.divider()
-st.subheader(t("ind_how_title"))
-st.markdown(t("ind_how_text"))
-ip.ablation(tv)
-
-st.divider()
-st.subheader(t("ind_export_title"))
-ip.export(outcome.result, step)
+    composition()
+else:
+    step = ip.show_training(outcome)
+    st.divider()
+    st.subheader(t("ind_text_title"))
+    st.markdown(t("ind_text_intro", step=step))
+    tv = ip.text_view(outcome.result, step, s.text)
+    if tv is not None:
+        ip.mapping_note(tv)
+        ip.show_text(tv)
+    st.divider()
+    composition()
+    if tv is not None:
+        ip.ablation(tv)
+    st.divider()
+    st.subheader(t("ind_export_title"))
+    ip.export(outcome.result, step)

@@ -13,21 +13,20 @@ st.markdown(t("tp_intro"))
 s = settings()
 config = tp.controls()
 tp.describe(config)
-found = tp.probe(s)
-if found is None:
-    st.stop()
-tokens, labels = found
-st.caption(t("tp_probe", n=len(tokens)))
-
-outcome = tp.train_live(config, tokens, labels)
-if outcome is None:
-    st.info(t("tp_press_train"), icon="▶️")
-else:
-    tp.show(outcome, tokens, labels)
-    tp.share_and_export(outcome.result, s.lang)
+found = tp.probe(s)  # no st.stop(): the frame's link checks run after the page
+if found is not None:
+    tokens, labels = found
+    st.caption(t("tp_probe", n=len(tokens)))
+    outcome = tp.train_live(config, tokens, labels)
+    if outcome is None:
+        st.info(t("tp_press_train"), icon="▶️")
+    else:
+        tp.show(outcome, tokens, labels)
+        tp.share_and_export(outcome.result, s.lang)
 
 st.divider()
 st.subheader(t("tp_layout_title"))
 st.markdown(t("tp_layout_text"))
-st.divider()
-tp.compare_heads(config, tokens, labels)
+if found is not None:
+    st.divider()
+    tp.compare_heads(config, tokens, labels)

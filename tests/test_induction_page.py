@@ -50,7 +50,7 @@ def test_ablated_head_is_off_in_the_ablated_view(short_run):
 
 
 def test_a_short_link_trains_and_draws_every_chart():
-    at = open_page(PAGE, ind_steps="30", ind_seed="1", text=TEXT)
+    at = open_page(PAGE, ind_steps="30", ind_seed="1", ind_at="30", text=TEXT)
     assert not at.exception
     charts = charts_by_key(at)
     for key in ("ind_loss", "ind_l1_scores", "ind_l2_scores", "ind_grid_l1", "ind_grid_l2", "ind_l2_head"):
@@ -73,13 +73,16 @@ def test_korean_and_bad_link_values():
     notes = " ".join(c.value for c in at.sidebar.caption)
     assert "ind_steps" in notes and "ind_seed" in notes
     assert at.number_input(key="ind_steps").value == ind.InductionConfig.steps
-    # A link means "show this run": it trains the defaults in place of what it could not use (cached for the next test)
-    assert any("상전이" in m.value for m in at.success)
+    assert any("학습 시작" in b.label for b in at.button)  # no trained view in the link: the page waits for Train
 
 
 def test_the_default_run_grows_an_induction_stripe_that_ablation_removes():
-    """The whole default run (a few hundred steps: tens of seconds on one thread), then the page's own charts."""
-    at = open_page(PAGE, ind_seed="0", text=TEXT)
+    """The whole default run (a few hundred steps: tens of seconds on one thread, trained before the page opens so
+    that AppTest's time limit is not the machine's load), then the page's own charts."""
+    from mha.app import induction_page
+
+    induction_page.warm(ind.InductionConfig(seed=0))
+    at = open_page(PAGE, ind_seed="0", ind_at="600", text=TEXT)
     charts = charts_by_key(at)
     assert any("phase change at step" in m.value for m in at.success)
     tv_ids = ind.map_text(TEXT).ids

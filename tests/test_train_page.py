@@ -86,7 +86,7 @@ def _previous_weight(w: np.ndarray) -> float:
 
 
 def test_link_trains_and_shows_a_previous_head_on_the_sentence():
-    at = open_page(PAGE, tr_task="previous", text=SENTENCE)
+    at = open_page(PAGE, tr_task="previous", tr_at="300", text=SENTENCE)
     assert not at.exception
     charts = charts_by_key(at)
     grid = heatmaps(charts["tr_heads"])
@@ -147,7 +147,7 @@ def test_too_few_heads_is_explained():
 
 def test_without_a_link_the_page_waits_for_train():
     compute.clear()  # the default settings were trained by an earlier test: not cached on a fresh server
-    at = open_page(PAGE, text=SENTENCE)
+    at = open_page(PAGE, tr_task="previous", tr_steps="300", text=SENTENCE)  # settings, but no trained view
     assert "tr_heads" not in charts_by_key(at) and any("Train" in i.value for i in at.info)
     at.button(key="tr_train").click().run()
     assert not at.exception and "tr_heads" in charts_by_key(at)
@@ -155,7 +155,7 @@ def test_without_a_link_the_page_waits_for_train():
 
 
 def test_explore_link_opens_the_playground_on_these_trained_weights():
-    at = open_page(PAGE, tr_task="prev_next", tr_seed="2", text=SENTENCE)
+    at = open_page(PAGE, tr_task="prev_next", tr_seed="2", tr_at="300", text=SENTENCE)
     link = [m.value for m in at.markdown if "source=trained" in m.value][0]
     query = link.split("(playground?", 1)[1].rstrip(")")
     from urllib.parse import parse_qsl

@@ -62,8 +62,17 @@ def score_figures(hist: ind.History, total: int, now: int | None = None, build=c
     return l1, l2
 
 
+def _spec(config: ind.InductionConfig) -> live.Live:
+    return live.Live("ind", (config.seed, config.steps), config.steps, on_stop=_restep, link_params=("ind_at",))
+
+
+def warm(config: ind.InductionConfig) -> ind.InductionRun:
+    """Train ``config`` without drawing and cache it as the page would (``mha.induction.train``: the same run)."""
+    return live.warm(_spec(config), lambda: ind.train(config))
+
+
 def train_live(config: ind.InductionConfig) -> live.Outcome | None:
-    spec = live.Live("ind", (config.seed, config.steps), config.steps, on_stop=_restep, link_params=KEYS)
+    spec = _spec(config)
     autostart = live.from_link(spec)
 
     def start():

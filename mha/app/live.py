@@ -40,7 +40,8 @@ class Live:
     total: int  # the step budget
     on_stop: Optional[Callable[[Any], tuple]] = None  # result -> the key it is kept under (the page may change
     #                                                    its steps control there: a callback runs before widgets)
-    link_params: tuple[str, ...] = ()  # the page's URL parameters: a link carrying one of them trains at once
+    link_params: tuple[str, ...] = ()  # a link carrying one of these (the snapshot slider's: only a view that shows
+    #                                    a trained run has it) trains at once: the link reproduces that view
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,16 @@ def from_link(live: Live) -> bool:
 def cached(live: Live) -> Any | None:
     found, value = compute.RESULTS.lookup(_cache_key(live.prefix, live.key))
     return value if found else None
+
+
+def warm(live: Live, compute_fn: Callable[[], Any]) -> Any:
+    """The result for ``live.key`` computed without drawing (``compute_fn()``, under ``HEAVY_WORK``) and cached like
+    a live run's: a server can be warmed with the default run, a test can skip the drawing."""
+    def compute_quietly():
+        with compute.HEAVY_WORK:
+            return freeze(compute_fn())
+
+    return compute.RESULTS.get_or_compute(_cache_key(live.prefix, live.key), compute_quietly)
 
 
 def _cache_key(prefix: str, key: tuple) -> tuple:

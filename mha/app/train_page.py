@@ -100,9 +100,10 @@ def _restep(result: runs.TrainRecord) -> tuple:
 
 def train_live(config: tr.TrainConfig, tokens, labels, prefix: str = "tr", autostart: bool | None = None,
                draw: bool = True, button: str | None = None) -> live.Outcome | None:
-    """The run for ``config`` (cached, stopped or trained now, live); ``autostart`` None = when the link says so."""
+    """The run for ``config`` (cached, stopped or trained now, live); ``autostart`` None = when the link shows a
+    trained view (it names the snapshot shown, ``tr_at``: the slider is only there once a run is shown)."""
     spec = live.Live(prefix, _config_key(config), config.steps, on_stop=_restep if prefix == "tr" else None,
-                     link_params=KEYS)
+                     link_params=("tr_at",))
     if autostart is None:
         autostart = live.from_link(spec)
     words, cw = chart_words(), live.curve_words()
