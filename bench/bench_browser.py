@@ -55,10 +55,36 @@ SIZES = {
     "128 tokens, 16 heads": ({"text": words(128), "d_model": "256", "num_heads": "16"}, 8),
 }
 
-# Installed in every page before Streamlit's own code: counts the script runs the page has seen start.
+# Installed in every page before Streamlit's own code: counts the script runs the page has seen start (the app's
+# data-test-script-state attribute going to "running") and finish (a ForwardMsg carrying script_finished, field 6,
+# read off the websocket: a run faster than one React render never shows "running").
 WATCH_RUNS = """
 (() => {
   window.__runs = 0;
+  window.__finished = 0;
+  const topFields = (b) => {  // the field numbers of a protobuf message's top level
+    const out = new Set();
+    let i = 0;
+    const varint = () => { let v = 0, m = 1, c; do { c = b[i++]; v += (c & 0x7f) * m; m *= 128; } while (c & 0x80 && i < b.length); return v; };
+    while (i < b.length) {
+      const tag = varint(), wt = tag % 8;
+      out.add(Math.floor(tag / 8));
+      if (wt === 0) varint(); else if (wt === 2) i += varint(); else if (wt === 1) i += 8; else if (wt === 5) i += 4;
+      else break;
+    }
+    return out;
+  };
+  const Native = window.WebSocket;
+  const Watched = function (...args) {
+    const ws = new Native(...args);
+    ws.addEventListener('message', (e) => {
+      if (e.data instanceof ArrayBuffer && topFields(new Uint8Array(e.data)).has(6)) window.__finished += 1;
+    });
+    return ws;
+  };
+  Watched.prototype = Native.prototype;
+  for (const k of ['CONNECTING', 'OPEN', 'CLOSING', 'CLOSED']) Watched[k] = Native[k];
+  window.WebSocket = Watched;
   const hook = () => {
     const app = document.querySelector("[data-testid='stApp']");
     if (!app) { setTimeout(hook, 5); return; }
@@ -73,11 +99,11 @@ WATCH_RUNS = """
 })();
 """
 
-# True once the page is painted after more than `runs` script runs started (see the module docstring).
+# True once the page is painted after a script run that started after `seen` (see the module docstring).
 PAINTED = """
-(runs) => {
+(seen) => {
   const app = document.querySelector("[data-testid='stApp']");
-  if (!app || (window.__runs || 0) <= runs) return false;
+  if (!app || ((window.__runs || 0) <= seen[0] && (window.__finished || 0) <= seen[1])) return false;
   if (app.getAttribute('data-test-connection-state') !== 'CONNECTED') return false;
   if (app.getAttribute('data-test-script-state') !== 'notRunning') return false;
   if (document.querySelector("[data-stale='true']")) return false;
@@ -87,7 +113,7 @@ PAINTED = """
 """
 STATE = """() => {
   const app = document.querySelector("[data-testid='stApp']");
-  return {runs: window.__runs, script: app && app.getAttribute('data-test-script-state'),
+  return {runs: window.__runs, finished: window.__finished, script: app && app.getAttribute('data-test-script-state'),
           connection: app && app.getAttribute('data-test-connection-state'),
           stale: [...document.querySelectorAll("[data-stale='true']")].map(e => e.className.slice(0, 80)),
           undrawn: [...document.querySelectorAll("[data-testid='stPlotlyChart']")]
@@ -139,10 +165,10 @@ class App:
         return f"{self.base}/{path}" + (f"?{urlencode(self.params)}" if self.params else "")
 
     @staticmethod
-    def _runs(page) -> int:
-        return page.evaluate("() => window.__runs || 0")
+    def _runs(page) -> list[int]:
+        return page.evaluate("() => [window.__runs || 0, window.__finished || 0]")
 
-    def _painted(self, page, runs: int) -> None:
+    def _painted(self, page, runs) -> None:
         try:
             page.wait_for_function(PAINTED, arg=runs, timeout=TIMEOUT_MS, polling="raf")
         except Exception as exc:  # noqa: BLE001 say what the page was waiting for
@@ -154,20 +180,20 @@ class App:
     def open(self, page, path: str) -> float:
         t0 = time.perf_counter()
         page.goto(self.url(path))
-        self._painted(page, 0)
+        self._painted(page, [0, 0])
         # Settle: a page may rerun once more on its own (a cleaned link); time nothing until it is idle.
         page.wait_for_timeout(300)
-        self._painted(page, 0)
+        self._painted(page, [0, 0])
         return time.perf_counter() - t0
 
-    def _timed(self, action) -> float:
-        runs = self._runs(self.page)
+    def _timed(self, action, runs=None) -> float:
+        runs = self._runs(self.page) if runs is None else runs
         t0 = time.perf_counter()
         action()
         self._painted(self.page, runs)
         seconds = time.perf_counter() - t0
         self.page.wait_for_timeout(200)  # let a follow-up run (if any) start before the next action
-        self._painted(self.page, 0)
+        self._painted(self.page, [0, 0])
         return seconds
 
     # -------------------------------------------------------------------------------------------- the actions
@@ -175,8 +201,9 @@ class App:
         self.sentence += 1
         n = len(self.params.get("text", "").split()) or 5
         box = self.page.locator(".st-key-text textarea").first
+        runs = self._runs(self.page)  # before typing: a run the typing itself started counts too
         box.fill(words(n, tag=f"s{self.sentence}x"))  # new words each time: no cache hit
-        return self._timed(lambda: box.press("Control+Enter"))
+        return self._timed(lambda: box.press("Control+Enter"), runs)
 
     def pick_heads(self, heads: int) -> float:
         option = self.page.get_by_role("option", name=str(heads), exact=True)
@@ -265,7 +292,7 @@ def print_table(res: dict) -> None:
                                              for k, v in res[size]["ours"].items() if k.startswith("switch to")))
 
 
-def run(rounds: int, sizes: list[str], pages: list[str] | None = None) -> dict:
+def run(rounds: int, sizes: list[str], pages: list[str] | None = None, partial: Path | None = None) -> dict:
     from playwright.sync_api import sync_playwright
 
     from mha.pages import PAGES, url_path
@@ -283,7 +310,11 @@ def run(rounds: int, sizes: list[str], pages: list[str] | None = None) -> dict:
                 kw["executable_path"] = CHROMIUM
             browser = pw.chromium.launch(**kw)
             res["chromium"] = browser.version
-            res["sizes"] = {size: measure(size, rounds, ours[1], base[1], browser, pages) for size in sizes}
+            res["sizes"] = {}
+            for size in sizes:
+                res["sizes"][size] = measure(size, rounds, ours[1], base[1], browser, pages)
+                if partial:  # what is measured so far survives an interrupted run
+                    partial.write_text(json.dumps(res, indent=1))
             browser.close()
     finally:
         load.stop_server(ours[0])
@@ -302,7 +333,7 @@ def main(argv=None) -> None:
     p.add_argument("--json", type=Path)
     args = p.parse_args(argv)
     sizes = [s for s in SIZES if any(s.startswith(a) for a in args.sizes)]
-    res = run(args.rounds, sizes, args.pages)
+    res = run(args.rounds, sizes, args.pages, args.json)
     print(f"Chromium {res['chromium']}; load average before {res['load_before']}, after {res['load_after']}")
     print_table(res["sizes"])
     if args.json:
