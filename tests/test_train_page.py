@@ -166,3 +166,17 @@ def test_explore_link_opens_the_playground_on_these_trained_weights():
     assert not pg.exception
     assert any("trained" in i.value and "Previous and next" in i.value for i in pg.info)
     assert not any("🔗" in c.value for c in pg.sidebar.caption)  # no link value refused
+
+
+def test_the_downloaded_module_loads_into_the_course_class():
+    import io
+
+    from mha import export
+    from tests.course_mha import MultiHeadAttention as CourseMHA
+
+    record = runs.train_record(tr.TrainConfig.for_task("prev_next", steps=20))
+    data = export.state_dict_bytes(record.module())  # what the page's download button sends
+    course = CourseMHA(32, 2)
+    course.load_state_dict(torch.load(io.BytesIO(data)), strict=True)
+    x = torch.randn(1, 5, 32)
+    torch.testing.assert_close(course(x, x, x), record.module()(x, x, x), atol=1e-6, rtol=1e-5)
