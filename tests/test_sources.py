@@ -361,3 +361,49 @@ def test_step_by_step_explains_each_sources_input(models):
     assert i18n_text("src_explain_bias", "ko") in infos
     tabs = [t.label for t in at.tabs]
     assert i18n_text("ex_tab_embedding", "ko") not in tabs  # no embedding table of ours behind a model's x
+
+
+def test_an_uploaded_file_replaces_trained_parameters_not_a_pretrained_layer(models):
+    from apptest_utils import charts_by_key, heatmaps
+
+    from mha.app.controls import CUSTOM_WEIGHTS_KEY
+    from mha.view import build_model
+
+    sd = {k: v.clone() for k, v in build_model(16, 4, 7).state_dict().items()}
+    upload = {"sha": "f" * 64, "name": "`mine.pt`", "d_model": 16, "state_dict": sd}
+    at = open_page("pages/playground.py", source="trained", task="previous", state={CUSTOM_WEIGHTS_KEY: upload})
+    assert not at.exception
+    assert i18n_text("share_custom_note", "en", name="`mine.pt`", d_model=16) in main_texts(at, "info")
+    grid = heatmaps(charts_by_key(at)["grid"])
+    spec = ViewSpec(source="trained", task="previous")
+    expected = run_view(spec, state_dict=sd).weights  # the uploaded parameters on the trained layout
+    np.testing.assert_allclose(np.stack(grid), expected, atol=1e-4)
+    assert not np.allclose(expected, run_view(spec).weights, atol=1e-3)
+    at = open_page("pages/playground.py", source="pretrained", model=str(models["bert"]),
+                   state={CUSTOM_WEIGHTS_KEY: dict(upload, d_model=32)})
+    assert not at.exception and "green-badge" in badge_text(at)
+    assert i18n_text("src_upload_not_used", "en") in " ".join(main_texts(at, "caption"))
+
+
+def test_loading_reports_progress_then_clears_it(models, monkeypatch):
+    from mha.app import sources
+
+    class Box:
+        def __init__(self):
+            self.calls = []
+
+        def empty(self):
+            return self
+
+        def progress(self, frac, text=None):
+            self.calls.append((frac, text))
+            return self
+
+    monkeypatch.setattr(sources, "_LOADED", set())
+    pretrained.clear_cache()
+    box = Box()
+    info, error = sources.load_info(str(models["gpt2"]), box)
+    assert error is None and info.family == "gpt2" and info.causal
+    assert box.calls and box.calls[0][1].startswith("Loading") and all(0 <= f <= 1 for f, _ in box.calls)
+    box2 = Box()
+    assert sources.load_info(str(models["gpt2"]), box2)[0] == info and not box2.calls  # loaded: no bar again
