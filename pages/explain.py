@@ -9,7 +9,8 @@ from mha.batch import PAD
 from mha.app.explain import cell_breakdown, course_step, extras, pick_cell
 from mha.app.frame import page_setup
 from mha.text import escape_for_plotly
-from mha.app.controls import chart_words, current_view, head_picker, named_choice, settings, t, token_picker
+from mha.app.controls import (cached_figure, chart_words, current_view, head_picker, named_choice, settings, t,
+                               token_picker)
 
 page_setup()
 
@@ -31,17 +32,18 @@ B = lambda a: (view.batch_size,) + a.shape  # noqa: E731 the View keeps one sent
 
 
 def hm(mat, kind, **kw):
-    """One head's (Tq, Tk) matrix, queries down the side, keys along the top (built when it is shown)."""
-    return lambda: xf.matrix(mat, view.labels, view.key_labels, kind, head=head, x_title=t("ex_axis_key"),
-                             y_title=t("ex_axis_query"), words=words, **{"width_px": STEP_PX, **kw})
+    """One head's (Tq, Tk) matrix, queries down the side, keys along the top (built when it is shown, once: cached)."""
+    return lambda: cached_figure(xf.matrix, mat, view.labels, view.key_labels, kind, head=head,
+                                 x_title=t("ex_axis_key"), y_title=t("ex_axis_query"), words=words,
+                                 **{"width_px": STEP_PX, **kw})
 
 
 STEP_PX = 600  # a course step's chart column (3/5 of the main column): its square cells fit in it
 
 
 def features(mat, kind, labels=view.labels, **kw):
-    """A (T, features) matrix, built when it is shown."""
-    return lambda: figures.features_heatmap(mat, labels, kind, words=words, **{**feat, **kw})
+    """A (T, features) matrix, built when it is shown (once: cached)."""
+    return lambda: cached_figure(figures.features_heatmap, mat, labels, kind, words=words, **{**feat, **kw})
 
 
 x_tabs = [("ex_x", t("ex_tab_x" if s.positional else "ex_tab_x_nopos"), features(view.x, "x"))]
@@ -60,7 +62,7 @@ course_step(2, "linear", B(ex.query), [
     ("ex_chart_key", "K = key_linear(x)", features(ex.key, "key", view.key_labels)),
     ("ex_chart_value", "V = value_linear(x)", features(ex.value, "value", view.key_labels))],
     note=t("src_explain_bias") if ex.layout == "model" else None, **fmt)  # a pretrained layer's Q/K/V biases
-course_step(3, "split_heads", B(view.q), [("ex_split", "", lambda: xf.split_heads_figure(
+course_step(3, "split_heads", B(view.q), [("ex_split", "", lambda: cached_figure(xf.split_heads_figure,
     ex.query, view.q, view.labels, top_title=t("ex_split_top"), words=words, **feat, **heads))], **fmt)
 zmax = float(abs(ex.qk[head]).max()) or 1.0  # steps 4-6 share QKᵀ's scale: dividing by √head_dim shows as paler
 course_step(4, "qk", B(ex.qk), [("ex_qk", "", hm(ex.qk[head], "QKᵀ", zmax=zmax))], **fmt)
