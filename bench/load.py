@@ -408,6 +408,124 @@ def report(r: dict) -> str:
     return "\n".join(lines)
 
 
+# ------------------------------------------------------------------------------- memory ceiling and fairness (#13)
+HEAVY = {"d_model": "512", "num_heads": "16"}  # with 128 tokens: the heaviest view the app allows
+
+
+def heavy_text(n: int) -> str:
+    """128 tokens (the cap), different for every n: a view no cache holds yet."""
+    return " ".join(f"w{n}x{i}" for i in range(128))
+
+
+async def _open(base: str, page: str, query: dict, timeout: float) -> Session:
+    s = Session(base, page, dict(query))
+    await s.open(timeout)
+    return s
+
+
+def _sample_rss(pid, peak: list, stop: asyncio.Event):
+    async def loop():
+        while not stop.is_set():
+            r = rss_mb(pid)
+            if r is not None:
+                peak[0] = max(peak[0], r)
+            await asyncio.sleep(0.2)
+    return asyncio.create_task(loop())
+
+
+async def memory_async(args) -> dict:
+    """``--views`` distinct heaviest views (128 tokens, d_model 512, 16 heads), ``--concurrency`` sessions at a
+    time, each opening its own view and closing; server RSS after a warm-up (one heavy view), the peak, and after."""
+    warm = await _open(args.base, args.page, {**HEAVY, "text": heavy_text(-1)}, args.rerun_timeout)
+    await warm.close()
+    await asyncio.sleep(1)
+    rss0, peak, stop = rss_mb(args.pid), [0.0], asyncio.Event()
+    sampler = _sample_rss(args.pid, peak, stop)
+    times, failed, queue = [], 0, list(range(args.views))
+
+    async def worker():
+        nonlocal failed
+        while queue:
+            n = queue.pop(0)
+            s = Session(args.base, args.page, {**HEAVY, "text": heavy_text(n)})
+            try:
+                run = await s.open(args.rerun_timeout)
+                times.append(run.seconds)
+                failed += not run.ok
+            except (OSError, TimeoutError, websockets.WebSocketException):
+                failed += 1
+            finally:
+                await s.close()
+
+    t0 = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(args.concurrency)))
+    wall = time.perf_counter() - t0
+    await asyncio.sleep(2)
+    rss1 = rss_mb(args.pid)
+    stop.set()
+    await sampler
+    return {"scenario": "memory", "views": args.views, "concurrency": args.concurrency, "failed": failed,
+            "rss_after_warmup_mb": rss0, "rss_peak_mb": peak[0], "rss_after_mb": rss1,
+            "growth_mb": None if rss0 is None or rss1 is None else rss1 - rss0,
+            "first_run_p50_s": statistics.median(times) if times else None, "wall_s": wall,
+            "target_rss_after_mb": 800}
+
+
+async def fairness_async(args) -> dict:
+    """The first run of a visitor at the default (cached) view: alone, then while ``--heavy`` visitors load
+    heaviest views of their own (no cache hits). ``--rounds`` of each; the ratio is against the idle time of the
+    same run."""
+    warm = await _open(args.base, args.page, {}, args.rerun_timeout)  # the default view is now cached
+    await warm.close()
+    idle, busy, heavy_times = [], [], []
+    for r in range(args.rounds):
+        s = await _open(args.base, args.page, {}, args.rerun_timeout)
+        idle.append(s.runs[0].seconds)
+        await s.close()
+        await asyncio.sleep(0.5)
+
+        async def heavy_one(n):
+            h = Session(args.base, args.page, {**HEAVY, "text": heavy_text(10_000 * (r + 1) + n)})
+            try:
+                run = await h.open(args.rerun_timeout)
+                heavy_times.append(run.seconds)
+            finally:
+                await h.close()
+
+        tasks = [asyncio.create_task(heavy_one(n)) for n in range(args.heavy)]
+        await asyncio.sleep(args.delay)  # the heavy visitors' work is under way
+        light = await _open(args.base, args.page, {}, args.rerun_timeout)
+        busy.append(light.runs[0].seconds)
+        await light.close()
+        await asyncio.gather(*tasks)
+        await asyncio.sleep(1)
+    return {"scenario": "fairness", "heavy_visitors": args.heavy, "rounds": args.rounds, "delay_s": args.delay,
+            "idle_first_run_s": idle, "busy_first_run_s": busy,
+            "busy_p50_s": statistics.median(busy), "busy_max_s": max(busy),
+            "ratio_busy_to_idle": statistics.median(busy) / statistics.median(idle),
+            "heavy_first_run_p50_s": statistics.median(heavy_times) if heavy_times else None,
+            "target_busy_s": 1.5}
+
+
+def report_extra(r: dict) -> str:
+    def f(v, unit="s", nd=2):
+        return "n/a" if v is None else f"{v:.{nd}f} {unit}".strip()
+
+    if r["scenario"] == "memory":
+        ok = r["rss_after_mb"] is not None and r["rss_after_mb"] <= r["target_rss_after_mb"]
+        return (f"memory: {r['views']} distinct heaviest views (128 tokens, d_model 512, 16 heads), "
+                f"{r['concurrency']} at a time, {r['failed']} failed\n"
+                f"  server RSS: after warm-up {f(r['rss_after_warmup_mb'], 'MB', 0)}, peak {f(r['rss_peak_mb'], 'MB', 0)}, "
+                f"after {f(r['rss_after_mb'], 'MB', 0)} (target <= {r['target_rss_after_mb']} MB: "
+                f"{'ok' if ok else 'MISSED'}); first run p50 {f(r['first_run_p50_s'])}, {f(r['wall_s'], 's', 0)} in all")
+    ok = r["busy_p50_s"] <= r["target_busy_s"]
+    return (f"fairness: first run at the default (cached) view while {r['heavy_visitors']} visitors load heaviest "
+            f"views of their own, {r['rounds']} rounds\n"
+            f"  idle {', '.join(f(x) for x in r['idle_first_run_s'])}; busy {', '.join(f(x) for x in r['busy_first_run_s'])}"
+            f"\n  busy p50 {f(r['busy_p50_s'])} = {r['ratio_busy_to_idle']:.1f}x idle (target <= {r['target_busy_s']} s: "
+            f"{'ok' if ok else 'MISSED'}); the heavy visitors' own first run p50 {f(r['heavy_first_run_p50_s'])}")
+
+
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--sessions", type=int, default=25, help="concurrent sessions per wave (default 25, max 200)")
@@ -426,10 +544,23 @@ def parse_args(argv=None):
     p.add_argument("--server-option", action="append", default=[], metavar="NAME=VALUE",
                    help="a Streamlit config option for the server this script starts, e.g. runner.postScriptGC=false")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--scenario", choices=("learners", "memory", "fairness"), default="learners",
+                   help="learners (default): waves of learners changing controls; memory: --views distinct heaviest "
+                        "views and the server's RSS; fairness: a cached view's first run while --heavy visitors load "
+                        "heaviest views")
+    p.add_argument("--views", type=int, default=300, help="memory: distinct heaviest views (default 300, max 1000)")
+    p.add_argument("--concurrency", type=int, default=4, help="memory: sessions at a time (default 4, max 20)")
+    p.add_argument("--heavy", type=int, default=10, help="fairness: visitors loading heaviest views (default 10)")
+    p.add_argument("--rounds", type=int, default=3, help="fairness: rounds (default 3)")
+    p.add_argument("--delay", type=float, default=0.5,
+                   help="fairness: seconds between the heavy visitors' arrival and the light one's (default 0.5)")
     p.add_argument("--json", type=Path, help="also write the figures to this JSON file")
     args = p.parse_args(argv)
     if not 1 <= args.sessions <= 200 or not 1 <= args.waves <= 10 or not 0 <= args.changes <= len(CHANGES):
         p.error("sessions 1..200, waves 1..10, changes 0..4")
+    if not 1 <= args.views <= 1000 or not 1 <= args.concurrency <= 20 or not 1 <= args.heavy <= 50 \
+            or not 1 <= args.rounds <= 10:
+        p.error("views 1..1000, concurrency 1..20, heavy 1..50, rounds 1..10")
     args.query = {}
     for kv in args.param:
         k, _, v = kv.partition("=")
@@ -452,8 +583,9 @@ def run(args) -> dict:
         extra = [a for opt in args.server_option for a in ("--" + opt.partition("=")[0], opt.partition("=")[2])]
         proc, args.base = start_server(log, extra)
         args.pid = proc.pid
+    body = {"learners": main_async, "memory": memory_async, "fairness": fairness_async}[args.scenario]
     try:
-        return asyncio.run(asyncio.wait_for(main_async(args), args.timeout))
+        return asyncio.run(asyncio.wait_for(body(args), args.timeout))
     finally:
         if proc is not None:
             stop_server(proc)
@@ -467,7 +599,7 @@ def main(argv=None) -> None:
         raise SystemExit(f"load: stopped after the hard timeout of {args.timeout:.0f} s")
     except RuntimeError as exc:  # the server did not start, or the warm-up session failed
         raise SystemExit(f"load: {exc}")
-    print(report(result))
+    print(report(result) if args.scenario == "learners" else report_extra(result))
     if args.json:
         args.json.write_text(json.dumps(result, indent=2))
 
