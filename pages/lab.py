@@ -8,7 +8,7 @@ from mha import explain
 from mha import explain_figures as xf
 from mha.app.explain import sweep
 from mha.app.frame import page_setup
-from mha.app.controls import chart_words, current_view, head_picker, settings, t
+from mha.app.controls import cached_figure, chart_words, current_view, head_picker, settings, t
 
 page_setup()
 
@@ -43,12 +43,13 @@ st.caption(t("lab_scaling_text", head=head, head_dim=hd, sqrt=f"{math.sqrt(hd):.
 scaled = view.weights[head]  # the module's own weights
 unscaled = explain.lab_weights(view, scale=False)[head]  # the same q, k and mask through attention_steps(scale=False)
 names = (t("lab_scaled"), t("lab_unscaled"))
-st.plotly_chart(xf.weights_pair(scaled, unscaled, view.labels, view.key_labels, allowed=allowed, titles=names,
-                                words=words), key="lab_pair")
+# Figures through cached_figure: a warm visit (or moving the temperature) skips Plotly's figure building.
+st.plotly_chart(cached_figure(xf.weights_pair, scaled, unscaled, view.labels, view.key_labels, allowed=allowed,
+                              titles=names, words=words), key="lab_pair")
 st.markdown(t("lab_stats_text"))
 pair = {names[0]: explain.row_stats(scaled, allowed), names[1]: explain.row_stats(unscaled, allowed)}
-st.plotly_chart(xf.row_stats_figure(view.labels, pair, titles=stat_titles, uniform_name=t("lab_uniform"),
-                                    words=words), key="lab_pair_stats")
+st.plotly_chart(cached_figure(xf.row_stats_figure, view.labels, pair, titles=stat_titles,
+                              uniform_name=t("lab_uniform"), words=words), key="lab_pair_stats")
 metrics(pair)
 if hd < 32:
     st.info(t("lab_small_head_dim", head_dim=hd), icon="🔎")
@@ -57,9 +58,10 @@ st.subheader(t("lab_sweep_title"))
 n_tokens = int(np.clip(T, 2, 64))
 result = sweep(n_tokens, s.seed)
 st.caption(t("lab_sweep_text", n_samples=result.n_samples, n_tokens=n_tokens, seed=s.seed))
-st.plotly_chart(xf.sweep_figure(result, hd, names=(t("lab_with"), t("lab_without")), current_name=t("lab_current"),
-                                titles=(t("lab_mean_entropy_axis"), t("lab_mean_maxw_axis"), t("lab_mean_grad_axis")),
-                                words=words),
+st.plotly_chart(cached_figure(xf.sweep_figure, result, hd, names=(t("lab_with"), t("lab_without")),
+                              current_name=t("lab_current"),
+                              titles=(t("lab_mean_entropy_axis"), t("lab_mean_maxw_axis"), t("lab_mean_grad_axis")),
+                              words=words),
                 key="lab_sweep")
 
 st.subheader(t("lab_temp_title"))
@@ -74,8 +76,9 @@ left.plotly_chart(xf.matrix(warm, view.labels, view.key_labels, "weights", allow
                   width="content")
 temps = {t("lab_tau_module"): explain.row_stats(scaled, allowed),
          t("lab_tau", tau=f"{tau:g}"): explain.row_stats(warm, allowed)}
-right.plotly_chart(xf.row_stats_figure(view.labels, temps, titles=stat_titles, uniform_name=t("lab_uniform"),
-                                       colors=[xf.SCALED_COLOR, "#2f9e44"], words=words), key="lab_temp_stats")
+right.plotly_chart(cached_figure(xf.row_stats_figure, view.labels, temps, titles=stat_titles,
+                                 uniform_name=t("lab_uniform"), colors=[xf.SCALED_COLOR, "#2f9e44"], words=words),
+                   key="lab_temp_stats")
 metrics(temps)
 
 st.subheader(t("lab_why_title"))
