@@ -19,6 +19,12 @@ What it measures, each part on its own (a part that fails is reported as such, t
 5. forward and trace of our MultiHeadAttention against torch's nn.MultiheadAttention (bench/bench_core.py);
 6. many learners at once (bench/load.py): success rate, p50/p95 rerun time, server memory and CPU.
 
+Sections other helpers write by hand stay as they are: a ``## `` heading report.py does not write (training heads,
+pretrained layers, ...) and any block between ``<!-- name:start -->`` and ``<!-- name:end -->`` lines (the core
+section refreshed by bench/bench_core.py alone, the induction head, the speed in the browser), each in its place; a
+section of report.py whose parts were not run (``--only``) keeps its old text (``merge_report``). To let report.py
+refresh a marked section again, remove its two marker lines.
+
 Times are medians; ratios are what to compare across machines. The machine may be shared: the load average
 before and after is printed with the results.
 """
@@ -399,7 +405,76 @@ def write_report(path: Path, r: dict, errors: dict, seconds: float) -> None:
               "above its 2 cores) stretches every wall-clock figure.", ""]
         for name, ld in r["load"].items():
             L += [f"{name}:", "", "```", load.report(ld), "```", ""]
-    path.write_text("\n".join(L).rstrip() + "\n")
+    not_run = {part for part, why in errors.items() if why.startswith("not asked for")}
+    old = path.read_text() if path.exists() else ""
+    path.write_text(merge_report(old, "\n".join(L), not_run))
+
+
+# Each section report.py writes, by its heading, and the parts that measure it: a section none of whose parts ran
+# this time (--only) keeps what the report said before.
+SECTION_PARTS = {
+    "Machine": (),
+    "Rerun time against the naive baseline": ("naive",),
+    "Payload": ("page_payload", "builder_payload"),
+    "In the browser (headless Chromium)": ("click", "cold"),
+    "The module against torch": ("core",),
+    "Many learners at once": ("load",),
+}
+
+
+def split_sections(text: str) -> tuple[str, list[tuple[str, str]]]:
+    """The text before the first section, and the sections as (key, text): a block between ``<!-- name:start -->``
+    and ``<!-- name:end -->`` is one section keyed ``<!-- name -->`` (however many headings it holds); otherwise each
+    ``## `` heading starts a section keyed by its heading."""
+    head, sections, block = [], [], None
+    for line in text.splitlines():
+        stripped = line.strip()
+        if block is not None:
+            block[1].append(line)
+            if stripped == f"<!-- {block[0]}:end -->":
+                sections.append((f"<!-- {block[0]} -->", "\n".join(block[1])))
+                block = None
+            continue
+        if stripped.startswith("<!-- ") and stripped.endswith(":start -->"):
+            block = (stripped[5:-10], [line])
+        elif line.startswith("## "):
+            sections.append((line[3:].strip(), line))
+        elif sections:
+            key, body = sections[-1]
+            sections[-1] = (key, body + "\n" + line)
+        else:
+            head.append(line)
+    if block is not None:  # a start marker without its end: keep the rest as written
+        sections.append((f"<!-- {block[0]} -->", "\n".join(block[1])))
+    return "\n".join(head), sections
+
+
+def merge_report(old: str, new: str, not_run: set[str]) -> str:
+    """The new report with every section report.py does not write kept from the old one, in its place.
+
+    Sections other helpers wrote by hand (a ``## `` heading report.py does not write, or any block between
+    ``<!-- name:start -->`` and ``<!-- name:end -->`` markers: bench_train.py, bench_pretrained.py, the induction
+    head, the core section refreshed by bench_core.py alone, the speed in the browser) stay as written; a section
+    of report.py whose parts were not run this time (``--only``) keeps its old text; the others are replaced."""
+    if not old.strip():
+        return new.rstrip() + "\n"
+    new_head, new_sections = split_sections(new)
+    fresh = dict(new_sections)
+    _, old_sections = split_sections(old)
+    kept_by_marker = {key for key, _ in old_sections if key.startswith("<!--")}
+    out, done = [new_head.rstrip()], set()
+    for key, body in old_sections:
+        parts = SECTION_PARTS.get(key)
+        if key in fresh and not (parts and all(p in not_run for p in parts)):
+            out.append(fresh[key].rstrip())
+        else:
+            out.append(body.rstrip())  # written by someone else, or not measured this time: as it was
+        done.add(key)
+    # Sections report.py writes that the old report lacked (and no marked block replaces): at the end.
+    for key, body in new_sections:
+        if key not in done and not any(f"## {key}" in old_body for k, old_body in old_sections if k in kept_by_marker):
+            out.append(body.rstrip())
+    return "\n\n".join(out) + "\n"
 
 
 def main(argv=None) -> None:

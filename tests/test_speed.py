@@ -24,3 +24,83 @@ def test_figure_nbytes_counts_what_a_figure_holds():
         for fig in _figures(T):
             size, spec = figure_nbytes(fig), len(pio.to_json(fig, validate=False))
             assert 0.5 * spec <= size <= 8 * spec + 256_000, (T, size, spec)  # + small dicts counted at 256 B
+
+
+def _report():
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+    import report  # bench/report.py
+
+    return report
+
+
+OLD = """# Benchmark report
+
+Written long ago.
+
+## Machine
+
+old machine
+
+## Payload
+
+old payload
+
+<!-- core:start -->
+## The module against torch
+
+refreshed by hand
+<!-- core:end -->
+
+## Training heads (bench/bench_train.py)
+
+by the train helper
+
+## Many learners at once
+
+old load
+"""
+NEW = """# Benchmark report
+
+Written now.
+
+## Machine
+
+new machine
+
+## Payload
+
+new payload
+
+## The module against torch
+
+generated core
+
+## Many learners at once
+
+new load
+"""
+
+
+def test_report_keeps_the_sections_it_does_not_write():
+    """bench/report.py rewrites its own sections and keeps everyone else's: a heading it does not write, and a block
+    between <!-- name:start/end --> markers even when it holds one of its headings, each in its place."""
+    merged = _report().merge_report(OLD, NEW, not_run=set())
+    assert "Written now." in merged and "Written long ago." not in merged
+    assert "new machine" in merged and "new payload" in merged and "new load" in merged
+    assert "old payload" not in merged and "old load" not in merged
+    assert "refreshed by hand" in merged and "generated core" not in merged  # the marked block wins
+    assert merged.count("## The module against torch") == 1
+    assert "by the train helper" in merged
+    order = [merged.index(s) for s in ("## Machine", "## Payload", "<!-- core:start -->", "## Training heads",
+                                       "## Many learners")]
+    assert order == sorted(order)
+
+
+def test_report_keeps_a_section_whose_parts_were_not_run():
+    merged = _report().merge_report(OLD, NEW, not_run={"page_payload", "builder_payload", "load"})
+    assert "old payload" in merged and "new payload" not in merged
+    assert "old load" in merged and "new machine" in merged
+    assert _report().merge_report("", NEW, set()) == NEW
