@@ -246,7 +246,7 @@ def _text_px(text: str, font: float) -> float:
 TICK_FONT = 12
 MIN_FONT = 11
 TICK_COLOR = "#31333f"  # Streamlit's text colour: the theme's grey tick labels are too faint to read
-LABEL_ROW_PX = 14  # the least height of a row whose token label is shown (an 11-12 px label and a little air)
+LABEL_ROW_PX = 16  # the least height of a row whose token label is shown: a 12 px label is drawn 16 px high
 LABELS_MAX_TOKENS = 64  # up to this many tokens every token is named along a chart's axis
 COLORBAR_PX = 110  # the colour bar with its numbers and title, right of the cells
 
@@ -293,8 +293,8 @@ def _first_column_labels_only(layout: dict, n_cells: int, cols: int) -> None:
 
 
 GRID_FONT = 11  # token labels of the small multiples
-GRID_ROW_PX = 12  # the least height of a labelled row in the small multiples
-GRID_WIDTH_PX = 1000  # about how wide the page's main column draws a grid (wide layout, 1400 px window)
+GRID_ROW_PX = 15  # the least height of a labelled row in the small multiples (an 11 px label is drawn 15 px high)
+GRID_WIDTH_PX = 940  # how wide the page's main column draws a grid (wide layout, 1400 px window, measured)
 GRID_MAX_PX = 3000
 
 
@@ -414,6 +414,12 @@ class Geometry:
     row: int = 0
     show_x: bool = True
     show_y: bool = True
+    margin: tuple = (10, 10, 10, 10)  # left, right, top, bottom: room for the labels, axis titles and colour bar
+
+    def layout(self) -> dict:
+        """The figure's size and margins: the cells get exactly their share (automargin only ever adds)."""
+        left, right, top, bottom = self.margin
+        return dict(width=self.width, height=self.height, margin=dict(l=left, r=right, t=top, b=bottom))
 
 
 def square_geometry(x_labels, y_labels, font: int = TICK_FONT, max_width: int | None = None,
@@ -436,11 +442,12 @@ def square_geometry(x_labels, y_labels, font: int = TICK_FONT, max_width: int | 
         row = max(cell, LABEL_ROW_PX) if show_y else cell
     show_x = Tk <= LABELS_MAX_TOKENS and cell >= font + 1
     angle = tick_angle(x_labels, cell, font) if show_x else 0
-    top = (label_band_px(x_labels, angle, font) if show_x else 0) + 24  # labels, axis title
+    top = (label_band_px(x_labels, angle, font) if show_x else 0) + 34  # labels, axis title
     width = max(320 if colorbar else 200, left + cell * Tk + bar + 20)
     height = max(220, top + row * Tq + 20)
+    margin = (left, width - left - cell * Tk, top, height - top - row * Tq)
     return Geometry(cell=cell, width=int(width), height=int(height), angle=angle, row=row, show_x=show_x,
-                    show_y=show_y)
+                    show_y=show_y, margin=tuple(int(m) for m in margin))
 
 
 def head_heatmap(mat: np.ndarray, q_labels, k_labels, kind: str = "weights", allowed: np.ndarray | None = None,
@@ -472,8 +479,11 @@ def head_heatmap(mat: np.ndarray, q_labels, k_labels, kind: str = "weights", all
         coloraxis=dict(**_color_kwargs(kind, zmax or (weights_top(mat) if kind == "weights" else symmetric_range(mat))),
                        colorbar=dict(title=dict(text=_weights_bar_title(zmax or weights_top(mat), words)
                                                 if kind == "weights" else words.kind(kind)), thickness=12)),
-        height=geo.height, width=geo.width, margin=dict(l=10, r=10, t=10, b=10), dragmode=False,
+        **geo.layout(), dragmode=False,
         clickmode="event+select")
+    if clickable:  # the markers would pad the axes' autorange: keep the cells exactly the plot area (square)
+        layout["xaxis"].update(autorange=False, range=[-0.5, Tk - 0.5])
+        layout["yaxis"].update(autorange=False, range=[Tq - 0.5, -0.5])
     if selected is not None:
         i, j = selected
         if 0 <= i < Tq and 0 <= j < Tk:
@@ -548,7 +558,7 @@ def mask_heatmap(allowed: np.ndarray, q_labels, k_labels, width_px: int | None =
                                title=dict(text=words.query, standoff=4)), geo.show_y),
         xaxis=every_label(dict(type="category", side="top", tickangle=geo.angle, automargin=True,
                                title=dict(text=words.key, standoff=4)), geo.show_x),
-        height=geo.height, width=geo.width, margin=dict(l=10, r=10, t=10, b=10))
+        **geo.layout())
     return fig
 
 

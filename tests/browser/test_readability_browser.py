@@ -40,6 +40,16 @@ def first_subplot_ticks(page, key: str, axis: str) -> list[str]:
     return page.locator(f".st-key-{key} .{axis}axislayer-above .{axis}tick text").all_text_contents()
 
 
+def overlapping_ticks(page, key: str, axis: str) -> list[tuple[str, str]]:
+    """Neighbouring tick labels of a chart's first subplot whose drawn boxes overlap (along the axis)."""
+    boxes = page.locator(f".st-key-{key} .{axis}axislayer-above .{axis}tick text").evaluate_all(
+        "ts => ts.map(t => { const r = t.getBoundingClientRect();"
+        " return [t.textContent, r.left, r.top, r.right, r.bottom]; })")
+    lo, hi = (2, 4) if axis == "y" else (1, 3)
+    boxes.sort(key=lambda b: b[lo])
+    return [(a[0], b[0]) for a, b in zip(boxes, boxes[1:]) if b[lo] < a[hi] - 1.0]
+
+
 def plot_box(page, key: str) -> dict:
     """The drawn size of a chart's first heatmap (its cells, without labels)."""
     return page.locator(f".st-key-{key} .heatmaplayer image").first.evaluate(
@@ -61,6 +71,8 @@ def test_long_sentence_every_token_named_and_no_small_text(page, server):
     assert 0.8 <= (box["w"] / N_LONG) / (box["h"] / N_LONG) <= 1.25, box
     # the all-heads grid names every query down its first column (the keys: a note says to hover)
     assert len(first_subplot_ticks(page, "grid", "y")) == N_LONG
+    for key, axis in (("one_head_chart", "y"), ("one_head_chart", "x"), ("grid", "y")):
+        assert not overlapping_ticks(page, key, axis), (key, axis, overlapping_ticks(page, key, axis)[:5])
     texts = drawn_texts(page)
     assert texts, "no chart text found: the check could not fail"
     small = [t for t in texts if t[2] < MIN_PX or 0 < t[3] < MIN_PX]
@@ -70,6 +82,7 @@ def test_long_sentence_every_token_named_and_no_small_text(page, server):
     goto(page, server.url, "explain", text=LONG, lang="ko")
     for key in ("ex_x", "ex_concat", "ex_output"):  # every row named (Plotly would drop every other one)
         assert len(first_subplot_ticks(page, key, "y")) == N_LONG, key
+        assert not overlapping_ticks(page, key, "y"), (key, overlapping_ticks(page, key, "y")[:5])
     small = [t for t in drawn_texts(page) if t[2] < MIN_PX or 0 < t[3] < MIN_PX]
     assert not small, f"Step by step: text drawn below {MIN_PX} px: {small[:10]}"
 
