@@ -10,8 +10,8 @@ from mha import bugs, figures
 from mha.app.frame import page_setup
 from mha.i18n import code_comments
 from mha.text import escape_markdown
-from mha.app.controls import (cached, chart_words, current_view, head_picker, named_choice, session_weights,
-                               settings, t, table, token_picker)
+from mha.app.controls import (cached, cached_figure, chart_words, current_view, head_picker, named_choice,
+                               session_weights, settings, t, table, token_picker)
 
 page_setup()
 
@@ -57,8 +57,9 @@ st.markdown(t("bz_caught_by", check=t(f"bz_{name}_check"), test=bug.test))
 # combine_heads leaves the weights exactly right and only the output wrong: show the output, no head to pick
 show_weights = name == bugs.SEED_TWO or run.max_error_weights > 0 or H == 1
 head = head_picker("bz_head", H) if show_weights else 0
-correct = figures.head_heatmap(run.weights_ok[head], view.labels, view.key_labels, kind="weights",
-                               allowed=run.allowed, head=head, clickable=False, width_px=520, words=words)
+# Figures through cached_figure: a warm visit skips Plotly's figure building.
+correct = cached_figure(figures.head_heatmap, run.weights_ok[head], view.labels, view.key_labels, kind="weights",
+                        allowed=run.allowed, head=head, clickable=False, width_px=520, words=words)
 
 if name == bugs.SEED_TWO:
     if run.error:
@@ -70,8 +71,8 @@ if name == bugs.SEED_TWO:
     st.caption(t("bz_seed_heads", h=H, tok=escape_markdown(view.labels[token]), head=head))
     heads = [f"{words.head} {h}" for h in range(H)]
     left, right = st.columns(2)
-    left.plotly_chart(figures.head_heatmap(run.head_weights[token], heads, heads, kind="weights", clickable=False,
-                                           width_px=520, words=words), key="bz_seed_chart", width="content")
+    left.plotly_chart(cached_figure(figures.head_heatmap, run.head_weights[token], heads, heads, kind="weights",
+                                    clickable=False, width_px=520, words=words), key="bz_seed_chart", width="content")
     right.plotly_chart(correct, key="bz_ok_chart", width="content")
 else:
     if run.demo_mask:
@@ -86,15 +87,14 @@ else:
         mats, kinds = (run.weights_bug[head], run.weights_ok[head], run.difference[head]), ("weights",) * 2
         # bug and correct on one colour scale (for long rows it ends below 1: figures.weights_top)
         top = max(figures.weights_top(run.weights_bug[head]), figures.weights_top(run.weights_ok[head]))
-        draw = lambda m, kind: figures.head_heatmap(m, view.labels, view.key_labels, kind=kind,  # noqa: E731
-                                                    allowed=run.allowed, head=head, clickable=False,
-                                                    zmax=top if kind == "weights" else None, width_px=340,
-                                                    words=words)
+        draw = lambda m, kind: cached_figure(  # noqa: E731
+            figures.head_heatmap, m, view.labels, view.key_labels, kind=kind, allowed=run.allowed, head=head,
+            clickable=False, zmax=top if kind == "weights" else None, width_px=340, words=words)
     else:  # (Tq, d_model) outputs, bug and correct on one colour scale
         mats, kinds = (run.output_bug, run.output_ok, run.output_bug - run.output_ok), ("output",) * 2
         zmax = float(max(abs(run.output_bug).max(), abs(run.output_ok).max())) or 1.0
-        draw = lambda m, kind: figures.features_heatmap(  # noqa: E731
-            m, view.labels, kind=kind, zmax=zmax if kind == "output" else None, words=words)
+        draw = lambda m, kind: cached_figure(  # noqa: E731
+            figures.features_heatmap, m, view.labels, kind=kind, zmax=zmax if kind == "output" else None, words=words)
     charts = zip(st.columns(3), ("bz_chart_bug", "bz_chart_ok", "bz_chart_diff"), mats, kinds + ("difference",),
                  ("bz_bug_chart", "bz_ok_chart", "bz_diff_chart"))
     for col, title, mat, kind, key in charts:
