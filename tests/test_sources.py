@@ -20,7 +20,7 @@ from mha import torch_check as tc
 from mha.attention import MultiHeadAttention
 from mha.explain import extras
 from mha.i18n import text as i18n_text
-from mha.train import TASKS, layout_inputs, trained_module
+from mha.train import layout_inputs, trained_module
 from mha.view import (ViewSpec, check_spec, model_for, pretrained_options, pretrained_run, run_view, spec_inputs)
 
 PAGES = ("pages/playground.py", "pages/explain.py", "pages/heads.py", "pages/masks.py", "pages/bugs.py",

@@ -8,6 +8,7 @@ The numbers come from ``mha.view`` (``run_view`` dispatches on ``ViewSpec.source
 """
 from __future__ import annotations
 
+import string
 import threading
 import time
 from dataclasses import dataclass
@@ -17,7 +18,7 @@ import streamlit as st
 from mha import i18n, pretrained
 from mha.app.compute import HEAVY_WORK
 from mha.text import escape_markdown
-from mha.train import MAX_TRAIN_D_MODEL, MAX_TRAIN_STEPS, TASKS
+from mha.train import MAX_TRAIN_STEPS, TASKS
 from mha.view import SOURCES, load_pretrained, pretrained_options
 
 SOURCE_KEYS = ("source", "task", "train_steps", "model", "layer")  # URL parameters, also widget keys
@@ -61,8 +62,6 @@ def error_message(err: pretrained.PretrainedError, lang: str) -> str:
     """The learner's message for a PretrainedError, in ``lang``: the catalog's text when the error carries every
     placeholder it needs, else the error's own English text (escaped: it may hold what the visitor typed)."""
     entry = i18n.CATALOG.get(err.key, {})
-    import string
-
     needed = {name for _, name, _, _ in string.Formatter().parse(entry.get("en", "")) if name}
     if entry and needed <= set(err.fmt):
         return err.message(lang)
@@ -104,7 +103,7 @@ def _choice_label(choice: pretrained.Choice) -> str:
 
 
 def _pretrained_controls(sb) -> SourceChoice:
-    from mha.app.controls import int_input, lang
+    from mha.app.controls import int_input
 
     ids = [c.id for c in pretrained.CHOICES]
     labels = {c.id: _choice_label(c) for c in pretrained.CHOICES}
@@ -132,7 +131,6 @@ def _pretrained_controls(sb) -> SourceChoice:
     family = pretrained.FAMILIES[info.family].name
     sb.caption(_t("src_model_info", family=family, layers=info.num_layers, heads=info.num_heads,
                   d_model=info.d_model, kind=kind))
-    _ = lang
     return SourceChoice("pretrained", model=model, layer=int(layer), info=info)
 
 
