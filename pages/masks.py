@@ -20,7 +20,7 @@ if view is None:
 s = settings()
 H, Tq, Tk = view.weights.shape
 st.markdown(t("mk_intro"))
-kind = mp.kind_picker(view)
+kind = mp.kind_picker(view, s)
 head = head_picker("mk_head", H)
 if kind != "custom":
     st.session_state.pop(mp.TABLE, None)  # the table is gone with this run: a later one starts from the text

@@ -181,7 +181,7 @@ def test_switching_every_head_off_leaves_the_bias():
 def test_heads_off_comes_from_the_url_and_drops_heads_that_no_longer_exist():
     at = open_page(hd_section="ablate", heads_off=["1", "3"])
     assert at.multiselect(key="heads_off").value == [1, 3]
-    assert "With 2 head(s) off" in texts(at)
+    assert "With 2 heads off" in texts(at)
     at.selectbox(key="num_heads").set_value(2).run()
     assert not at.exception
     assert at.multiselect(key="heads_off").value == [1]

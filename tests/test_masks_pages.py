@@ -139,7 +139,8 @@ def test_masks_page_charts_for_each_kind(kind):
     weights = heatmaps(c["mk_weights_chart"])[0]
     np.testing.assert_allclose(weights.sum(-1), 1.0, atol=1e-5)
     assert (weights[~allowed] == 0).all()
-    assert texts(at).count("✅ Pass") == 2 and "❌" not in texts(at)
+    # the sidebar's mask (padding, by default) is checked once; another one on this page and the sidebar's both
+    assert texts(at).count("✅ Pass") == (1 if kind == "padding" else 2) and "❌" not in texts(at)
 
 
 def test_mask_options_are_named_in_the_pages_language_but_links_keep_the_ids():
@@ -151,8 +152,8 @@ def test_mask_options_are_named_in_the_pages_language_but_links_keep_the_ids():
     for name in ["마스크 없음", "인과: ", "패딩: ", "직접: "]:
         assert name in legend  # every option explained in Korean
     assert "**인과 + 패딩: 둘 다**" in legend and "`" not in legend  # the chosen one stands out; no ids
-    shown.set_value("padding").run()  # a click on the shown buttons moves the URL's id
-    assert at.segmented_control(key="mk_kind").value == "padding" and at.query_params["mk_kind"] == "padding"
+    shown.set_value("none").run()  # a click on the shown buttons moves the URL's id
+    assert at.segmented_control(key="mk_kind").value == "none" and at.query_params["mk_kind"] == "none"
     assert not at.exception
     cross = direct_link(MASKS, text="the cat", kv_text="a dog ran", lang="ko")
     assert list(cross.segmented_control(key="mk_kind_shown").options) == ["없음", "패딩", "직접"]  # only those offered
@@ -182,7 +183,7 @@ def test_custom_mask_edited_cell_by_cell_with_a_fully_masked_row():
     assert "Every key of query 0 (a) is blocked" in body and "No row of this mask is fully blocked" not in body
     table = frame(at, "mk_full_table")
     assert (table.iloc[:, 1] == "0.0000").all() and (table.iloc[:, 2] == "NaN").all()  # ours 0, torch NaN
-    assert "1 fully blocked query row(s) left out" in body and body.count("✅ Pass") == 2
+    assert "1 fully blocked query row left out" in body and body.count("✅ Pass") == 2
 
 
 def test_custom_mask_start_row_blocks_query_zero():
@@ -280,8 +281,8 @@ def test_a_typed_mask_becomes_the_table():
 
 @pytest.mark.parametrize("typed,reason", [
     ("11x.000.111", "Character 3, `x`, is not 0, 1 or a dot."),
-    ("1.0.1.1", "The mask text has 4 row(s), but this sentence has 3 queries."),
-    ("100.110", "The mask text has 2 row(s), but this sentence has 3 queries."),
+    ("1.0.1.1", "The mask text has 4 rows, but this sentence has 3 queries."),
+    ("100.110", "The mask text has 2 rows, but this sentence has 3 queries."),
     ("100.1101.111", "Row 1 has 4 digits, but this sentence has 3 keys."),
     ("", "The mask text is empty."),
     ("<b>1</b>", "Character 1, `<`, is not 0, 1 or a dot."),
@@ -320,7 +321,7 @@ def test_a_bad_mask_in_a_link_says_why_and_allows_everything(cells, reason):
 def test_a_new_sentence_keeps_a_mask_that_fits_and_drops_one_that_does_not():
     at = direct_link(MASKS, text="a b c", mk_kind="custom", mk_cells="011.101.110")
     at.text_area(key="text").set_value("x y z").run()  # same shape, other words: the mask stays
-    assert not at.exception and not at.info
+    assert not at.exception and [i.icon for i in at.info] == ["🎭"]  # only "this page's own mask", nothing dropped
     assert list(at.data_editor[0].value.columns) == ["0 x", "1 y", "2 z"]
     np.testing.assert_array_equal(mask_and_weights(at)[0], ~np.eye(3, dtype=bool))
     at.text_area(key="text").set_value("x y z w").run()  # another shape: dropped, with a note
@@ -388,7 +389,8 @@ def test_masks_page_in_cross_attention_offers_no_causal_mask():
     assert list(kinds.options) == ["none", "padding", "custom"] and kinds.value == "padding"
     assert "causal masks need self-attention" in texts(at)
     c = charts(at)
-    assert heatmaps(c["mk_weights_chart"])[0].shape == (2, 3) and texts(at).count("✅ Pass") == 2
+    # the sidebar's mask (padding) is the page's: one check
+    assert heatmaps(c["mk_weights_chart"])[0].shape == (2, 3) and texts(at).count("✅ Pass") == 1
 
 
 def test_masks_page_head_is_kept_valid_when_heads_shrink():
@@ -508,3 +510,30 @@ def test_bug_zoo_in_korean_names_the_second_handout_not_a_seed():
     assert table.index[0] == "두 번째 자료의 클래스, 쓰인 그대로" and "seed" not in " ".join(table.index)
     assert at.segmented_control(key="bz_bug_shown").value == bugs.SEED_TWO  # the buttons show names, hold ids
     assert "seed" not in i18n.text(f"bz_{bugs.SEED_TWO}_title", "en").lower()
+
+
+@pytest.mark.parametrize("causal,padding,kind", [("false", "true", "padding"), ("true", "true", "causal_padding"),
+                                                 ("false", "false", "none"), ("true", "false", "causal")])
+def test_the_masks_page_opens_on_the_sidebars_mask_and_checks_it_once(causal, padding, kind):
+    """#16 item 6: one source of truth. The page opens on the mask the sidebar's switches give, says so, and the
+    PyTorch check reports that one mask once; a mask picked on this page is said to be this page's only, and checked
+    beside the sidebar's. When the sidebar changes, the page follows it (it was showing the sidebar's)."""
+    at = direct_link(MASKS, text=BATCH, causal=causal, padding=padding)
+    assert at.segmented_control(key="mk_kind").value == kind and "mk_kind" not in at.query_params
+    body = texts(at)
+    assert i18n.text("mk_kind_same", "en", mask=i18n.text(f"mk_mask_{kind}", "en")) in body
+    assert body.count("✅ Pass") == 1 and "sidebar's " + i18n.text(f"mk_mask_{kind}", "en") in body
+    other = "none" if kind != "none" else "padding"
+    at.segmented_control(key="mk_kind_shown").set_value(other).run()
+    body = texts(at)
+    assert i18n.text("mk_kind_own", "en", kind=i18n.text(f"mk_name_{other}", "en"),
+                     mask=i18n.text(f"mk_mask_{kind}", "en")) in body
+    assert body.count("✅ Pass") == 2 and f"This page's mask “{i18n.text(f'mk_name_{other}', 'en')}”" in body
+
+
+def test_the_masks_page_follows_the_sidebar_switch():
+    at = direct_link(MASKS, text=BATCH)
+    assert at.segmented_control(key="mk_kind").value == "padding"
+    at.toggle(key="causal").set_value(True).run()
+    assert at.segmented_control(key="mk_kind").value == "causal_padding" and not at.exception
+    assert texts(at).count("✅ Pass") == 1

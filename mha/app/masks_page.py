@@ -146,10 +146,23 @@ def _fits(text: str, tq: int, tk: int) -> bool:
 THIRD_PX = 340  # a third of the page's main column (wide layout, 1400 px window): the three charts side by side
 
 
-def kind_picker(view: View) -> str:
-    """Which mask the page shows: none, causal, padding, both (self-attention only for causal) or the learner's."""
+def sidebar_kind(s: Settings) -> str:
+    """The mask the sidebar's switches give every page (``Settings.causal`` is already off in cross-attention)."""
+    return {(True, True): "causal_padding", (True, False): "causal", (False, True): "padding",
+            (False, False): "none"}[(s.causal, s.padding)]
+
+
+def kind_picker(view: View, s: Settings) -> str:
+    """Which mask the page shows: none, causal, padding, both (self-attention only for causal) or the learner's.
+
+    One source of truth: the page opens on the sidebar's mask and follows the sidebar's switches until the learner
+    picks another one here, and it says which of the two it shows."""
     kinds = mask_kinds(view.is_cross)
-    default_kind = "causal_padding" if "causal" in kinds else "padding"
+    default_kind = sidebar_kind(s)
+    before = st.session_state.get("_mk_sidebar_kind")
+    st.session_state["_mk_sidebar_kind"] = default_kind
+    if before not in (None, default_kind) and st.session_state.get("mk_kind") == before:
+        st.session_state["mk_kind"] = default_kind  # the page showed the sidebar's mask: it goes on doing so
     if st.session_state.get("mk_kind", default_kind) not in kinds:  # a causal mask chosen before kv_text was typed
         st.session_state["mk_kind"] = default_kind
     # the URL keeps the ids (causal, padding, ...) in every language; the buttons show the names
@@ -159,6 +172,10 @@ def kind_picker(view: View) -> str:
                           for k in kinds))
     if view.is_cross:
         st.caption(t("mk_kind_cross"))
+    if kind == default_kind:
+        st.caption("🔗 " + t("mk_kind_same", mask=t(f"mk_mask_{default_kind}")))
+    else:
+        st.info(t("mk_kind_own", kind=t(f"mk_name_{kind}"), mask=t(f"mk_mask_{default_kind}")), icon="🎭")
     if kind.endswith("padding") and not view.key_is_pad.any():
         st.info(t("mk_no_padding", pad=PAD))
     return kind
@@ -232,12 +249,15 @@ def live_check(view: View, allowed: np.ndarray, kind: str, s: Settings) -> None:
     """The whole batch and this page's sentence and mask, against PyTorch."""
     st.subheader(t("mk_check_title"))
     st.markdown(t("mk_check_intro", tol=tc.TOLERANCE))
-    sidebar_mask = {(True, True): "causal_padding", (True, False): "causal", (False, True): "padding",
-                    (False, False): "none"}[(s.causal, s.padding)]
-    batch_label = t("mk_check_batch", b=view.batch_size, mask=t(f"mk_mask_{sidebar_mask}")) + (
-        t("mk_cross_suffix") if view.is_cross else "")
-    for label, result in ((batch_label, cached(tc.check_spec, s.spec(), weights=session_weights(s.d_model))),
-                          (t("mk_check_page", s=view.sentence, kind=kind), check(view, allowed))):
+    sidebar_mask = sidebar_kind(s)
+    cross = t("mk_cross_suffix") if view.is_cross else ""
+    batch = cached(tc.check_spec, s.spec(), weights=session_weights(s.d_model))
+    if kind == sidebar_mask:  # one mask, one check: the whole batch holds this page's sentence with this mask
+        checks = [(t("mk_check_same", b=view.batch_size, mask=t(f"mk_mask_{sidebar_mask}")) + cross, batch)]
+    else:  # this page's own mask first, then the one every other page uses
+        checks = [(t("mk_check_page", s=view.sentence, kind=t(f"mk_name_{kind}")), check(view, allowed)),
+                  (t("mk_check_batch", b=view.batch_size, mask=t(f"mk_mask_{sidebar_mask}")) + cross, batch)]
+    for label, result in checks:
         with st.container(border=True):
             st.markdown(f"**{label}** — {t('mk_check_pass') if result.passed else t('mk_check_fail')}")
             st.caption(t("mk_check_errors", out=result.output_error, w=result.weights_error, sdpa=result.sdpa_error))

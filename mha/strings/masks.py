@@ -271,10 +271,24 @@ STRINGS = {
               "통과 = 모든 차이 ≤ {tol:g}, 그리고 NaN은 전부 차단된 행에만.",
     },
     "mk_check_batch": {
-        "en": "Whole batch, sidebar settings: {b:plural:sentence|sentences}, {mask}",
-        "ko": "배치 전체, 사이드바 설정: 문장 {b}개, {mask}",
+        "en": "The sidebar's mask, used by every other page: the whole batch ({b:plural:sentence|sentences}), {mask}",
+        "ko": "다른 모든 페이지가 쓰는 사이드바의 마스크: 배치 전체(문장 {b}개), {mask}",
     },
-    "mk_check_page": {"en": "Sentence {s}, mask “{kind}” from this page", "ko": "{s}번 문장, 이 페이지의 마스크 “{kind}”"},
+    "mk_check_same": {
+        "en": "The whole batch ({b:plural:sentence|sentences}) with the sidebar's {mask}, the one shown above",
+        "ko": "배치 전체(문장 {b}개), 위에 보이는 사이드바의 {mask}",
+    },
+    "mk_kind_same": {
+        "en": "This is the sidebar's {mask}, the one every page uses: change it with the switches in the sidebar.",
+        "ko": "사이드바의 {mask}입니다. 모든 페이지가 이 마스크를 씁니다. 사이드바의 스위치로 바꾸세요.",
+    },
+    "mk_kind_own": {
+        "en": "Only on this page: the mask “{kind}”. The other pages use the sidebar's {mask}; the check at the "
+              "bottom runs both.",
+        "ko": "이 페이지에서만: 마스크 “{kind}”. 다른 페이지는 사이드바 설정({mask})으로 계산합니다. 맨 아래 검사는 "
+              "둘 다 확인합니다.",
+    },
+    "mk_check_page": {"en": "This page's mask “{kind}”, sentence {s}", "ko": "이 페이지의 마스크 “{kind}”, {s}번 문장"},
     "mk_check_pass": {"en": "✅ Pass", "ko": "✅ 통과"},
     "mk_check_fail": {"en": "❌ Differs", "ko": "❌ 다름"},
     "mk_check_errors": {
