@@ -351,11 +351,13 @@ def heads_grid(mats: np.ndarray, q_labels, k_labels, kind: str = "weights", allo
     show_y = Tq <= LABELS_MAX_TOKENS
     show_x = Tk <= LABELS_MAX_TOKENS and col_px >= font + 1
     angle = tick_angle(x, col_px, font) if show_x else 0
+    label_px = label_band_px(x, angle, font) if show_x else 0
+    if show_y and rows * (GRID_ROW_PX * Tq + 44 + label_px) + 60 > GRID_MAX_PX:
+        show_y = False  # labelled rows would not fit the tallest grid (16 heads x 64 tokens): names on hover
     # Tick labels below the heatmaps: on top they would collide with the titles.
     xaxis = every_label(dict(type="category", side="bottom", tickangle=angle, automargin=True), show_x, font)
     yaxis = every_label(dict(autorange="reversed", type="category", automargin=True), show_y, font)
     # Between two rows sit the upper row's key labels and the lower row's titles (16 px font): room for both.
-    label_px = label_band_px(x, angle, font) if show_x else 0
     cell_px = max(GRID_ROW_PX if show_y else 4, min(28, int(col_px)))
     height = max(260, min(int(rows * (cell_px * Tq + 44 + label_px) + 60), GRID_MAX_PX))
     v_space = min(0.3, (34 + label_px) / max(1, height - 60)) if rows > 1 else 0.0

@@ -158,3 +158,9 @@ def test_in_a_narrow_page_column_rows_keep_their_labels_and_keys_go_to_hover():
     assert geo.row >= figures.LABEL_ROW_PX and fig.layout.height >= geo.row * n
     few = figures.mask_heatmap(np.ones((5, 5), bool), labels(5), labels(5), width_px=340)
     assert few.layout.width <= 340 and named_every(few.layout.xaxis) and named_every(few.layout.yaxis)
+
+
+def test_a_grid_too_tall_for_labelled_rows_names_tokens_on_hover_instead_of_squeezing_them():
+    fig = figures.heads_grid(weights(16, 64, 64), labels(64), labels(64))
+    assert fig.layout.yaxis.showticklabels is False and fig.layout.height <= figures.GRID_MAX_PX
+    assert "%{y}" in fig.data[0].hovertemplate and "%{x}" in fig.data[0].hovertemplate
