@@ -485,7 +485,8 @@ async def fairness_async(args) -> dict:
         await asyncio.sleep(0.5)
 
         async def heavy_one(n):
-            h = Session(args.base, args.page, {**HEAVY, "text": heavy_text(10_000 * (r + 1) + n)})
+            text = heavy_text(-2) if args.same_heavy else heavy_text(10_000 * (r + 1) + n)
+            h = Session(args.base, args.page, {**HEAVY, "text": text})
             try:
                 run = await h.open(args.rerun_timeout)
                 heavy_times.append(run.seconds)
@@ -500,6 +501,7 @@ async def fairness_async(args) -> dict:
         await asyncio.gather(*tasks)
         await asyncio.sleep(1)
     return {"scenario": "fairness", "heavy_visitors": args.heavy, "rounds": args.rounds, "delay_s": args.delay,
+            "same_heavy_view": args.same_heavy,
             "idle_first_run_s": idle, "busy_first_run_s": busy,
             "busy_p50_s": statistics.median(busy), "busy_max_s": max(busy),
             "ratio_busy_to_idle": statistics.median(busy) / statistics.median(idle),
@@ -520,7 +522,8 @@ def report_extra(r: dict) -> str:
                 f"{'ok' if ok else 'MISSED'}); first run p50 {f(r['first_run_p50_s'])}, {f(r['wall_s'], 's', 0)} in all")
     ok = r["busy_p50_s"] <= r["target_busy_s"]
     return (f"fairness: first run at the default (cached) view while {r['heavy_visitors']} visitors load heaviest "
-            f"views of their own, {r['rounds']} rounds\n"
+            f"views ({'one and the same' if r.get('same_heavy_view') else 'each its own'}), {r['rounds']} rounds, "
+            f"arriving {r['delay_s']:g} s before it\n"
             f"  idle {', '.join(f(x) for x in r['idle_first_run_s'])}; busy {', '.join(f(x) for x in r['busy_first_run_s'])}"
             f"\n  busy p50 {f(r['busy_p50_s'])} = {r['ratio_busy_to_idle']:.1f}x idle (target <= {r['target_busy_s']} s: "
             f"{'ok' if ok else 'MISSED'}); the heavy visitors' own first run p50 {f(r['heavy_first_run_p50_s'])}")
@@ -554,6 +557,8 @@ def parse_args(argv=None):
     p.add_argument("--rounds", type=int, default=3, help="fairness: rounds (default 3)")
     p.add_argument("--delay", type=float, default=0.5,
                    help="fairness: seconds between the heavy visitors' arrival and the light one's (default 0.5)")
+    p.add_argument("--same-heavy", action="store_true",
+                   help="fairness: every heavy visitor opens the same heaviest view (default: one of its own)")
     p.add_argument("--json", type=Path, help="also write the figures to this JSON file")
     args = p.parse_args(argv)
     if not 1 <= args.sessions <= 200 or not 1 <= args.waves <= 10 or not 0 <= args.changes <= len(CHANGES):
