@@ -1,6 +1,6 @@
 """Every use of Streamlit's private internals, in one place, for the one version they were read from.
 
-Streamlit has no public API for three things the app's links need:
+Streamlit has no public API for four things the app's links need:
 
 - the URL parameters a run's widgets are seeded from (``QueryParams._initial_query_params``): an empty value is
   dropped so that the control keeps its default, a number too large for an integer (``seed=1e309``, which makes
@@ -9,7 +9,9 @@ Streamlit has no public API for three things the app's links need:
 - which widgets are bound to which URL parameter, with their metadata (``QueryParams._bindings_by_param``,
   ``SessionState.get_widget_metadata``), and the query-string form Streamlit writes for a value
   (``query_params._coerce_value_for_query_url``): the link box and the note on refused link values use them;
-- the page this run shows (``ScriptRunContext.page_script_hash``, ``pages_manager.get_pages()``).
+- the page this run shows (``ScriptRunContext.page_script_hash``, ``pages_manager.get_pages()``);
+- removing many link parameters in one message (``QueryParams.discard_param_no_forward_msg``: one ``del
+  st.query_params[k]`` each resends the whole query string).
 
 Nothing here swallows an error. The module checks on import that the installed Streamlit is the version it was
 read from and that every name it uses is still there, and raises ``StreamlitInternalsChanged`` otherwise (with what
