@@ -71,11 +71,11 @@ def error_message(err: pretrained.PretrainedError, lang: str) -> str:
 def source_controls(sb) -> SourceChoice:
     """Draw the source picker and its own controls in the sidebar ``sb``; load a pretrained model (with a progress
     bar the first time). Returns the choice; a model that cannot load gets its message next to the control."""
-    from mha.app.controls import int_input
+    from mha.app.controls import int_input, named_choice
 
-    source = sb.segmented_control(_t("src_source"), list(SOURCES), default="random", key="source",
-                                  bind="query-params", required=True, help=_t("src_source_help"))
-    source = source if source in SOURCES else "random"
+    # The link holds the id (random, trained, pretrained); the buttons show names in the page's language.
+    source = named_choice(_t("src_source"), SOURCES, "source", {k: _t(f"src_name_{k}") for k in SOURCES},
+                          default="random", container=sb, help=_t("src_source_help"))
     sb.caption(_t(f"src_caption_{source}"))
     if source == "trained":
         # Shown as their URL values (a bound control writes what it shows into the link): the name is below.
