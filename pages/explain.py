@@ -78,15 +78,15 @@ st.markdown(f"**{t('ex_bar_title')}**")
 st.caption(t("ex_bar_text", head=head))
 bar_left, bar_right = st.columns([1, 3], gap="medium")
 qi = token_picker(t("ex_bar_query"), "ex_query", view.labels, container=bar_left)
-bar_right.plotly_chart(xf.attention_bar(
-    view.weights[head, qi], view.allowed[head, qi], view.key_labels, masked_word=t("cb_masked_word"),
+bar_right.plotly_chart(cached_figure(
+    xf.attention_bar, view.weights[head, qi], view.allowed[head, qi], view.key_labels, masked_word=t("cb_masked_word"),
     y_title=t("cb_weight"), title=t("ex_bar_chart_title", q=escape_for_plotly(view.labels[qi]), head=head),
     width_px=740, words=words),  # 3/4 of the main column
     key="ex_bar")
 
 course_step(8, "weighted_sum", B(view.head_outputs), [("ex_head_output", "", features(
     view.head_outputs[head], "head_outputs", col_title="head_dim"))], **fmt)
-course_step(9, "combine_heads", B(view.concat), [("ex_concat", "", lambda: xf.banded_features(
+course_step(9, "combine_heads", B(view.concat), [("ex_concat", "", lambda: cached_figure(xf.banded_features,
     view.concat, view.labels, H, kind="concat", words=words, **feat, **heads))], **fmt)
 course_step(10, "output_linear", B(view.output), [("ex_output", "", features(view.output, "output"))], **fmt)
 

@@ -71,9 +71,9 @@ st.caption(t("lab_temp_text", head=head, tau=f"{tau:g}", inv_sqrt=f"{1 / math.sq
              coldness=t("lab_cold_" + explain.coldness(1 / math.sqrt(hd)))))
 warm = explain.lab_weights(view, temperature=tau)[head]  # attention_steps(..., temperature=tau)
 left, right = st.columns([2, 3], gap="medium")
-left.plotly_chart(xf.matrix(warm, view.labels, view.key_labels, "weights", allowed=allowed, head=head, width_px=420,
-                            x_title=t("ex_axis_key"), y_title=t("ex_axis_query"), words=words), key="lab_temp_weights",
-                  width="content")
+left.plotly_chart(cached_figure(xf.matrix, warm, view.labels, view.key_labels, "weights", allowed=allowed, head=head,
+                                width_px=420, x_title=t("ex_axis_key"), y_title=t("ex_axis_query"), words=words),
+                  key="lab_temp_weights", width="content")
 temps = {t("lab_tau_module"): explain.row_stats(scaled, allowed),
          t("lab_tau", tau=f"{tau:g}"): explain.row_stats(warm, allowed)}
 right.plotly_chart(cached_figure(xf.row_stats_figure, view.labels, temps, titles=stat_titles,

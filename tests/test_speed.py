@@ -1,6 +1,7 @@
 """What keeps a rerun fast (#16 item 3), as properties rather than timings: the timings are in bench/ (bench_browser.py,
 profile_rerun.py) and bench/REPORT.md."""
 import numpy as np
+import pytest
 import plotly.io as pio
 
 from mha import figures
@@ -104,3 +105,38 @@ def test_report_keeps_a_section_whose_parts_were_not_run():
     assert "old payload" in merged and "new payload" not in merged
     assert "old load" in merged and "new machine" in merged
     assert _report().merge_report("", NEW, set()) == NEW
+
+
+# Pages whose charts all go through compute.cached_figure (#16 item 3: a warm page switch must not rebuild figures).
+CACHED_PAGES = ["pages/playground.py", "pages/heads.py", "pages/explain.py", "pages/lab.py", "pages/masks.py",
+                "pages/bugs.py"]
+
+
+@pytest.mark.parametrize("page", CACHED_PAGES)
+def test_a_warm_visit_builds_no_figure(page):
+    """Back on a page already drawn (same settings, nothing changed), every chart comes from the figures cache:
+    Plotly's figure building was most of a warm page switch's server time (bench/profile_rerun.py)."""
+    from apptest_utils import open_page
+
+    import plotly.graph_objects as go
+
+    at = open_page(page)
+    assert not at.exception
+    at.switch_page("pages/home.py")
+    at.run()
+    built = []
+    real = go.Figure.__init__
+
+    def counting(self, *args, **kwargs):
+        built.append(1)
+        real(self, *args, **kwargs)
+
+    go.Figure.__init__ = counting
+    try:
+        at.switch_page(page)
+        at.run()
+    finally:
+        go.Figure.__init__ = real
+    assert not at.exception
+    assert at.get("plotly_chart"), "the page drew no chart: nothing was checked"
+    assert len(built) == 0, f"{page} built {len(built)} Plotly figures on a warm visit"
