@@ -77,7 +77,7 @@ class Words:
     weight_from_query: str = "weight from the query"
     pc: str = "PC {n}"  # a principal component
     exact_below: str = "exact value: enlarge this head below"  # hover of a large all-heads grid
-    keys_on_hover: str = "Too many keys to name under each head: hover a cell for its tokens."
+    keys_on_hover: str = "Too many keys to name under each map: hover a cell for its tokens."
     values_on_hover: str = "numbers on hover"  # cells too small to write their numbers in
     fitted_scale: str = "scale 0 … {top}<br>(not 0 … 1)"  # a weights colour bar fitted to long rows
 

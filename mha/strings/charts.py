@@ -50,6 +50,6 @@ STRINGS = {
     "ch_weights": {"en": "weights", "ko": "가중치"},
     "ch_scores": {"en": "scores", "ko": "점수"},
     "ch_output": {"en": "output", "ko": "출력"},
-    "ch_keys_on_hover": {"en": "Too many keys to name under each head: hover a cell for its tokens.",
-                         "ko": "키가 많아 헤드마다 이름을 다 쓸 수 없습니다. 칸에 마우스를 올리면 두 토큰이 보입니다."},
+    "ch_keys_on_hover": {"en": "Too many keys to name under each map: hover a cell for its tokens.",
+                         "ko": "키가 많아 그림마다 이름을 다 쓸 수 없습니다. 칸에 마우스를 올리면 두 토큰이 보입니다."},
 }
