@@ -43,6 +43,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 VIEWPORT = {"width": 1400, "height": 1000}
 TIMEOUT_MS = 120_000
+FRAME_S = 1 / 60  # the frame that shows the last change
 
 
 def words(n: int, tag: str = "w") -> str:
@@ -85,6 +86,13 @@ WATCH_RUNS = """
   Watched.prototype = Native.prototype;
   for (const k of ['CONNECTING', 'OPEN', 'CLOSING', 'CLOSED']) Watched[k] = Native[k];
   window.WebSocket = Watched;
+  window.__lastChange = 0;  // performance.now() of the last change to the page (Plotly draws asynchronously)
+  const watchAll = () => {
+    if (!document.body) { setTimeout(watchAll, 5); return; }
+    new MutationObserver(() => { window.__lastChange = performance.now(); })
+      .observe(document.body, {subtree: true, childList: true, attributes: true, characterData: true});
+  };
+  watchAll();
   const hook = () => {
     const app = document.querySelector("[data-testid='stApp']");
     if (!app) { setTimeout(hook, 5); return; }
@@ -99,6 +107,10 @@ WATCH_RUNS = """
 })();
 """
 
+# A chart's old drawing satisfies every check while Plotly still draws the new one (asynchronously): the page counts
+# as painted once nothing in it changed for this long, and the time reported is that of its last change.
+QUIET_MS = 400
+
 # True once the page is painted after a script run that started after `seen` (see the module docstring).
 PAINTED = """
 (seen) => {
@@ -107,10 +119,11 @@ PAINTED = """
   if (app.getAttribute('data-test-connection-state') !== 'CONNECTED') return false;
   if (app.getAttribute('data-test-script-state') !== 'notRunning') return false;
   if (document.querySelector("[data-stale='true']")) return false;
+  if (performance.now() - window.__lastChange < QUIET_MS) return false;
   const charts = [...document.querySelectorAll("[data-testid='stPlotlyChart']")];
   return charts.every(c => c.querySelector('.main-svg .cartesianlayer'));
 }
-"""
+""".replace("QUIET_MS", str(QUIET_MS))
 STATE = """() => {
   const app = document.querySelector("[data-testid='stApp']");
   return {runs: window.__runs, finished: window.__finished, script: app && app.getAttribute('data-test-script-state'),
@@ -178,23 +191,18 @@ class App:
         page.evaluate(TWO_FRAMES)
 
     def open(self, page, path: str) -> float:
-        t0 = time.perf_counter()
+        """Seconds from the navigation's start to the last change of the painted page."""
         page.goto(self.url(path))
         self._painted(page, [0, 0])
-        # Settle: a page may rerun once more on its own (a cleaned link); time nothing until it is idle.
-        page.wait_for_timeout(300)
-        self._painted(page, [0, 0])
-        return time.perf_counter() - t0
+        return page.evaluate("() => window.__lastChange") / 1000 + FRAME_S  # performance.now() counts from there
 
     def _timed(self, action, runs=None) -> float:
+        """Seconds from the action to the last change of the repainted page (page clock), plus one frame."""
         runs = self._runs(self.page) if runs is None else runs
-        t0 = time.perf_counter()
+        t0 = self.page.evaluate("() => performance.now()")
         action()
         self._painted(self.page, runs)
-        seconds = time.perf_counter() - t0
-        self.page.wait_for_timeout(200)  # let a follow-up run (if any) start before the next action
-        self._painted(self.page, [0, 0])
-        return seconds
+        return (self.page.evaluate("() => window.__lastChange") - t0) / 1000 + FRAME_S
 
     # -------------------------------------------------------------------------------------------- the actions
     def type_sentence(self) -> float:
