@@ -1,20 +1,44 @@
-"""Home: what this is, in a few lines, and where to go."""
+"""Home: what this is, a first step (the course's sentence in the Playground), a picture, and where to go."""
+from pathlib import Path
+
 import streamlit as st
 
+from mha import figures, i18n
+from mha.app.compute import SEEDED, view as compute_view
+from mha.app.controls import cached_figure, chart_words, t
 from mha.app.frame import page_setup
-from mha.app.controls import t
+from mha.pages import PAGES
+from mha.view import DEFAULT_TEXT, ViewSpec
 
 page_setup()
 
+PLAYGROUND = "pages/playground.py"
+
+
 st.title(f"🔭 {t('app_title')}")
 st.markdown(t("home_intro"))
+left, right = st.columns([3, 2], gap="large")
+with left:
+    st.subheader(t("home_start_title"))
+    st.markdown(t("home_start_text", sentence=DEFAULT_TEXT))
+    # A link, not a button + st.switch_page: switching pages from code clears the query, which Streamlit refuses
+    # while controls are bound to it (lang always is). The sentence box starts on the course's sentence.
+    with st.container(key="home_start"):
+        st.page_link(PLAYGROUND, label=f"**{t('home_start')}**", icon="▶️")
+with right:  # a picture of what the Playground shows, drawn by the app's own figure builder (not interactive)
+    course = compute_view(ViewSpec(text=DEFAULT_TEXT, causal=True), SEEDED)
+    st.plotly_chart(cached_figure(figures.head_heatmap, course.weights[0], course.labels, course.key_labels,
+                                  allowed=course.allowed[0], head=0, clickable=False, width_px=360,
+                                  words=chart_words()),
+                    key="home_picture", config={"staticPlot": True}, width="content")
+    st.caption(t("home_picture", sentence=DEFAULT_TEXT))
+
 st.subheader(t("home_pages"))
-st.page_link("pages/playground.py", label=f"**{t('nav_playground')}** — {t('home_playground')}", icon="🔬")
-st.page_link("pages/heads.py", label=f"**{t('nav_heads')}** — {t('home_heads')}", icon="🧠")
-st.page_link("pages/explain.py", label=f"**{t('nav_explain')}** — {t('home_explain')}", icon="🧮")
-st.page_link("pages/lab.py", label=f"**{t('nav_lab')}** — {t('home_lab')}", icon="🌡️")
-st.page_link("pages/masks.py", label=f"**{t('nav_masks')}** — {t('home_masks')}", icon="🎭")
-st.page_link("pages/bugs.py", label=f"**{t('nav_bugs')}** — {t('home_bugs')}", icon="🐛")
-st.page_link("pages/share.py", label=f"**{t('nav_share')}** — {t('home_share')}", icon="🔗")
+# A link per page with its description below it: a description in a link's label is cut to one line.
+for path, title_key, icon in PAGES[1:]:
+    st.page_link(path, label=f"**{t(title_key)}**", icon=icon)
+    about = f"home_{Path(path).stem}"
+    if about in i18n.CATALOG:
+        st.caption(t(about))
 st.info(t("home_how"), icon="🔗")
 st.caption(t("home_untrained"))

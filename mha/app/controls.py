@@ -168,15 +168,18 @@ def sidebar_controls() -> Settings:
         kind, msg = text_message
         (sb.error if kind == "error" else sb.caption)(msg)
     sentence = _sentence_control(batch)
-    kv_text = sb.text_area(t("ctl_kv_text"), value="", key="kv_text", bind="query-params", height=68,
-                           placeholder=t("ctl_kv_text_placeholder"), help=t("ctl_kv_text_help"), disabled=pre)
+    # Rarely used: folded away until wanted, open while it holds text (a link with kv_text opens with it shown).
+    more = sb.expander(t("ctl_cross_expander"), expanded=bool((st.session_state.get("kv_text") or "").strip()
+                                                              or (st.query_params.get("kv_text") or "").strip()))
+    kv_text = more.text_area(t("ctl_kv_text"), value="", key="kv_text", bind="query-params", height=68,
+                             placeholder=t("ctl_kv_text_placeholder"), help=t("ctl_kv_text_help"), disabled=pre)
     if pre:
-        sb.caption(t("src_not_apply", what=t("src_not_apply_kv_text")))
+        more.caption(t("src_not_apply", what=t("src_not_apply_kv_text")))
         kv_text = ""
     kv_message = _check_kv_text(batch, kv_text)
     if kv_message:
         kind, msg = kv_message
-        (sb.error if kind == "error" else sb.caption)(msg)
+        (sb.error if kind == "error" else sb.caption)(msg)  # outside the expander: seen even when it is folded
     is_cross = bool((kv_text or "").strip())
 
     if pre:

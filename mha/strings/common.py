@@ -74,6 +74,21 @@ STRINGS = {
               "실시간으로 실행됩니다. 화면의 모든 숫자는 그 모듈에서 나옵니다.",
     },
     "home_pages": {"en": "Where to go", "ko": "둘러보기"},
+    "ctl_cross_expander": {"en": "Cross-attention (keys from another text)", "ko": "교차 어텐션 (다른 텍스트의 키)"},
+    "home_start_title": {"en": "Start here", "ko": "여기서 시작하세요"},
+    "home_start_text": {
+        "en": "New here? Open the Playground on the course's own sentence, “{sentence}”: every head's weights, "
+              "one head enlarged, and the numbers behind any cell you click.",
+        "ko": "처음이라면 강의의 문장 “{sentence}”로 놀이터를 열어 보세요. 모든 헤드의 가중치, 크게 본 헤드 하나, "
+              "그리고 누른 칸 뒤의 숫자를 볼 수 있습니다.",
+    },
+    "home_start": {"en": "Start with the course's sentence", "ko": "강의 문장으로 시작하기"},
+    "home_picture": {
+        "en": "Head 0's attention weights for “{sentence}” with a causal mask: each row is a word looking back at "
+              "the words before it (grey: blocked).",
+        "ko": "“{sentence}”에 인과 마스크를 건 헤드 0의 어텐션 가중치. 각 행은 한 단어가 앞 단어들을 보는 "
+              "정도입니다(회색: 차단).",
+    },
     "home_playground": {
         "en": "Scores, softmax weights and every head's output as interactive heatmaps.",
         "ko": "점수, 소프트맥스 가중치, 모든 헤드의 출력을 인터랙티브 히트맵으로 봅니다.",

@@ -1,0 +1,56 @@
+"""Home (#16 item 7): every page described in full, a first step into the Playground with the course's sentence, a
+picture drawn by the app's own figure builder, and the cross-attention box folded away until wanted."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from apptest_utils import open_page
+
+from mha import i18n
+from mha.pages import PAGES
+from mha.view import DEFAULT_TEXT
+
+
+def _expander(at, label: str):
+    found = [e for e in at.sidebar.expander if e.label == label]
+    assert len(found) == 1, [e.label for e in at.sidebar.expander]
+    return found[0]
+
+
+def test_home_describes_every_page_in_full_below_its_link():
+    for lang in ("en", "ko"):
+        at = open_page(lang=lang)
+        assert not at.exception
+        captions = [c.value for c in at.caption]
+        for path, _, _ in PAGES[1:]:
+            about = f"home_{Path(path).stem}"
+            if about in i18n.CATALOG:  # not inside a link's one-line label, where it was cut off
+                assert i18n.text(about, lang) in captions, (lang, about)
+
+
+def test_start_here_opens_the_playground_on_the_courses_sentence():
+    at = open_page()
+    start = [link for link in at.get("page_link") if link.proto.page.endswith("playground.py")
+             or "playground" in (link.proto.page or "")]
+    assert start and start[0].proto.label == f"**{i18n.text('home_start', 'en')}**"
+    assert at.text_area(key="text").value == DEFAULT_TEXT  # the course's sentence is what the Playground opens on
+    assert DEFAULT_TEXT in i18n.text("home_start_text", "en", sentence=DEFAULT_TEXT)
+
+
+def test_home_shows_a_picture_of_the_weights():
+    at = open_page(lang="ko")
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert spec["data"][0]["type"] == "heatmap" and len(spec["data"][0]["y"]) == len(DEFAULT_TEXT.split())
+    assert i18n.text("home_picture", "ko", sentence=DEFAULT_TEXT) in [c.value for c in at.caption]
+
+
+def test_the_cross_attention_box_is_folded_away_until_wanted():
+    label = i18n.text("ctl_cross_expander", "en")
+    at = open_page("pages/playground.py")
+    box = _expander(at, label)
+    assert not box.proto.expanded and box.text_area(key="kv_text").value == ""
+    linked = open_page("pages/playground.py", text="the cat sat", kv_text="a dog ran far")
+    box = _expander(linked, label)
+    assert box.proto.expanded and box.text_area(key="kv_text").value == "a dog ran far"  # applied and shown
+    assert linked.query_params["kv_text"] == ["a dog ran far"] or linked.query_params["kv_text"] == "a dog ran far"
