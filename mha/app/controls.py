@@ -374,8 +374,9 @@ def named_choice(label: str, options, key: str, names: dict, default=None, conta
                                     label_visibility="collapsed")
     value = value if value in options else default
     shown = f"{key}_shown"
-    if st.session_state.get(shown) != value:  # first run, or the URL changed (a link, the back button)
-        st.session_state[shown] = value
+    # Every run, not only when it differs: on a session's first page the widget ids change between the first run and
+    # the next (the route decides them: mha.app.frame), and an unbound control whose id changed would come back empty.
+    st.session_state[shown] = value
     where.segmented_control(label, options, key=shown, required=True, format_func=lambda o: names.get(o, o),
                             help=help, on_change=_copy_choice, args=(key, shown))
     return value
