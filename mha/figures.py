@@ -114,11 +114,13 @@ FIT_KEYS = 24
 FIT_BELOW = 0.5
 
 
-def weights_top(mats: np.ndarray) -> float:
-    """The top of the weights colour scale: 1.0, or for long rows whose weights are all below FIT_BELOW the
-    largest weight rounded up to two significant digits."""
+def weights_top(mats: np.ndarray, fit: bool = False) -> float:
+    """The top of the weights colour scale, one for every chart of a view (pass all its heads): 1.0, or for long
+    rows whose weights are all below FIT_BELOW the largest weight rounded up to two significant digits. ``fit``:
+    always the largest weight (rounded up), whatever the row length ("fit to data")."""
     m = float(np.max(mats)) if np.size(mats) else 1.0
-    if np.shape(mats)[-1] < FIT_KEYS or not (0 < m < FIT_BELOW) or not math.isfinite(m):
+    if not (0 < m < 1.0) or not math.isfinite(m) or \
+            (not fit and (np.shape(mats)[-1] < FIT_KEYS or m >= FIT_BELOW)):
         return 1.0
     step = 10.0 ** (math.floor(math.log10(m)) - 1)
     return min(1.0, math.ceil(m / step - 1e-9) * step)
@@ -322,13 +324,14 @@ def clicked_head(event) -> int | None:
 
 
 def heads_grid(mats: np.ndarray, q_labels, k_labels, kind: str = "weights", allowed: np.ndarray | None = None,
-               cols: int = 4, heads=None, words: Words = ENGLISH, clickable: bool = False) -> go.Figure:
+               cols: int = 4, heads=None, words: Words = ENGLISH, clickable: bool = False,
+               zmax: float | None = None) -> go.Figure:
     """Small multiples: one heatmap per head (H, Tq, Tk) on one shared colour scale. A large grid sends 8-bit
     colour codes (see GRID_CODED_CELLS) and its hover names the cell but not the number. Weights of long rows get
     a colour scale fitted to them (``weights_top``). With ``clickable`` (and at most GRID_CLICK_CELLS cells), a
     click on a panel selects its head: ``clicked_head`` reads the selection event."""
     H, Tq, Tk = mats.shape
-    top = weights_top(mats) if kind == "weights" else None
+    top = (zmax or weights_top(mats)) if kind == "weights" else None  # zmax: the view's top (same as its other charts)
     color = _color_kwargs(kind, top if kind == "weights" else symmetric_range(mats))
     colorbar = dict(title=dict(text=_weights_bar_title(top, words) if kind == "weights" else words.kind(kind)),
                     thickness=12)

@@ -35,7 +35,11 @@ allowed = view.allowed if kind == "weights" else None
 
 st.subheader(t("pg_all_heads"))
 masked_note = t("pg_masked_note") if not view.allowed.all() else ""
-top = figures.weights_top(mats) if kind == "weights" else 1.0
+# One colour rule for every weights chart of this view (the grid and the enlarged head): its top is worked out once
+# over all heads, "0 … 1" unless long rows or the learner's "fit to data" ask for the largest weight.
+fit = kind == "weights" and st.toggle(t("pg_fit_scale"), key="fit_scale", bind="query-params",
+                                      help=t("pg_fit_scale_help"))
+top = figures.weights_top(mats, fit=fit) if kind == "weights" else 1.0
 if top < 1.0:  # long rows: the colour scale ends at the largest weight (figures.weights_top)
     st.caption(t("pg_all_heads_help_weights_fitted", n_keys=mats.shape[-1], top=f"{top:.2g}", masked=masked_note))
 else:
@@ -51,7 +55,7 @@ def pick_head() -> None:
 
 grid_click = figures.grid_clickable(mats.shape)  # small grids only (figures.GRID_CLICK_CELLS); else the picker
 st.plotly_chart(cached_figure(figures.heads_grid, mats, view.labels, view.key_labels, kind=kind, allowed=allowed,
-                              words=words, clickable=grid_click), key="grid", selection_mode="points",
+                              words=words, clickable=grid_click, zmax=top if kind == "weights" else None), key="grid", selection_mode="points",
                 on_select=pick_head if grid_click else "ignore")
 if grid_click:
     st.caption(t("pg_grid_click_hint"))
@@ -74,7 +78,7 @@ def one_head() -> None:
     fig = cached_figure(figures.head_heatmap, mats[head], view.labels, view.key_labels, kind=kind, head=head,
                         selected=(qi, kj), clickable=clickable,
                         allowed=allowed[head] if allowed is not None else None,
-                        zmax=None if kind == "weights" else float(abs(mats).max()) or 1.0, words=words)
+                        zmax=top if kind == "weights" else float(abs(mats).max()) or 1.0, words=words)
     st.plotly_chart(fig, key="one_head_chart", selection_mode="points", width="content",
                     on_select=lambda: steps.pick_cell("one_head_chart", "cell_query", "cell_key"))
     steps.cell_breakdown(view, head, qi, kj, key="pg_cell", summary=t(

@@ -195,3 +195,37 @@ def test_a_long_sentence_says_its_weights_scale_ends_below_one_and_the_chart_agr
     assert cmax == pytest.approx(top)
     captions = " ".join(c.value for c in at.main.caption)
     assert f"{top:.2g} = dark blue" in captions and "(0 = white, 1 = dark blue)" not in captions
+
+
+def _weights_scale(spec: dict) -> tuple[float, float, str]:
+    axis = spec["layout"]["coloraxis"]
+    return axis["cmin"], axis["cmax"], axis["colorbar"]["title"]["text"]
+
+
+@pytest.mark.parametrize("fit", [False, True])
+def test_one_weights_scale_for_the_grid_and_the_enlarged_head(fit):
+    """#16 item 5: the grid and the enlarged head of one view use the same colour scale (they had 0…0.21 and
+    0…0.086), and "fit to data" makes it end at the view's largest weight, said in the colour bar."""
+    params = {"fit_scale": "true"} if fit else {}
+    at = open_page("pages/playground.py", text="the cat sat on the mat", **params)  # short rows: 0 … 1 by default
+    assert not at.exception and at.toggle(key="fit_scale").value is fit
+    charts = charts_by_key(at)
+    grid, one = _weights_scale(charts[GRID]), _weights_scale(charts[ONE_HEAD])
+    assert grid == one
+    weights = np.stack(heatmaps(charts[GRID]))
+    if fit:  # fitted: up to the view's largest weight (all heads), rounded up, and the colour bar says so
+        assert weights.max() <= grid[1] < 1.0 and grid[1] - weights.max() < 0.01 * 1.0001
+        assert "(not 0 … 1)" in grid[2]
+    else:  # not fitted: 0 … 1
+        assert grid[:2] == (0.0, 1.0) and weights.max() <= 1.0
+
+
+def test_fit_to_data_ends_at_the_largest_weight_of_the_view():
+    from mha.figures import weights_top
+
+    w = np.array([[[0.2, 0.8], [0.5, 0.5]], [[0.1234, 0.9], [0.3, 0.7]]])
+    short = np.full((2, 4, 4), 0.25)
+    assert weights_top(short) == 1.0  # short rows: 0 … 1 unless asked
+    assert weights_top(short, fit=True) == pytest.approx(0.25)
+    assert weights_top(w, fit=True) == pytest.approx(0.9)
+    assert weights_top(np.full((1, 2, 2), 1.0), fit=True) == 1.0
