@@ -63,7 +63,8 @@ def score_figures(hist: ind.History, total: int, now: int | None = None, build=c
 
 
 def _spec(config: ind.InductionConfig) -> live.Live:
-    return live.Live("ind", (config.seed, config.steps), config.steps, on_stop=_restep, link_params=("ind_at",))
+    return live.Live("ind", (config.seed, config.steps), config.steps, on_stop=_restep, scrub_key="ind_at",
+                     link_params=("ind_at",))
 
 
 def warm(config: ind.InductionConfig) -> ind.InductionRun:

@@ -40,6 +40,7 @@ class Live:
     total: int  # the step budget
     on_stop: Optional[Callable[[Any], tuple]] = None  # result -> the key it is kept under (the page may change
     #                                                    its steps control there: a callback runs before widgets)
+    scrub_key: Optional[str] = None  # the snapshot slider's key (``scrub``): drawn disabled before training
     link_params: tuple[str, ...] = ()  # a link carrying one of these (the snapshot slider's: only a view that shows
     #                                    a trained run has it) trains at once: the link reproduces that view
 
@@ -103,8 +104,9 @@ def run(live: Live, start: Start, draw: Optional[Draw] = None, *, slots: int = 0
     button is pressed or ``autostart``. None (with the Train button on the page) when it has not been trained."""
     p = live.prefix
     found = cached(live)
+    fresh = st.session_state.pop(f"_{p}_fresh", None) == live.key  # trained by the run just before this one
     if found is not None:
-        return Outcome(found, fresh=False, stopped=False)
+        return Outcome(found, fresh=fresh, stopped=False)
     stopped = st.session_state.get(f"_{p}_stopped")
     if stopped is not None and stopped[0] == live.key:
         st.session_state.pop(f"_{p}_live", None)
@@ -114,8 +116,14 @@ def run(live: Live, start: Start, draw: Optional[Draw] = None, *, slots: int = 0
     # Stop beside it, so the page does not jump and no stale button is left on screen while training runs.
     if not (st.session_state.pop(f"_{p}_go", False) or autostart):
         _buttons(live, training=False, label=button)
+        if live.scrub_key:
+            _idle_scrub(live.scrub_key, live.total)
         return None
-    return Outcome(_train(live, start, draw, slots, button), fresh=True, stopped=False)
+    _train(live, start, draw, slots, button, idle_slider=not autostart)  # a link's snapshot seeds the real slider
+    # The page is drawn again from the cache: the snapshot slider then starts where the run ended, and Streamlit
+    # puts its value into the address bar (see _idle_scrub).
+    st.session_state[f"_{p}_fresh"] = live.key
+    st.rerun()
 
 
 def _go(prefix: str) -> None:
@@ -134,9 +142,11 @@ def _buttons(live: Live, training: bool, label: Optional[str] = None):
     return place
 
 
-def _train(live: Live, start: Start, draw: Optional[Draw], n_slots: int, label: Optional[str]):
+def _train(live: Live, start: Start, draw: Optional[Draw], n_slots: int, label: Optional[str], idle_slider: bool):
     p = live.prefix
     place = _buttons(live, training=True, label=label)  # removed when training ends
+    if live.scrub_key and idle_slider:
+        _idle_scrub(live.scrub_key, live.total)
     bar = st.progress(0.0, text=t("lv_starting"))
     places = [st.empty() for _ in range(n_slots)]
 
@@ -170,6 +180,18 @@ def _train(live: Live, start: Start, draw: Optional[Draw], n_slots: int, label: 
     return result
 
 
+def _idle_scrub(key: str, total: int) -> None:
+    """The snapshot slider before and while training: disabled, at step 0 (its default, so not in the link). Drawn
+    so that the run showing the result (after the training run, or after Stop) finds it in the previous run's
+    widgets: Streamlit 1.67 writes a bound widget's value set from session state into the address bar only for a
+    widget the previous run drew, and the snapshot in the address bar is what makes a copied link show the trained
+    run."""
+    if st.session_state.get(key) not in (0, total):
+        st.session_state[key] = 0
+    st.select_slider(t("lv_scrub"), options=[0, total], key=key, bind="query-params", disabled=True,
+                     help=t("lv_scrub_help"))
+
+
 def scrub(key: str, steps: list[int], outcome: Outcome, *, label: Optional[str] = None) -> int:
     """The snapshot slider (URL-bound as ``key``): which training step to show. Right after a training it moves to
     the last snapshot; a value the options no longer hold goes there too."""
@@ -180,7 +202,8 @@ def scrub(key: str, steps: list[int], outcome: Outcome, *, label: Optional[str] 
     consumed = f"_{key}_link_read"
     if key in raw and consumed not in st.session_state:
         st.session_state[consumed] = True  # the link's snapshot, once: Streamlit seeds the slider from it
-    elif outcome.fresh or here is None or here not in steps:
+    elif outcome.fresh or here not in steps:
         st.session_state[key] = steps[-1]
-    return st.select_slider(label or t("lv_scrub"), options=steps, key=key, bind="query-params",
+    step = st.select_slider(label or t("lv_scrub"), options=steps, key=key, bind="query-params",
                             help=t("lv_scrub_help"))
+    return step

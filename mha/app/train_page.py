@@ -103,7 +103,7 @@ def train_live(config: tr.TrainConfig, tokens, labels, prefix: str = "tr", autos
     """The run for ``config`` (cached, stopped or trained now, live); ``autostart`` None = when the link shows a
     trained view (it names the snapshot shown, ``tr_at``: the slider is only there once a run is shown)."""
     spec = live.Live(prefix, _config_key(config), config.steps, on_stop=_restep if prefix == "tr" else None,
-                     link_params=("tr_at",))
+                     scrub_key="tr_at" if prefix == "tr" else None, link_params=("tr_at",))
     if autostart is None:
         autostart = live.from_link(spec)
     words, cw = chart_words(), live.curve_words()

@@ -41,8 +41,11 @@ def test_train_page_trains_stops_and_the_link_retrains_it(fresh_server, open_pag
     open_url(page, f"{server.url}/train?text=" + urllib.parse.quote(TEXT))
     _set_number(page, "tr_steps", 3000)  # long enough to press Stop in the middle
     page.locator(".st-key-tr_train button").click()
-    page.wait_for_selector(PROGRESS, timeout=30_000)
-    page.wait_for_selector("[data-testid='stMain'] [class*='st-key-tr_live_heads_'] .js-plotly-plot", timeout=30_000)
+    page.wait_for_selector(PROGRESS, timeout=60_000)
+    page.wait_for_function(  # the bar has moved: steps are being trained and the live charts drawn
+        """() => /Step [1-9]/.test(document.querySelector("[data-testid='stMain'] [data-testid='stProgress']")
+                                    ?.parentElement?.innerText || '')""", timeout=90_000)
+    assert page.locator("[data-testid='stMain'] [class*='st-key-tr_live_loss_']").count() >= 1
     save_screenshot(page, "train-live")
     page.locator(".st-key-tr_stop button").click()
     wait_app_idle(page, rerun=True, timeout_ms=120_000)
@@ -74,7 +77,7 @@ def test_induction_page_trains_live_by_direct_link(fresh_server, open_page):
     open_url(page, f"{server.url}/induction?lang=ko&text=" + urllib.parse.quote(TEXT))
     _set_number(page, "ind_steps", 60)
     page.locator(".st-key-ind_train button").click()
-    page.wait_for_selector(PROGRESS, timeout=30_000)
+    page.wait_for_selector(PROGRESS, timeout=60_000)
     deadline = time.monotonic() + 120
     while page.locator(PROGRESS).count() and time.monotonic() < deadline:  # live charts while it trains
         page.wait_for_timeout(200)
