@@ -15,9 +15,10 @@ apps, alternating which goes first (the machine is shared: a busy moment hits bo
   page of the app in menu order (the baseline: its two pages, back and forth);
 - **link → painted**: a fresh browser context (no cache, no session) opening the view's link on the warm server.
 
-"Repainted" / "painted": the script run that the action started has finished (``data-test-script-state``
-went to ``running`` and back to ``notRunning``), no element is stale, every Plotly chart has drawn its plot, and
-two animation frames have passed (the browser painted). Medians over the rounds; ratios = ours / baseline. A
+"Repainted" / "painted": the script run that the action started has finished (its ``script_finished`` message on
+the websocket, or ``data-test-script-state`` back to ``notRunning``), no element is stale, every Plotly chart has a
+plot, and nothing in the page changed for QUIET_MS; the time is that of the page's last DOM change (its own clock)
+plus one frame, so Plotly's asynchronous drawing counts. Medians over the rounds; ratios = ours / baseline. A
 benchmark: it prints a table (and JSON with ``--json``), never fails on a time.
 """
 from __future__ import annotations
@@ -66,7 +67,11 @@ WATCH_RUNS = """
   const topFields = (b) => {  // the field numbers of a protobuf message's top level
     const out = new Set();
     let i = 0;
-    const varint = () => { let v = 0, m = 1, c; do { c = b[i++]; v += (c & 0x7f) * m; m *= 128; } while (c & 0x80 && i < b.length); return v; };
+    const varint = () => {
+      let v = 0, m = 1, c;
+      do { c = b[i++]; v += (c & 0x7f) * m; m *= 128; } while (c & 0x80 && i < b.length);
+      return v;
+    };
     while (i < b.length) {
       const tag = varint(), wt = tag % 8;
       out.add(Math.floor(tag / 8));
