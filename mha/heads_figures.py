@@ -145,9 +145,16 @@ def similarity_heatmap(sim: np.ndarray, metric: str, selected: Optional[tuple[in
     return fig
 
 
+def _weights_bar(top: float, words: Words) -> str:
+    """The weights colour bar's title: it says when the scale ends below 1 (figures.weights_top)."""
+    return words.weight if top >= 1.0 else \
+        f"{words.weight}<br><sub>{words.fitted_scale.format(top=f'{top:.2g}')}</sub>"
+
+
 def pair_figure(wa: np.ndarray, wb: np.ndarray, q_labels, k_labels, titles: Sequence[str],
-                allowed: Optional[np.ndarray] = None, words: Words = ENGLISH) -> go.Figure:
-    """Two heads side by side on one 0..1 colour scale, then their difference (a - b) on a diverging scale."""
+                allowed: Optional[np.ndarray] = None, words: Words = ENGLISH, top: float = 1.0) -> go.Figure:
+    """Two heads side by side on one colour scale 0..``top`` (the view's: figures.weights_top), then their
+    difference (a - b) on a diverging scale."""
     Tq, Tk = wa.shape
     x, y = axis_labels(k_labels), axis_labels(q_labels)
     diff = _finite(wa) - _finite(wb)
@@ -160,8 +167,9 @@ def pair_figure(wa: np.ndarray, wb: np.ndarray, q_labels, k_labels, titles: Sequ
     band = _matrix_axes(fig, x, Tq, panels=3)
     m = symmetric_range(diff)
     fig.update_layout(
-        coloraxis=dict(colorscale=WEIGHTS_SCALE, cmin=0.0, cmax=1.0,
-                       colorbar=dict(title=dict(text=words.weight), thickness=10, x=1.02, y=1.0, yanchor="top",
+        coloraxis=dict(colorscale=WEIGHTS_SCALE, cmin=0.0, cmax=top,
+                       colorbar=dict(title=dict(text=_weights_bar(top, words)), thickness=10, x=1.02, y=1.0,
+                                     yanchor="top",
                                      len=0.48)),
         coloraxis2=dict(colorscale=DIVERGING_SCALE, cmin=-m, cmax=m,
                         colorbar=dict(title=dict(text="a − b"), thickness=10, x=1.02, y=0.0, yanchor="bottom",
@@ -262,8 +270,8 @@ def qk_figure(q2: np.ndarray, k2: np.ndarray, q_labels, k_labels, query: int, to
 # ------------------------------------------------------------------------------------------- order and seeds
 def matrices_row(mats: Sequence[np.ndarray], titles: Sequence[str], q_labels: Sequence[Sequence[str]],
                  k_labels: Sequence[Sequence[str]], allowed: Optional[Sequence[np.ndarray]] = None,
-                 cols: int = 4, words: Words = ENGLISH) -> go.Figure:
-    """Weight maps side by side on one 0..1 scale, each with its own token labels (e.g. a sentence and its
+                 cols: int = 4, words: Words = ENGLISH, top: float = 1.0) -> go.Figure:
+    """Weight maps side by side on one scale 0..``top`` (the view's: figures.weights_top), each with its own token labels (e.g. a sentence and its
     shuffle, or one head under several seeds)."""
     n = len(mats)
     cols = max(1, min(cols, n))
@@ -282,8 +290,8 @@ def matrices_row(mats: Sequence[np.ndarray], titles: Sequence[str], q_labels: Se
             fig.add_trace(_blocked_overlay(allowed[i], x, y), row=r + 1, col=c + 1)
     band = _matrix_axes(fig, axis_labels(k_labels[0]) if n else [], T, panels=cols)
     cell = max(GRID_ROW_PX if T <= LABELS_MAX_TOKENS else 3, min(26, 700 // max(T, 1) // cols))
-    fig.update_layout(coloraxis=dict(colorscale=WEIGHTS_SCALE, cmin=0.0, cmax=1.0,
-                                     colorbar=dict(title=dict(text=words.weight), thickness=12)),
+    fig.update_layout(coloraxis=dict(colorscale=WEIGHTS_SCALE, cmin=0.0, cmax=top,
+                                     colorbar=dict(title=dict(text=_weights_bar(top, words)), thickness=12)),
                       height=max(240, min(rows * (cell * T + 90 + band) + 30, 2400)),
                       margin=dict(l=10, r=10, t=40, b=10))
     return fig

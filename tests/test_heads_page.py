@@ -348,3 +348,16 @@ def test_uploaded_weights_are_what_the_page_switches_off():
     assert "Your uploaded weights are in use" in texts(at)
     seeded = build_model(16, 4, 0)
     assert torch.equal(seeded.output_linear.bias, init_weights(MultiHeadAttention(16, 4), 0).output_linear.bias)
+
+
+@pytest.mark.parametrize("section,chart", [("compare", "heads_pair_chart"), ("order", "heads_shuffle_chart"),
+                                           ("seeds", "heads_seeds_chart")])
+def test_heads_weights_charts_follow_the_one_scale_rule(section, chart):
+    """#16 item 5: Compare, Word order and Seeds use the Playground's rule (figures.weights_top over what they show
+    together), with the same "fit to data" switch in the link; the colour bar says when the scale ends below 1."""
+    extra = {"heads_shuffle": "1"} if section == "order" else {}  # the order section draws once shuffled
+    at = open_page(text="the cat sat on the mat", hd_section=section, **extra)
+    assert not at.exception and charts_by_key(at)[chart]["layout"]["coloraxis"]["cmax"] == 1.0
+    fitted = open_page(text="the cat sat on the mat", hd_section=section, fit_scale="true", **extra)
+    axis = charts_by_key(fitted)[chart]["layout"]["coloraxis"]
+    assert not fitted.exception and axis["cmax"] < 1.0 and "(not 0 … 1)" in axis["colorbar"]["title"]["text"]
