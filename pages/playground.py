@@ -41,7 +41,11 @@ fit = kind == "weights" and st.toggle(t("pg_fit_scale"), key="fit_scale", bind="
                                       help=t("pg_fit_scale_help"))
 top = figures.weights_top(mats, fit=fit) if kind == "weights" else 1.0
 if top < 1.0:  # long rows: the colour scale ends at the largest weight (figures.weights_top)
-    st.caption(t("pg_all_heads_help_weights_fitted", n_keys=mats.shape[-1], top=f"{top:.2g}", masked=masked_note))
+    if fit and figures.weights_top(mats) == 1.0:  # fitted because the learner asked, not because rows are long
+        st.caption(t("pg_all_heads_help_weights_fit", top=f"{top:.2g}", masked=masked_note))
+    else:
+        st.caption(t("pg_all_heads_help_weights_fitted", n_keys=mats.shape[-1], top=f"{top:.2g}",
+                     masked=masked_note))
 else:
     st.caption(t(f"pg_all_heads_help_{kind}", masked=masked_note))
 

@@ -216,6 +216,7 @@ def test_one_weights_scale_for_the_grid_and_the_enlarged_head(fit):
     if fit:  # fitted: up to the view's largest weight (all heads), rounded up, and the colour bar says so
         assert weights.max() <= grid[1] < 1.0 and grid[1] - weights.max() < 0.01 * 1.0001
         assert "(not 0 … 1)" in grid[2]
+        assert any(c.value.startswith("Each row sums to 1") and "Fitted to the weights" in c.value for c in at.caption)
     else:  # not fitted: 0 … 1
         assert grid[:2] == (0.0, 1.0) and weights.max() <= 1.0
 

@@ -20,6 +20,14 @@ STRINGS = {
         "ko": "각 행의 합은 1입니다. 쿼리 토큰 하나가 키들에 어텐션을 어떻게 나누는지 보여 줍니다. "
               "모든 헤드가 같은 색 척도를 씁니다(0 = 흰색, 1 = 진한 파랑).{masked}",
     },
+    "pg_all_heads_help_weights_fit": {
+        "en": "Each row sums to 1: how one query token shares its attention among the keys. Fitted to the weights: "
+              "the one colour scale for all heads ends at the largest weight (0 = white, {top} = dark blue), not "
+              "at 1.{masked}",
+        "ko": "각 행의 합은 1입니다. 쿼리 토큰 하나가 키들에 어텐션을 어떻게 나누는지 보여 줍니다. 가중치에 맞춘 "
+              "색 척도: 모든 헤드가 같이 쓰는 척도를 1이 아닌 가장 큰 가중치에서 끝냅니다(0 = 흰색, {top} = 진한 "
+              "파랑).{masked}",
+    },
     "pg_all_heads_help_weights_fitted": {
         "en": "Each row sums to 1: how one query token shares its attention among the keys. With {n_keys} keys "
               "every weight here is small, so the one colour scale for all heads ends at the largest weight "
