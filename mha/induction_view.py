@@ -48,8 +48,10 @@ def checkpoint_at(run: ind.InductionRun, step: int) -> ind.Checkpoint:
     return kept[-1]
 
 
-def roles(measured: ind.Measurement, weights: tuple[np.ndarray, ...], query: int) -> tuple[tuple[HeadRole, ...], ...]:
-    """Each head's role from held-out scores, and where it points from ``query`` in ``weights`` (per layer (H, T, T))."""
+def roles(measured: ind.Measurement, weights: tuple[np.ndarray, ...],
+          query: int) -> tuple[tuple[HeadRole, ...], ...]:
+    """Each head's role from held-out scores, and where it points from ``query`` in ``weights`` (per layer, (H, T,
+    T))."""
     out = []
     for layer, w in enumerate(weights):
         pointers = ind.points_to(w, query)

@@ -56,7 +56,8 @@ def _now_line(step: Optional[int], words: CurveWords) -> list[dict]:
 
 def loss_curve(curves: Mapping[str, tuple[Sequence[float], Sequence[float]]], *, log_y: bool = True,
                steps_total: Optional[int] = None, now: Optional[int] = None, plateau: Optional[tuple[int, int]] = None,
-               drop: Optional[int] = None, title: str = "", words: CurveWords = ENGLISH, height: int = 300) -> go.Figure:
+               drop: Optional[int] = None, title: str = "", words: CurveWords = ENGLISH,
+               height: int = 300) -> go.Figure:
     """One line per run ``{name: (steps, losses)}``. ``steps_total`` fixes the x range (a live curve then grows
     into it); ``now`` marks the snapshot shown; ``plateau`` (first, last step) is shaded and ``drop`` (the phase
     change's step) drawn as a line, both named in the legend-free annotations."""

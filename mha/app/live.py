@@ -48,7 +48,7 @@ class Live:
 @dataclass(frozen=True)
 class Outcome:
     result: Any
-    fresh: bool  # trained during this run (not from the cache or a stop)
+    fresh: bool  # just trained or stopped (the run before this one): the slider moves to the last snapshot
     stopped: bool  # stopped by the learner (this session only)
 
 
@@ -95,7 +95,9 @@ def _stop(prefix: str, on_stop) -> None:
         return
     key, finish = live
     result = finish(True)
-    st.session_state[f"_{prefix}_stopped"] = (on_stop(result) if on_stop else key, result)
+    kept = on_stop(result) if on_stop else key
+    st.session_state[f"_{prefix}_stopped"] = (kept, result)
+    st.session_state[f"_{prefix}_fresh"] = kept  # the slider moves to where it stopped
 
 
 def run(live: Live, start: Start, draw: Optional[Draw] = None, *, slots: int = 0, autostart: bool = False,
@@ -110,7 +112,7 @@ def run(live: Live, start: Start, draw: Optional[Draw] = None, *, slots: int = 0
     stopped = st.session_state.get(f"_{p}_stopped")
     if stopped is not None and stopped[0] == live.key:
         st.session_state.pop(f"_{p}_live", None)
-        return Outcome(stopped[1], fresh=False, stopped=True)
+        return Outcome(stopped[1], fresh=fresh, stopped=True)
     st.session_state.pop(f"_{p}_live", None)  # a run left by another rerun (not Stop) is not resumed
     # Train's click is read by its callback; the run it starts draws Train again in the same place (disabled) with
     # Stop beside it, so the page does not jump and no stale button is left on screen while training runs.

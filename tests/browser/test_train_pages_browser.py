@@ -46,7 +46,6 @@ def test_train_page_trains_stops_and_the_link_retrains_it(fresh_server, open_pag
         """() => /Step [1-9]/.test(document.querySelector("[data-testid='stMain'] [data-testid='stProgress']")
                                     ?.parentElement?.innerText || '')""", timeout=90_000)
     assert page.locator("[data-testid='stMain'] [class*='st-key-tr_live_loss_']").count() >= 1
-    save_screenshot(page, "train-live")
     page.locator(".st-key-tr_stop button").click()
     wait_app_idle(page, rerun=True, timeout_ms=120_000)
     assert page.locator(PROGRESS).count() == 0
