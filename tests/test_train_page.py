@@ -155,7 +155,7 @@ def test_without_a_link_the_page_waits_for_train():
 
 
 def test_explore_link_opens_the_playground_on_these_trained_weights():
-    at = open_page(PAGE, tr_task="prev_next", tr_seed="2", tr_at="300", text=SENTENCE)
+    at = open_page(PAGE, tr_task="prev_next", tr_num_heads="2", tr_seed="2", tr_at="300", text=SENTENCE)
     link = [m.value for m in at.markdown if "source=trained" in m.value][0]
     query = link.split("(playground?", 1)[1].rstrip(")")
     from urllib.parse import parse_qsl

@@ -44,14 +44,17 @@ def controls() -> tr.TrainConfig:
     task_id = c[0].selectbox(t("tp_task"), list(tr.TASKS), key="tr_task", bind="query-params",
                              on_change=_task_defaults, help=t("tp_task_help"))
     task = tr.get_task(task_id)
-    d_model = c[1].selectbox("d_model", D_MODELS, index=D_MODELS.index(task.d_model), key="tr_d_model",
+    # Fixed widget defaults (the default task's): a link names every size that differs from them, whatever the task
+    # (picking a task sets its own sizes through _task_defaults).
+    base = tr.get_task(tr.DEFAULT_TASK)
+    d_model = c[1].selectbox("d_model", D_MODELS, index=D_MODELS.index(base.d_model), key="tr_d_model",
                              bind="query-params", help=t("tp_d_model_help", max=tr.MAX_TRAIN_D_MODEL))
     heads = head_options(d_model)
     if st.session_state.get("tr_num_heads") not in (None, *heads):
         st.session_state["tr_num_heads"] = max(h for h in heads if h <= max(st.session_state["tr_num_heads"], 1))
-    num_heads = c[2].selectbox("num_heads", heads, index=heads.index(task.num_heads) if task.num_heads in heads
+    num_heads = c[2].selectbox("num_heads", heads, index=heads.index(base.num_heads) if base.num_heads in heads
                                else 0, key="tr_num_heads", bind="query-params")
-    steps = int_input(t("tp_steps"), "tr_steps", 1, tr.MAX_TRAIN_STEPS, task.steps, container=c[3],
+    steps = int_input(t("tp_steps"), "tr_steps", 1, tr.MAX_TRAIN_STEPS, base.steps, container=c[3],
                       help=t("tp_steps_help", default=task.steps))
     seed = int_input(t("ctl_seed"), "tr_seed", 0, tr.MAX_TRAIN_SEED, 0, container=c[4], help=t("tp_seed_help"))
     layout = st.segmented_control(t("tp_layout"), list(tr.LAYOUTS), default=tr.DEFAULT_LAYOUT, key="tr_layout",
