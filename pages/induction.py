@@ -8,13 +8,13 @@ from mha.app import induction_page as ip
 from mha.app.controls import settings, t
 from mha.app.frame import page_setup
 
+page_setup()
+
 
 def composition() -> None:
     st.subheader(t("ind_how_title"))
     st.markdown(t("ind_how_text"))
 
-
-page_setup()
 
 st.title(t("ind_title"))
 st.markdown(t("ind_intro"))
