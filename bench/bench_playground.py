@@ -1,6 +1,7 @@
 """How fast the Playground reruns, and how much it sends, against the naive baseline (bench/naive_playground.py).
 
-    python bench/bench_playground.py [reruns]      # default 7 reruns per case; a few minutes on 2 cores
+    python bench/bench_playground.py [reruns] [case]   # default 7 reruns per case; a few minutes on 2 cores
+                                                       # case: run only the cases whose name contains it
 
 Both apps run through Streamlit's AppTest, driven by the same URL parameters. Per case, after one warm-up run each,
 the two apps rerun alternately (so a busy moment of the machine hits both) and the median is taken:
@@ -48,6 +49,11 @@ def words(n: int) -> str:
 CASES = [
     ("default view", {}, 0.2),
     ("128 tokens, 16 heads, d_model 256", {"text": words(128), "d_model": "256", "num_heads": "16"}, 0.25),
+    # Trained weights (#15): the same page on the module trained on "previous" (content | position inputs). The
+    # baseline ignores source/task: it is the naive page at the same size, as in the other cases. Its "new numbers"
+    # row changes the seed, which for ours means training a new module (cached afterwards): that row times training.
+    ("trained on previous, d_model 32, 4 heads", {"source": "trained", "task": "previous", "d_model": "32",
+                                                  "num_heads": "4"}, None),
 ]
 # (tokens, heads, d_model): the payload target names no d_model, so the smallest, the speed case's and the largest.
 PAYLOAD_CASES = [
@@ -164,7 +170,10 @@ def main() -> None:
     print(f"bench_playground: {reruns} reruns per case, median; {machine()}\n")
 
     print(f"{'case':<36} {'rerun':<12} {'ours s':>8} {'naive s':>8} {'ratio':>6} {'cpu ratio':>9} {'target':>7}")
+    only = sys.argv[2] if len(sys.argv) > 2 else ""
     for name, params, target in CASES:
+        if only not in name:
+            continue
         apps = [ours(params), naive(params)]
         for label, new in (("same view", False), ("new numbers", True)):
             m = medians(apps, reruns, new)
