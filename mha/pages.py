@@ -18,6 +18,10 @@ PAGES = [
     ("pages/share.py", "nav_share", "🔗"),
 ]
 
+# Pages that train modules of their own: the sidebar's weight source (random / trained / pretrained / uploaded) is not
+# what they show, so the frame's "which weights are in use" note is left off there.
+OWN_MODULE_PAGES = ("pages/train.py", "pages/induction.py")
+
 
 def url_path(page_file: str) -> str:
     """The URL path of a page ('' for home)."""

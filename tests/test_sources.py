@@ -407,3 +407,15 @@ def test_loading_reports_progress_then_clears_it(models, monkeypatch):
     assert box.calls and box.calls[0][1].startswith("Loading") and all(0 <= f <= 1 for f, _ in box.calls)
     box2 = Box()
     assert sources.load_info(str(models["gpt2"]), box2)[0] == info and not box2.calls  # loaded: no bar again
+
+
+@pytest.mark.parametrize("page", ["pages/train.py", "pages/induction.py"])
+def test_pages_that_train_their_own_modules_do_not_name_the_sidebar_weights(page):
+    """Train and Induction show modules they train themselves: the sidebar's 'weights in use' note would mislead."""
+    at = open_page(page, source="trained", task="previous", lang="en")
+    assert not at.exception, at.exception
+    note = i18n_text("src_note_trained", "en", task=i18n_text("tr_task_name_previous", "en"), steps=300, seed=0,
+                     d_model=16, num_heads=4, half=8)
+    assert note not in main_texts(at, "info")
+    at = open_page("pages/playground.py", source="trained", task="previous", lang="en")  # the note is still there
+    assert note in main_texts(at, "info")

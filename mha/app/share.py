@@ -23,7 +23,7 @@ from urllib.parse import quote, urlencode, urlsplit
 import streamlit as st
 
 from mha import export, i18n
-from mha.pages import PAGES, url_path
+from mha.pages import OWN_MODULE_PAGES, PAGES, url_path
 from mha.text import escape_markdown
 from mha.app import internals
 from mha.app.compute import Weights
@@ -363,6 +363,8 @@ def weights_note() -> None:
     trained, or a pretrained layer with its badge), and while an uploaded file replaces them, say so (or why not)."""
     from mha.app import sources
 
+    if _current_url_path() in {url_path(p) for p in OWN_MODULE_PAGES}:
+        return  # Train and Induction train modules of their own: the sidebar's weights are not what they show
     w = custom_weights()
     s = settings()
     if w and s.source == "pretrained":
