@@ -107,7 +107,13 @@ def run(live: Live, start: Start, draw: Optional[Draw] = None, *, slots: int = 0
     p = live.prefix
     found = cached(live)
     fresh = st.session_state.pop(f"_{p}_fresh", None) == live.key  # trained by the run just before this one
-    if found is not None:
+    go = st.session_state.pop(f"_{p}_go", False)
+    # A cached run is shown only once this session asked for it (Train, or a link that names a snapshot): a link
+    # without one shows the Train button whatever another visitor trained, so every link reproduces its view.
+    asked = st.session_state.setdefault(f"_{p}_asked", set())
+    if go or autostart:
+        asked.add(live.key)
+    if found is not None and (live.key in asked or fresh):
         return Outcome(found, fresh=fresh, stopped=False)
     stopped = st.session_state.get(f"_{p}_stopped")
     if stopped is not None and stopped[0] == live.key:
@@ -116,7 +122,7 @@ def run(live: Live, start: Start, draw: Optional[Draw] = None, *, slots: int = 0
     st.session_state.pop(f"_{p}_live", None)  # a run left by another rerun (not Stop) is not resumed
     # Train's click is read by its callback; the run it starts draws Train again in the same place (disabled) with
     # Stop beside it, so the page does not jump and no stale button is left on screen while training runs.
-    if not (st.session_state.pop(f"_{p}_go", False) or autostart):
+    if not (go or autostart):
         _buttons(live, training=False, label=button)
         if live.scrub_key:
             _idle_scrub(live.scrub_key, live.total)
