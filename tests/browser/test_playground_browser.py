@@ -11,6 +11,7 @@ import urllib.parse
 
 import pytest
 from PIL import Image
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from mha.i18n import text as i18n_text
 from mha.text import display_labels, tokenize
@@ -63,9 +64,21 @@ def selected_option(page, key: str) -> str:
 
 
 def choose(page, key: str, option: str) -> None:
-    """Pick ``option`` in the selectbox with widget key ``key``."""
-    page.locator(f".st-key-{key} input[role='combobox']").click()
-    page.get_by_role("option", name=option, exact=True).click()
+    """Pick ``option`` in the selectbox with widget key ``key``.
+
+    The sidebar is now taller than the window. Opening a selectbox low in it focuses an option, which scrolls the
+    sidebar, and Streamlit's dropdown closes on that scroll (seen: open, sidebar scroll, closed within ~50 ms). A
+    second click opens it with the sidebar already in place, so the box is clicked again when no list is showing."""
+    box = page.locator(f".st-key-{key} input[role='combobox']")
+    wanted = page.get_by_role("option", name=option, exact=True)
+    for _ in range(3):
+        box.click()
+        try:
+            wanted.wait_for(state="visible", timeout=2000)
+            break
+        except PlaywrightTimeout:  # closed by the scroll: click again
+            continue
+    wanted.click()
     wait_app_idle(page, rerun=True)
 
 
