@@ -34,11 +34,15 @@ import torch
 
 from mha.attention import AttentionTrace, MultiHeadAttention
 from mha.errors import LearnerError
+from mha.lru import ByteLRU
 
 MB = 10**6
 DEFAULT_MAX_BYTES = 500 * MB  # a hosted demo must not be taken down by one visitor's model choice
 MAX_BYTES_ENV = "MHA_MAX_MODEL_MB"  # the size cap in MB, for a deployment that wants another one
 MAX_LOADED_MODELS = 2  # models kept in memory at once (bert-base: ~440 MB each); the least recently used goes
+# Per loaded model: the layers' inputs, weights and outputs its runs captured, so that switching to a layer a run
+# already passed does not run the model again (bert-base, 8 sentences of 128 tokens: ~13 MB a layer).
+CAPTURE_BYTES = 64 * 2 ** 20
 DEFAULT_MAX_TOKENS = 128  # the app's limit of positions per sentence (mha.view.MAX_TOKENS)
 CONTINUES = "…"  # label prefix of a piece that continues the previous word (WordPiece "##ing" -> "…ing")
 NEWLINE = "↵"
@@ -201,6 +205,22 @@ def _folder_key(folder: Path) -> tuple:
     """Identifies a folder's contents for the cache: a changed file (a new save_pretrained) is a new model."""
     names = sorted(p.name for p in folder.iterdir() if p.is_file())
     return tuple((n, (folder / n).stat().st_size, (folder / n).stat().st_mtime_ns) for n in names)
+
+
+def content_key(source: str, *, local_root: Optional[str] = None) -> tuple:
+    """What ``source`` holds now, cheaply (file names, sizes and modification times; no network, nothing loaded):
+    the folder's files, the hub cache's snapshot's for a hub id in it, else ``("hub", id)``, or ``("error",)`` when
+    it cannot be used (loading it raises the learner's message). A cache of anything computed from a model keys on
+    it, so a folder saved again (``save_pretrained``) is a new model at the next run."""
+    try:
+        folder = _local_folder((source or "").strip(), local_root)
+        if folder is None and _REPO_ID.match((source or "").strip()):
+            folder = _hub_cached_folder(source.strip())
+            if folder is None:
+                return ("hub", source.strip())
+        return ("error",) if folder is None else (str(folder), _folder_key(folder))
+    except (PretrainedError, OSError):
+        return ("error",)
 
 
 def _local_folder(source: str, local_root: Optional[str]) -> Optional[Path]:
@@ -392,6 +412,9 @@ class LoadedModel:
     family: Family = field(repr=False)
     _modules: dict = field(default_factory=dict, repr=False)  # layer -> MultiHeadAttention, built once
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    # the model's own numbers of every layer a run passed, per batch of tokens (``run_layer``): read-only
+    _captures: ByteLRU = field(default_factory=lambda: ByteLRU("pretrained layer captures", max_bytes=CAPTURE_BYTES,
+                                                               max_entries=8, ttl=3600), repr=False)
 
 
 def load_model(source: str, *, max_bytes: Optional[int] = None, progress: Optional[Progress] = None,
@@ -466,26 +489,31 @@ class _StopAfterLayer(Exception):
 def _install_hooks(family: Family, index: int, layer: torch.nn.Module) -> None:
     attention, projection = _sub(layer, family.attention), _sub(layer, family.projection)
 
+    def slot(box: Optional[dict]) -> Optional[dict]:  # this layer's captures, if this run wants them
+        return box["layers"].setdefault(index, {}) if box is not None and index <= box["layer"] else None
+
     def before_attention(module, args, kwargs):
-        box = _ACTIVE.get()
-        if box is not None and box["layer"] == index:
-            box["x"] = args[0] if args else kwargs["hidden_states"]
-            box["model_mask"] = kwargs.get("attention_mask")
+        got = slot(_ACTIVE.get())
+        if got is not None:
+            got["x"] = args[0] if args else kwargs["hidden_states"]
+            got["model_mask"] = kwargs.get("attention_mask")
 
     # BERT-style: the projection runs after the attention module; GPT-2, DistilBERT: inside it. Whichever hook
     # completes the capture stops the model.
     def after_attention(module, args, output):
         box = _ACTIVE.get()
-        if box is not None and box["layer"] == index:
-            box["weights"] = output[1]
-            if "output" in box:
+        got = slot(box)
+        if got is not None:
+            got["weights"] = output[1]
+            if "output" in got and index == box["layer"]:
                 raise _StopAfterLayer
 
     def after_projection(module, args, output):
         box = _ACTIVE.get()
-        if box is not None and box["layer"] == index:
-            box["output"] = output
-            if "weights" in box:
+        got = slot(box)
+        if got is not None:
+            got["output"] = output
+            if "weights" in got and index == box["layer"]:
                 raise _StopAfterLayer
 
     attention.register_forward_pre_hook(before_attention, with_kwargs=True)
@@ -706,16 +734,19 @@ class LayerRun:
     output_diff: float  # the same for the output projection
 
 
-def run_layer(loaded: LoadedModel, layer: int, texts: Sequence[str] | str, *,
-              max_tokens: int = DEFAULT_MAX_TOKENS, tokens: Optional[ModelTokens] = None) -> LayerRun:
-    """Run the model up to ``layer`` on ``texts`` (one sentence each), then our module on the same input."""
-    info = loaded.info
-    _check_layer(info, layer)
-    tokens = tokenize(loaded, texts, max_tokens=max_tokens) if tokens is None else tokens
+def _model_numbers(loaded: LoadedModel, tokens: ModelTokens, layer: int) -> dict:
+    """The model's own numbers at ``layer`` for these tokens: {"x", "model_mask", "weights", "output"}. The model
+    runs up to that layer, and what it gives every layer on the way is kept (``LoadedModel._captures``, per batch of
+    tokens, read-only): a later call for a layer it passed runs nothing."""
+    key = tuple((t.shape, t.numpy().tobytes()) if t is not None else None
+                for t in (tokens.ids, tokens.attention_mask, tokens.token_type_ids))
+    hit, layers = loaded._captures.lookup(key)
+    if hit and layer in layers:
+        return layers[layer]
     inputs = {"input_ids": tokens.ids, "attention_mask": tokens.attention_mask}
     if tokens.token_type_ids is not None:
         inputs["token_type_ids"] = tokens.token_type_ids
-    box = {"layer": layer}
+    box = {"layer": layer, "layers": {}}
     token = _ACTIVE.set(box)
     try:
         with torch.no_grad():
@@ -724,9 +755,25 @@ def run_layer(loaded: LoadedModel, layer: int, texts: Sequence[str] | str, *,
         pass
     finally:
         _ACTIVE.reset(token)
-    if not {"x", "weights", "output"} <= box.keys():
-        raise RuntimeError(f"{info.model_type} layer {layer}: the model ran without passing its attention "
-                           f"(captured {sorted(box)}); this transformers version is not supported.")
+    got = {i: numbers for i, numbers in box["layers"].items() if {"x", "weights", "output"} <= numbers.keys()}
+    if layer not in got:
+        raise RuntimeError(f"{loaded.info.model_type} layer {layer}: the model ran without passing its attention "
+                           f"(captured {sorted(box['layers'].get(layer, {}))}); this transformers version is not "
+                           f"supported.")
+    if not hit or max(got) > max(layers):  # keep the run that went furthest
+        loaded._captures.put(key, got)
+    return got[layer]
+
+
+def run_layer(loaded: LoadedModel, layer: int, texts: Sequence[str] | str, *,
+              max_tokens: int = DEFAULT_MAX_TOKENS, tokens: Optional[ModelTokens] = None) -> LayerRun:
+    """Run the model up to ``layer`` on ``texts`` (one sentence each), then our module on the same input. The
+    model's tensors (``x``, ``model_weights``, ``model_output``) are kept for later runs: read them, never change
+    them."""
+    info = loaded.info
+    _check_layer(info, layer)
+    tokens = tokenize(loaded, texts, max_tokens=max_tokens) if tokens is None else tokens
+    box = _model_numbers(loaded, tokens, layer)
     x = box["x"]
     mask = allowed_mask(tokens, info.causal)
     module = layer_module(loaded, layer)
@@ -749,11 +796,12 @@ def run_layer(loaded: LoadedModel, layer: int, texts: Sequence[str] | str, *,
 def view_fields(run: LayerRun, sentence: int = 0) -> dict:
     """The arrays and labels of one sentence of ``run``, named as ``mha.view.View``'s fields (float32 numpy, the
     batch axis dropped): ``View(spec=..., notes=..., **view_fields(run, b))``. Self-attention only: the key axis is
-    the query axis. ``tokens`` are the tokenizer's raw pieces (for hover text), ``labels`` the readable ones made
-    display-safe. ``sentence`` must be a valid index (0 <= sentence < B)."""
+    the query axis. ``tokens`` are the tokenizer's raw pieces, ``labels`` the readable ones made display-safe, each
+    a ``mha.text.PieceLabel`` carrying its raw piece where the two differ (charts name it in the hover).
+    ``sentence`` must be a valid index (0 <= sentence < B)."""
     import numpy as np
 
-    from mha.text import safe_label
+    from mha.text import piece_label
 
     B = run.tokens.ids.size(0)
     if not 0 <= sentence < B:
@@ -764,7 +812,7 @@ def view_fields(run: LayerRun, sentence: int = 0) -> dict:
     def np32(t: torch.Tensor) -> np.ndarray:
         return t[b].detach().to(torch.float32).numpy().copy()
 
-    labels = [safe_label(label) for label in run.tokens.labels[b]]
+    labels = [piece_label(label, piece) for label, piece in zip(run.tokens.labels[b], run.tokens.pieces[b])]
     is_pad = run.tokens.is_pad[b].numpy().copy()
     x = np32(run.x)
     return dict(
@@ -779,7 +827,7 @@ def view_fields(run: LayerRun, sentence: int = 0) -> dict:
 
 __all__ = [
     "CHOICES", "Choice", "DEFAULT_MAX_BYTES", "DEFAULT_MODEL", "FAMILIES", "LayerRun", "LoadedModel", "MAX_BYTES_ENV",
-    "MAX_LOADED_MODELS", "ModelInfo", "ModelTokens", "PretrainedError", "allowed_mask", "clear_cache",
+    "MAX_LOADED_MODELS", "ModelInfo", "ModelTokens", "PretrainedError", "allowed_mask", "clear_cache", "content_key",
     "family_for", "folder_size", "layer_module", "load_model", "max_bytes_from_env", "resolve", "run_layer",
     "tokenize", "view_fields",
 ]

@@ -124,6 +124,32 @@ def safe_label(token: str, max_chars: int = MAX_LABEL_CHARS) -> str:
     return text if len(text) <= max_chars else text[: max_chars - 1] + "…"
 
 
+class PieceLabel(str):
+    """A display-safe readable token label ("…ing", "the") that also carries the tokenizer's raw piece ("##ing",
+    "Ġthe"; display-safe too, and different from the label) as ``raw``, for hover text. It is the label wherever a
+    str is used (markdown, pickers, tables); ``mha.figures.axis_labels`` names the raw piece in a chart's hover."""
+
+    raw: str
+
+    def __new__(cls, label: str, raw: str):
+        obj = super().__new__(cls, label)
+        obj.raw = raw
+        return obj
+
+    def __reduce__(self):  # copies and pickles keep the raw piece
+        return PieceLabel, (str(self), self.raw)
+
+    def __repr__(self) -> str:
+        return f"PieceLabel({str(self)!r}, raw={self.raw!r})"
+
+
+def piece_label(label: str, raw: str) -> str:
+    """The display-safe ``label``, as a PieceLabel carrying the display-safe ``raw`` piece when the two differ
+    ("Ġthe" -> "the"), else as the plain label ("[CLS]", "the" of WordPiece)."""
+    label, raw = safe_label(label), safe_label(raw)
+    return label if raw == label else PieceLabel(label, raw)
+
+
 def display_labels(tokens) -> list[str]:
     """Plain-text labels, one per position (duplicates are kept: positions, not strings, identify a token)."""
     return [safe_label(t) for t in tokens]

@@ -164,6 +164,13 @@ def load_pretrained(source: str, progress=None) -> "pretrained.LoadedModel":
     return pretrained.load_model(source, progress=progress, **pretrained_options())
 
 
+def pretrained_content(source: str) -> tuple:
+    """``mha.pretrained.content_key`` with this server's options: what the model folder holds now (file sizes and
+    times). Part of every cache key of a pretrained view (``mha.app.compute.fingerprint``): a re-saved folder is
+    picked up at the next run."""
+    return pretrained.content_key(source, local_root=pretrained_options()["local_root"])
+
+
 def pretrained_layer(spec: ViewSpec) -> MultiHeadAttention:
     """The course's module holding ``spec.layer`` of ``spec.model`` (with Q/K/V biases; shared: never mutate)."""
     return pretrained.layer_module(load_pretrained(spec.model), spec.layer)
@@ -419,4 +426,5 @@ def run_pretrained_view(spec: ViewSpec) -> View:
 __all__ = ["View", "ViewSpec", "ViewInputs", "TextError", "BatchError", "run_view", "view_inputs", "build_model",
            "custom_model", "model_for", "trained_model", "spec_inputs", "batch_inputs", "train_steps", "SOURCES",
            "head_choices", "check_spec", "text_batch", "kv_batch", "pretrained_options", "load_pretrained",
-           "pretrained_layer", "pretrained_texts", "pretrained_run", "run_pretrained_view", "MAX_PRETRAINED_D_MODEL"]
+           "pretrained_layer", "pretrained_content", "pretrained_texts", "pretrained_run", "run_pretrained_view",
+           "MAX_PRETRAINED_D_MODEL"]
