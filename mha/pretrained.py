@@ -35,6 +35,7 @@ import torch
 from mha.attention import AttentionTrace, MultiHeadAttention
 from mha.errors import LearnerError
 from mha.lru import ByteLRU
+from mha.masks import from_additive_mask
 
 MB = 10**6
 DEFAULT_MAX_BYTES = 500 * MB  # a hosted demo must not be taken down by one visitor's model choice
@@ -780,10 +781,9 @@ def run_layer(loaded: LoadedModel, layer: int, texts: Sequence[str] | str, *,
     with torch.no_grad():
         # nothing blocked (one sentence, an encoder): no mask, the same numbers without a pass over (B, H, T, T)
         trace = module.trace(x, x, x, None if mask.all() else mask)
-    model_mask = box.get("model_mask")
-    model_allowed = None
-    if model_mask is not None:
-        model_allowed = model_mask == 0 if model_mask.dtype != torch.bool else model_mask
+    model_mask = box.get("model_mask")  # additive (0 / a very negative number) or bool (True = may attend)
+    model_allowed = model_mask if model_mask is None or model_mask.dtype == torch.bool else \
+        from_additive_mask(model_mask)
     rows = ~trace.fully_masked  # (B, H, Tq): a row with no key to attend to is 0 here and undefined in the model
     weights_diff = (trace.weights - box["weights"]).abs()[rows].max().item() if rows.any() else 0.0
     real = tokens.attention_mask.bool()  # (B, T)

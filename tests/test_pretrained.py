@@ -198,6 +198,35 @@ def test_byte_pieces_of_a_character_show_their_bytes(folders):
     assert bytes(int(label.strip(P.CONTINUES + "⟨⟩"), 16) for label in toks.labels[0]) == "안".encode()
 
 
+def test_the_byte_table_is_transformers_own():
+    from transformers.convert_slow_tokenizer import bytes_to_unicode
+
+    assert P._byte_decoder() == {ch: b for b, ch in bytes_to_unicode().items()}
+
+
+def test_switching_to_a_layer_already_passed_does_not_run_the_model(folders):
+    loaded = P.load_model(str(folders["bert"]))
+    texts = ["the cat sat", "a dog"]
+    calls = []
+    hook = P._sub(loaded.model, "embeddings").register_forward_hook(lambda *a: calls.append(1))
+    try:
+        top = P.run_layer(loaded, 1, texts)
+        assert len(calls) == 1
+        below = P.run_layer(loaded, 0, texts)  # layer 0 was passed on the way to layer 1: kept
+        assert len(calls) == 1
+        P.run_layer(loaded, 1, ["the cat"])  # other tokens: run
+        assert len(calls) == 2
+    finally:
+        hook.remove()
+    P.clear_cache()  # a fresh model, nothing kept: the same numbers
+    fresh = P.load_model(str(folders["bert"]))
+    for layer, run in ((0, below), (1, top)):
+        again = P.run_layer(fresh, layer, texts)
+        for name in ("x", "model_weights", "model_output"):
+            assert torch.equal(getattr(run, name), getattr(again, name)), (layer, name)
+        assert torch.equal(run.trace.weights, again.trace.weights)
+
+
 def test_korean_wordpiece_labels(folders):
     ko = P.load_model(str(folders["electra_ko"]))
     toks = P.tokenize(ko, ["안녕하세요"])
