@@ -5,7 +5,7 @@ import streamlit as st
 
 from mha import figures, i18n
 from mha.app.compute import SEEDED, view as compute_view
-from mha.app.controls import cached_figure, chart_words, t
+from mha.app.controls import START_PARAM, cached_figure, chart_words, t
 from mha.app.frame import page_setup
 from mha.pages import PAGES
 from mha.view import DEFAULT_TEXT, ViewSpec
@@ -21,10 +21,10 @@ left, right = st.columns([3, 2], gap="large")
 with left:
     st.subheader(t("home_start_title"))
     st.markdown(t("home_start_text", sentence=DEFAULT_TEXT))
-    # A link, not a button + st.switch_page: switching pages from code clears the query, which Streamlit refuses
-    # while controls are bound to it (lang always is). The sentence box starts on the course's sentence.
+    # A link (switch_page would clear the link's parameters, which Streamlit refuses for bound controls): its
+    # START_PARAM tells the sidebar to put the course's sentence back, whatever the learner typed before.
     with st.container(key="home_start"):
-        st.page_link(PLAYGROUND, label=f"**{t('home_start')}**", icon="▶️")
+        st.page_link(PLAYGROUND, label=f"**{t('home_start')}**", icon="▶️", query_params={START_PARAM: "course"})
 with right:  # a picture of what the Playground shows, drawn by the app's own figure builder (not interactive)
     course = compute_view(ViewSpec(text=DEFAULT_TEXT, causal=True), SEEDED)
     st.plotly_chart(cached_figure(figures.head_heatmap, course.weights[0], course.labels, course.key_labels,

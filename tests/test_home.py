@@ -8,6 +8,7 @@ from pathlib import Path
 from apptest_utils import open_page
 
 from mha import i18n
+from mha.app.controls import START_PARAM
 from mha.pages import PAGES
 from mha.view import DEFAULT_TEXT
 
@@ -36,6 +37,20 @@ def test_start_here_opens_the_playground_on_the_courses_sentence():
     assert start and start[0].proto.label == f"**{i18n.text('home_start', 'en')}**"
     assert at.text_area(key="text").value == DEFAULT_TEXT  # the course's sentence is what the Playground opens on
     assert DEFAULT_TEXT in i18n.text("home_start_text", "en", sentence=DEFAULT_TEXT)
+    assert start[0].proto.query_string == f"{START_PARAM}=course"  # it puts the course's sentence back (below)
+
+
+def test_start_here_puts_the_courses_sentence_back_and_leaves_no_trace():
+    # the link Home's "Start here" opens, in a session where the learner had typed another sentence
+    at = open_page("pages/playground.py", seed="4")
+    at.text_area(key="text").set_value("my own words here").run()
+    at.query_params[START_PARAM] = "course"
+    at.run()
+    assert not at.exception and at.text_area(key="text").value == DEFAULT_TEXT
+    assert START_PARAM not in at.query_params and at.query_params.get("seed") in ("4", ["4"])  # the rest is kept
+    assert not [w for w in at.sidebar.warning]  # not named as an unknown link parameter
+    at.text_area(key="text").set_value("typed after starting").run()
+    assert at.text_area(key="text").value == "typed after starting"  # once: the learner's next sentence stays
 
 
 def test_home_shows_a_picture_of_the_weights():
@@ -45,12 +60,19 @@ def test_home_shows_a_picture_of_the_weights():
     assert i18n.text("home_picture", "ko", sentence=DEFAULT_TEXT) in [c.value for c in at.caption]
 
 
-def test_the_cross_attention_box_is_folded_away_until_wanted():
-    label = i18n.text("ctl_cross_expander", "en")
+def test_rarely_used_controls_are_folded_away_until_wanted():
+    label = i18n.text("ctl_more", "en")
     at = open_page("pages/playground.py")
     box = _expander(at, label)
     assert not box.proto.expanded and box.text_area(key="kv_text").value == ""
+    # the four rarely used controls live in the fold; the sizes and the causal mask stay outside it
+    assert {w.key for w in box.toggle} >= {"padding", "positional"} and box.number_input(key="seed").value == 0
+    assert "causal" not in {w.key for w in box.toggle} and at.toggle(key="causal") is not None
     linked = open_page("pages/playground.py", text="the cat sat", kv_text="a dog ran far")
     box = _expander(linked, label)
     assert box.proto.expanded and box.text_area(key="kv_text").value == "a dog ran far"  # applied and shown
     assert linked.query_params["kv_text"] == ["a dog ran far"] or linked.query_params["kv_text"] == "a dog ran far"
+    for params in ({"seed": "3"}, {"positional": "false"}, {"padding": "false"}):  # a changed setting is never hidden
+        assert _expander(open_page("pages/playground.py", **params), label).proto.expanded, params
+    at.number_input(key="seed").set_value(5).run()
+    assert _expander(at, label).proto.expanded  # changed in this session: it stays in sight

@@ -97,6 +97,12 @@ def _browser_locale() -> str | None:
         return None
 
 
+# Home's "Start here" link adds ?start=course: the sidebar puts the course's sentence back in the text box and drops
+# the parameter (a link cannot reset a control any other way: Streamlit appends a page link's parameters to the
+# bound ones, and refuses to clear bound ones from code).
+START_PARAM = "start"
+
+
 def _remember_url_params() -> None:
     """On a session's first run, keep the raw URL parameters so that values the widgets refused can be named."""
     if "_url_params_at_start" not in st.session_state:
@@ -154,6 +160,9 @@ def sidebar_controls() -> Settings:
     locale_lang = i18n.lang_from_locale(_browser_locale())
     _keep_lang_in_url(locale_lang)
     # Bound widgets put their *displayed* option in the URL, so options are shown as their URL values (en, ko).
+    if st.query_params.get(START_PARAM) is not None:  # Home's "Start here": the course's sentence, once
+        del st.query_params[START_PARAM]
+        st.session_state["text"] = DEFAULT_TEXT
     sb.segmented_control("🌐 English · 한국어", options=list(i18n.LANGS), default=None, key="lang",
                          bind="query-params", required=True)
     src = sources.source_controls(sb)  # first: it decides which of the controls below apply
@@ -168,9 +177,15 @@ def sidebar_controls() -> Settings:
         kind, msg = text_message
         (sb.error if kind == "error" else sb.caption)(msg)
     sentence = _sentence_control(batch)
-    # Rarely used: folded away until wanted, open while it holds text (a link with kv_text opens with it shown).
-    more = sb.expander(t("ctl_cross_expander"), expanded=bool((st.session_state.get("kv_text") or "").strip()
-                                                              or (st.query_params.get("kv_text") or "").strip()))
+    if pre:
+        d_model, num_heads = _locked_sizes(info)
+    else:
+        d_model, num_heads = _size_controls(src.source == "trained")
+    sb.caption(t("ctl_head_dim", head_dim=d_model // num_heads, d_model=d_model, num_heads=num_heads))
+    causal_box = sb.container()  # drawn here, filled below: whether causal applies depends on the folded kv text
+    # Rarely used: folded away until wanted, open while one of them differs from its default (a link with kv_text or
+    # seed=3 opens with it shown), so the sidebar fits a laptop window and num_heads is reached without scrolling.
+    more = sb.expander(t("ctl_more"), expanded=_more_settings_changed())
     kv_text = more.text_area(t("ctl_kv_text"), value="", key="kv_text", bind="query-params", height=68,
                              placeholder=t("ctl_kv_text_placeholder"), help=t("ctl_kv_text_help"), disabled=pre)
     if pre:
@@ -182,34 +197,29 @@ def sidebar_controls() -> Settings:
         (sb.error if kind == "error" else sb.caption)(msg)  # outside the expander: seen even when it is folded
     is_cross = bool((kv_text or "").strip())
 
-    if pre:
-        d_model, num_heads = _locked_sizes(info)
-    else:
-        d_model, num_heads = _size_controls(src.source == "trained")
-    sb.caption(t("ctl_head_dim", head_dim=d_model // num_heads, d_model=d_model, num_heads=num_heads))
     if pre:  # fixed by the model: shown, locked (not bound: a link's causal/padding are not read)
         causal = bool(info.causal) if info else False
         st.session_state["src_causal_locked"] = causal
-        sb.toggle(t("ctl_causal"), key="src_causal_locked", disabled=True, help=t("src_causal_model"))
-        sb.caption(t("src_causal_model"))
+        causal_box.toggle(t("ctl_causal"), key="src_causal_locked", disabled=True, help=t("src_causal_model"))
+        causal_box.caption(t("src_causal_model"))
         st.session_state["src_padding_locked"] = True
-        sb.toggle(t("ctl_padding"), key="src_padding_locked", disabled=True, help=t("src_padding_model"))
+        more.toggle(t("ctl_padding"), key="src_padding_locked", disabled=True, help=t("src_padding_model"))
         padding = True
     else:
-        causal = sb.toggle(t("ctl_causal"), value=False, key="causal", bind="query-params",
-                           help=t("ctl_causal_help"), disabled=is_cross)
+        causal = causal_box.toggle(t("ctl_causal"), value=False, key="causal", bind="query-params",
+                                   help=t("ctl_causal_help"), disabled=is_cross)
         if is_cross:  # query i and key i are tokens of two different texts: "earlier" means nothing
-            sb.caption(t("ctl_causal_cross_kept" if causal else "ctl_causal_cross"))
-        padding = sb.toggle(t("ctl_padding"), value=True, key="padding", bind="query-params",
-                            help=t("ctl_padding_help", pad=PAD))
-    positional = sb.toggle(t("ctl_positional"), value=True, key="positional", bind="query-params",
-                           help=t("ctl_positional_help"), disabled=pre)
+            causal_box.caption(t("ctl_causal_cross_kept" if causal else "ctl_causal_cross"))
+        padding = more.toggle(t("ctl_padding"), value=True, key="padding", bind="query-params",
+                              help=t("ctl_padding_help", pad=PAD))
+    positional = more.toggle(t("ctl_positional"), value=True, key="positional", bind="query-params",
+                             help=t("ctl_positional_help"), disabled=pre)
     if pre:
-        sb.caption(t("src_not_apply", what=t("src_not_apply_positional")))
-    seed = int_input(t("ctl_seed"), "seed", 0, MAX_SEED, DEFAULT_SEED, container=sb, help=t("ctl_seed_help"),
+        more.caption(t("src_not_apply", what=t("src_not_apply_positional")))
+    seed = int_input(t("ctl_seed"), "seed", 0, MAX_SEED, DEFAULT_SEED, container=more, help=t("ctl_seed_help"),
                      disabled=pre)
     if pre:
-        sb.caption(t("src_not_apply", what=t("src_not_apply_seed")))
+        more.caption(t("src_not_apply", what=t("src_not_apply_seed")))
     settings = Settings(text=text or "", d_model=int(d_model), num_heads=int(num_heads),
                         causal=bool(causal) and not is_cross, seed=int(seed), positional=bool(positional),
                         lang=lang(), padding=bool(padding), kv_text=kv_text or "", sentence=int(sentence),
@@ -228,6 +238,24 @@ def sidebar_controls() -> Settings:
     return settings
 
 
+# The folded controls and their defaults: the fold opens by itself while one of them differs (in this session or in
+# the link being opened), so a changed setting is never hidden.
+_MORE_DEFAULTS = {"kv_text": "", "padding": True, "positional": True, "seed": DEFAULT_SEED}
+
+
+def _more_settings_changed() -> bool:
+    """Whether a folded control holds something other than its default (session state, or the link's value)."""
+    link = st.query_params
+    for key, default in _MORE_DEFAULTS.items():
+        value = st.session_state.get(key, default)
+        if isinstance(default, str):
+            if (value or "").strip() or (link.get(key) or "").strip():
+                return True
+        elif value != default or (key in link and str(link.get(key)).lower() != str(default).lower()):
+            return True
+    return False
+
+
 def _not_read(source: str) -> tuple[str, ...]:
     """Link parameters the controls of this weight source do not read (a link's value for them is not refused)."""
     if source == "pretrained":
@@ -244,8 +272,9 @@ def _locked_sizes(info) -> tuple[int, int]:
     """d_model and num_heads of a pretrained layer: the model's, shown in locked controls (not bound to the link)."""
     sb = st.sidebar
     d_model, num_heads = (info.d_model, info.num_heads) if info else (DEFAULT_D_MODEL, DEFAULT_NUM_HEADS)
-    sb.selectbox("d_model", [d_model], key="src_d_model_locked", disabled=True, help=t("src_locked_help"))
-    sb.selectbox("num_heads", [num_heads], key="src_num_heads_locked", disabled=True, help=t("src_locked_help"))
+    left, right = sb.columns(2)  # side by side, as in the free controls
+    left.selectbox("d_model", [d_model], key="src_d_model_locked", disabled=True, help=t("src_locked_help"))
+    right.selectbox("num_heads", [num_heads], key="src_num_heads_locked", disabled=True, help=t("src_locked_help"))
     sb.caption(t("src_locked_sizes"))
     return d_model, num_heads
 
@@ -258,7 +287,8 @@ def _size_controls(trained: bool) -> tuple[int, int]:
     if trained and isinstance(current, int) and current > MAX_TRAIN_D_MODEL:
         st.session_state["d_model"] = MAX_TRAIN_D_MODEL
         st.session_state["_dmodel_clamped"] = (current, MAX_TRAIN_D_MODEL)
-    d_model = sb.selectbox("d_model", choices, index=choices.index(DEFAULT_D_MODEL), key="d_model",
+    left, right = sb.columns(2)  # side by side: the pair is one choice (head_dim = d_model / num_heads, below)
+    d_model = left.selectbox("d_model", choices, index=choices.index(DEFAULT_D_MODEL), key="d_model",
                            bind="query-params", help=t("ctl_d_model_help"))
     clamped = st.session_state.pop("_dmodel_clamped", None)
     if clamped:
@@ -269,7 +299,7 @@ def _size_controls(trained: bool) -> tuple[int, int]:
         # d_model changed under a head count that no longer divides it: keep the nearest smaller valid one.
         st.session_state["num_heads"] = max(h for h in heads if h <= current) if current > 1 else 1
         st.session_state["_heads_adjusted"] = (current, st.session_state["num_heads"], d_model)
-    num_heads = sb.selectbox("num_heads", heads, index=heads.index(DEFAULT_NUM_HEADS) if DEFAULT_NUM_HEADS in heads
+    num_heads = right.selectbox("num_heads", heads, index=heads.index(DEFAULT_NUM_HEADS) if DEFAULT_NUM_HEADS in heads
                              else 0, key="num_heads", bind="query-params",
                              help=t("ctl_num_heads_help", d_model=d_model, choices=", ".join(map(str, heads))))
     adjusted = st.session_state.pop("_heads_adjusted", None)
@@ -393,6 +423,8 @@ def int_input(label: str, key: str, min_value: int, max_value: int, value: int, 
         internals.refuse_link_value(key)
     return (container or st).number_input(label, min_value=min_value, max_value=max_value, value=value, step=1,
                                           key=key, bind="query-params", **kwargs)
+
+
 
 
 def table(data, key: str, container=None, **kwargs):

@@ -74,7 +74,8 @@ STRINGS = {
               "실시간으로 실행됩니다. 화면의 모든 숫자는 그 모듈에서 나옵니다.",
     },
     "home_pages": {"en": "Where to go", "ko": "둘러보기"},
-    "ctl_cross_expander": {"en": "Cross-attention (keys from another text)", "ko": "교차 어텐션 (다른 텍스트의 키)"},
+    "ctl_more": {"en": "More: cross-attention, padding, positions, seed",
+                 "ko": "더 보기: 교차 어텐션, 패딩, 위치 인코딩, 시드"},
     "home_start_title": {"en": "Start here", "ko": "여기서 시작하세요"},
     "home_start_text": {
         "en": "New here? Open the Playground on the course's own sentence, “{sentence}”: every head's weights, "

@@ -7,6 +7,7 @@ import re
 import pytest
 
 from mha.i18n import text as i18n_text
+from mha.view import DEFAULT_TEXT
 
 from .conftest import open_url, wait_app_idle
 
@@ -26,9 +27,29 @@ def test_home_descriptions_are_not_cut_off(page, server, width, lang):
     assert page.get_by_text(about, exact=True).is_visible()
 
 
-def test_start_here_leads_into_the_playground(page, server):
-    open_url(page, f"{server.url}/")
+def test_start_here_leads_into_the_playground_on_the_courses_sentence(page, server):
+    open_url(page, f"{server.url}/?text=words+the+learner+typed&d_model=32")
     page.locator(".st-key-home_start a").click()
     page.wait_for_url(re.compile(r"/playground(\?|$)"))
     wait_app_idle(page, rerun=True)
     assert page.locator("h1").first.inner_text().strip() == i18n_text("pg_title", "en")
+    assert page.locator(".st-key-text textarea").input_value() == DEFAULT_TEXT  # the typed sentence is replaced
+    page.wait_for_function("() => !location.search.includes('start=') && location.search.includes('d_model=32')")
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_the_sidebar_controls_are_reached_without_scrolling(page, server, lang):
+    # The sidebar outgrew a laptop window: opening num_heads scrolled it, and Streamlit's list closed on that scroll.
+    # Rarely used controls are folded, d_model and num_heads share a row: both sit inside the 1000 px window.
+    open_url(page, f"{server.url}/playground?lang={lang}")
+    height = page.viewport_size["height"]
+    for key in ("d_model", "num_heads", "causal"):
+        box = page.locator(f".st-key-{key}").bounding_box()
+        assert box is not None and box["y"] + box["height"] <= height, (key, box, height)
+    page.locator(".st-key-num_heads input[role='combobox']").click()
+    option = page.get_by_role("option", name="2", exact=True)
+    option.wait_for(state="visible", timeout=5000)
+    page.wait_for_timeout(300)  # the list closed within ~50 ms when opening it scrolled the sidebar
+    option.click(timeout=2000)  # still open: the first click was enough
+    wait_app_idle(page, rerun=True)
+    assert "num_heads=2" in page.url

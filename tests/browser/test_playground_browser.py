@@ -66,9 +66,10 @@ def selected_option(page, key: str) -> str:
 def choose(page, key: str, option: str) -> None:
     """Pick ``option`` in the selectbox with widget key ``key``.
 
-    The sidebar is now taller than the window. Opening a selectbox low in it focuses an option, which scrolls the
-    sidebar, and Streamlit's dropdown closes on that scroll (seen: open, sidebar scroll, closed within ~50 ms). A
-    second click opens it with the sidebar already in place, so the box is clicked again when no list is showing."""
+    A selectbox low in a sidebar taller than the window scrolls the sidebar when it opens, and Streamlit's dropdown
+    closes on that scroll (seen: open, sidebar scroll, closed within ~50 ms). The sidebar's main controls now fit a
+    1000 px window (test_home_browser checks it), but a selectbox of a page's own may still sit low: the box is
+    clicked again when no list is showing."""
     box = page.locator(f".st-key-{key} input[role='combobox']")
     wanted = page.get_by_role("option", name=option, exact=True)
     for _ in range(3):
