@@ -24,7 +24,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from mha.masks import as_allowed, values_readable
+from mha.masks import as_allowed, compact_view, values_readable
 
 
 @dataclass(frozen=True)
@@ -50,17 +50,20 @@ def attention_steps(query, key, value, mask=None, *, scale: bool = True, tempera
         query = query * (1.0 / math.sqrt(query.size(-1)))
     scores = torch.matmul(query, key.transpose(-2, -1))  # (..., Tq, Tk)
     logits = scores / temperature if temperature != 1.0 else scores
-    allowed = as_allowed(mask, scores.shape)
+    allowed = as_allowed(mask, scores.shape)  # a broadcast view of the mask as given: no copy
     if allowed is None:
         weights = F.softmax(logits, dim=-1)
         fully_masked = torch.zeros(scores.shape[:-1], dtype=torch.bool, device=scores.device)
     else:
-        fully_masked = ~allowed.any(dim=-1)  # (..., Tq)
+        # The mask's own shape ((Tq, Tk), (B, 1, 1, Tk), ...) broadcasts in masked_fill: working on it rather than on
+        # the expanded view saves three (B, H, Tq, Tk) temporaries per call (~20% of a small training step).
+        compact = compact_view(allowed)  # (.., Tq or 1, Tk or 1) with 1 wherever the mask was broadcast
+        row_empty = ~compact.any(dim=-1, keepdim=True)  # (..., Tq, 1) in the mask's shape
         # A row with every key blocked would be softmax(-inf, ..., -inf) = NaN. Give it finite logits, then zero it:
         # such a query attends to nothing and its output is 0 (the course's code returns NaN there).
-        blocked = ~allowed | fully_masked.unsqueeze(-1)
-        logits = logits.masked_fill(~allowed & ~fully_masked.unsqueeze(-1), float("-inf"))
-        weights = F.softmax(logits, dim=-1).masked_fill(blocked, 0.0)
+        logits = logits.masked_fill(~compact & ~row_empty, float("-inf"))
+        weights = F.softmax(logits, dim=-1).masked_fill(~compact | row_empty, 0.0)
+        fully_masked = row_empty.squeeze(-1).expand(scores.shape[:-1])  # (..., Tq)
     output = torch.matmul(weights, value)  # (..., Tq, Dv)
     return AttentionSteps(scores=scores, allowed=allowed, weights=weights, output=output, fully_masked=fully_masked)
 

@@ -107,6 +107,14 @@ def as_allowed(mask: Optional[torch.Tensor], scores_shape: torch.Size) -> Option
         ) from None
 
 
+def compact_view(allowed: torch.Tensor) -> torch.Tensor:
+    """The smallest view of a broadcast mask (``as_allowed``'s result): size 1 along every dimension that was
+    expanded (stride 0), the same values. Elementwise work on it broadcasts instead of filling (B, H, Tq, Tk)."""
+    index = tuple(slice(0, 1) if stride == 0 and size > 1 else slice(None)
+                  for stride, size in zip(allowed.stride(), allowed.shape))
+    return allowed[index]
+
+
 def to_torch_attn_mask(mask: Optional[torch.Tensor]) -> Optional[torch.Tensor]:
     """Our mask (True = may attend) -> nn.MultiheadAttention's boolean attn_mask (True = blocked)."""
     if mask is None:

@@ -111,3 +111,28 @@ def test_as_allowed_error_names_shapes_and_fixes(shape):
         as_allowed(torch.ones(shape, dtype=torch.bool), torch.Size([2, 3, 4, 5]))
     message = str(err.value)
     assert "(2, 3, 4, 5)" in message and "(B, 1, 1, Tk)" in message
+
+
+@pytest.mark.parametrize("shape", [(5, 7), (2, 1, 1, 7), (2, 1, 5, 7), (1, 3, 5, 7), (7,), (2, 3, 5, 7)])
+def test_compact_view_is_the_mask_before_broadcasting(shape):
+    from mha.masks import compact_view
+
+    mask = torch.rand(shape, generator=torch.Generator().manual_seed(0)) > 0.3
+    full = as_allowed(mask, torch.Size([2, 3, 5, 7]))
+    small = compact_view(full)
+    assert small.numel() <= mask.numel() and small.dim() == full.dim()
+    assert torch.equal(small.expand(full.shape), full)  # same values once broadcast again
+
+
+def test_attention_with_a_broadcast_mask_equals_the_materialised_one():
+    from mha.attention import attention_steps
+
+    g = torch.Generator().manual_seed(1)
+    q, k, v = (torch.randn(2, 3, 5, 4, generator=g, dtype=torch.float64) for _ in range(3))
+    for mask in (torch.ones(5, 5, dtype=torch.bool).tril(), torch.tensor([1, 1, 0, 0, 0]).bool()[None, None, None],
+                 torch.zeros(2, 1, 1, 5, dtype=torch.bool)):
+        a = attention_steps(q, k, v, mask)
+        b = attention_steps(q, k, v, mask.expand(2, 3, 5, 5).contiguous())  # no stride-0 dimension to compact
+        for name in ("weights", "output", "fully_masked", "allowed"):
+            assert torch.equal(getattr(a, name), getattr(b, name)), name
+        assert not a.weights.isnan().any()
