@@ -113,13 +113,17 @@ def prepare(weights, query_labels: Sequence[str], key_labels: Sequence[str], *,
     payload = {
         "H": H, "Tq": Tq, "Tk": Tk,
         "queries": [str(s) for s in query_labels], "keys": [str(s) for s in key_labels],
+        # a pretrained token's raw piece ("Ġthe" behind "the", mha.text.PieceLabel) for its tooltip, else ""
+        "queries_raw": [str(getattr(s, "raw", "")) for s in query_labels],
+        "keys_raw": [str(getattr(s, "raw", "")) for s in key_labels],
         "colours": [c.lower() for c in colours],
         "scale": SCALE, "min": MIN_WEIGHT, "min_all": MIN_WEIGHT_ALL, "w": packed,
         "words": {k: str(v) for k, v in words.items()},
     }
     # A short fingerprint: the browser rebuilds the view only when the numbers or labels changed (a rerun that
     # sends the same view keeps the learner's shown/hidden heads).
-    payload["sig"] = hashlib.sha1(json.dumps([H, Tq, Tk, payload["queries"], payload["keys"], packed],
+    payload["sig"] = hashlib.sha1(json.dumps([H, Tq, Tk, payload["queries"], payload["keys"], packed,
+                                              payload["queries_raw"], payload["keys_raw"]],
                                              separators=(",", ":")).encode()).hexdigest()[:16]
     return payload
 

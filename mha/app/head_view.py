@@ -111,7 +111,7 @@ export default function(component) {
   titles.appendChild(el('div', 'hv-col hv-tk', words.keys || 'Keys'));
   root.appendChild(titles);
   const body = el('div', 'hv-body');
-  const column = (side, labels) => {
+  const column = (side, labels, raws) => {
     const col = el('div', 'hv-col hv-' + side);
     const toks = labels.map((label, i) => {
       const t = el('div', 'hv-tok');
@@ -119,7 +119,7 @@ export default function(component) {
       t.dataset.i = String(i);
       t.tabIndex = i === 0 ? 0 : -1;  // one tab stop per column; the arrow keys move within (see below)
       t.style.height = ROW + 'px';
-      t.setAttribute('title', `${i}: ${label}`);
+      t.setAttribute('title', `${i}: ${label}` + (raws && raws[i] ? ` · ${raws[i]}` : ''));  // + the raw piece
       const num = el('span', 'hv-num');
       const txt = el('span', 'hv-txt', label);
       if (side === 'q') { t.appendChild(num); t.appendChild(txt); } else { t.appendChild(txt); t.appendChild(num); }
@@ -128,8 +128,8 @@ export default function(component) {
     });
     return [col, toks];
   };
-  const [qcol, qtoks] = column('q', data.queries);
-  const [kcol, ktoks] = column('k', data.keys);
+  const [qcol, qtoks] = column('q', data.queries, data.queries_raw);
+  const [kcol, ktoks] = column('k', data.keys, data.keys_raw);
   const mid = el('div', 'hv-mid');
   const canvas = document.createElement('canvas');
   mid.appendChild(canvas);
