@@ -136,10 +136,11 @@ def split_heads_figure(mat: np.ndarray, per_head: np.ndarray, labels, *, head_wo
 
 def attention_bar(row_weights: np.ndarray, row_allowed: np.ndarray, key_labels, *, highlight: int | None = None,
                   title: str = "", masked_word: str | None = None, y_title: str | None = None,
-                  width_px: int = 440, words: Words = ENGLISH) -> go.Figure:
-    """One query's attention row as bars over the keys, on a fixed 0..1 axis (the course's "Orange" picture).
-    Blocked keys are grey and labelled; the highlighted key is orange. ``width_px``: about how wide the bars'
-    area is drawn (labels are sized for it)."""
+                  width_px: int = 440, top: float = 1.0, words: Words = ENGLISH) -> go.Figure:
+    """One query's attention row as bars over the keys, on the axis 0..``top`` (the view's weights scale,
+    ``figures.weights_top``; 0..1 by default: the course's "Orange" picture). Blocked keys are grey and labelled;
+    the highlighted key is orange; bars above ``top`` (a row with one key) reach the top. ``width_px``: about how
+    wide the bars' area is drawn (labels are sized for it)."""
     masked_word = words.masked if masked_word is None else masked_word
     y_title = words.weight if y_title is None else y_title
     w = np.asarray(row_weights, dtype=np.float64)
@@ -150,12 +151,15 @@ def attention_bar(row_weights: np.ndarray, row_allowed: np.ndarray, key_labels, 
     # numbers over the bars while "0.12" (or the masked word) fits a bar at 12 px; the hover has them all
     fits = max([figures._text_px("0.00", 12)] + [figures._text_px(masked_word, 12)] * (not row_allowed.all()))
     text = [masked_word if not row_allowed[j] else f"{w[j]:.2f}" for j in range(n)] if fits + 2 <= slot else None
-    fig = go.Figure(go.Bar(x=x, y=w, marker_color=colors, text=text, textposition="outside", cliponaxis=False,
-                           hovertemplate=f"{words.key}: %{{x}}<br>{words.weight}: %{{y:.4f}}<extra></extra>"))
+    top = top if 0 < top <= 1.0 else 1.0
+    fig = go.Figure(go.Bar(x=x, y=np.minimum(w, top), customdata=w, marker_color=colors, text=text,
+                           textposition="outside", cliponaxis=False,
+                           hovertemplate=f"{words.key}: %{{x}}<br>{words.weight}: %{{customdata:.4f}}<extra></extra>"))
     show = n <= figures.LABELS_MAX_TOKENS and slot >= figures.MIN_FONT + 1
     fig.update_xaxes(figures.every_label(dict(type="category", automargin=True,
                                               tickangle=figures.tick_angle(x, slot)), show))
-    fig.update_yaxes(range=[0, 1.12], title_text=y_title, tickvals=[0, 0.25, 0.5, 0.75, 1.0],
+    fig.update_yaxes(range=[0, 1.12 * top], title_text=f"{y_title} (0 … {top:.2g})" if top < 1.0 else y_title,
+                     **(dict(tickvals=[0, 0.25, 0.5, 0.75, 1.0]) if top >= 1.0 else dict(nticks=6)),
                      tickfont=figures.tick_font())
     fig.update_layout(title=dict(text=title, font_size=14), height=300, margin=dict(l=10, r=10, t=40, b=10),
                       showlegend=False)
@@ -232,12 +236,13 @@ def contributions_waterfall(c: Contributions, total: float, *, dim_word: str | N
 
 
 def weights_pair(left: np.ndarray, right: np.ndarray, q_labels, k_labels, *, allowed: np.ndarray | None = None,
-                 titles=None, words: Words = ENGLISH) -> go.Figure:
-    """Two (Tq, Tk) weight maps side by side on the one 0..1 scale (``figures.heads_grid`` with two panels)."""
+                 titles=None, top: float | None = None, words: Words = ENGLISH) -> go.Figure:
+    """Two (Tq, Tk) weight maps side by side on one scale 0..``top`` (the page's, ``figures.weights_top``; default:
+    worked out over the two), ``figures.heads_grid`` with two panels."""
     titles = (words.scaled, words.unscaled) if titles is None else titles
     both_allowed = None if allowed is None else np.stack([allowed, allowed])
     fig = figures.heads_grid(np.stack([left, right]), q_labels, k_labels, kind="weights", allowed=both_allowed,
-                             cols=2, words=words)
+                             cols=2, zmax=top, words=words)
     for ann, title in zip(fig.layout.annotations, titles):
         ann.text = title
     for n, (trace, title) in enumerate(zip([t for t in fig.data if t.name != "masked"], titles)):

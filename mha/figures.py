@@ -79,7 +79,8 @@ class Words:
     exact_below: str = "exact value: enlarge this head below"  # hover of a large all-heads grid
     keys_on_hover: str = "Too many keys to name under each map: hover a cell for its tokens."
     values_on_hover: str = "numbers on hover"  # cells too small to write their numbers in
-    fitted_scale: str = "scale 0 … {top}<br>(not 0 … 1)"  # a weights colour bar fitted to long rows
+    fitted_scale: str = "scale 0 … {top}<br>(not 0 … 1)"  # a weights colour bar fitted to the weights
+    full_scale: str = "scale 0 … 1"  # a weights colour bar over every possible weight
 
     weights: str = "weights"  # a weights chart's colour bar and hover
     scores: str = "scores"
@@ -109,26 +110,36 @@ def axis_labels(labels) -> list[str]:
 
 # With this many keys or more, a row's weights are small (uniform = 1/Tk): if every weight shown is below
 # FIT_BELOW, the weights colour scale ends at the largest one instead of 1 (else 128 tokens look all white), and
-# the colour bar says so. Shorter rows keep the fixed 0..1 scale the pages' captions describe.
+# the colour bar says so. Shorter rows keep the fixed 0..1 scale unless the learner asks to fit ("fit to data").
 FIT_KEYS = 24
 FIT_BELOW = 0.5
 
 
-def weights_top(mats: np.ndarray, fit: bool = False) -> float:
-    """The top of the weights colour scale, one for every chart of a view (pass all its heads): 1.0, or for long
-    rows whose weights are all below FIT_BELOW the largest weight rounded up to two significant digits. ``fit``:
-    always the largest weight (rounded up), whatever the row length ("fit to data")."""
-    m = float(np.max(mats)) if np.size(mats) else 1.0
-    if not (0 < m < 1.0) or not math.isfinite(m) or \
-            (not fit and (np.shape(mats)[-1] < FIT_KEYS or m >= FIT_BELOW)):
+def weights_top(mats, fit: bool = False) -> float:
+    """The top of the weights colour scale, one for every weights chart of a view: pass everything the view shows
+    (an array, or a list of arrays whose last axis is the keys; their shapes may differ). 1.0, or the largest weight
+    rounded up to two significant digits when ``fit`` ("fit to data") or when rows are long (FIT_KEYS keys or more)
+    and every weight is below FIT_BELOW. A row with one nonzero weight (a query that may see one key only, e.g. the
+    first under a causal mask: exactly 1 whatever the parameters) does not set the top; it is drawn at the top
+    colour."""
+    arrays = [np.asarray(a, dtype=np.float64) for a in (mats if isinstance(mats, (list, tuple)) else [mats])]
+    rows = [a.reshape(-1, a.shape[-1]) for a in arrays if a.ndim and a.size]
+    if not rows:
+        return 1.0
+    keys = max(r.shape[-1] for r in rows)
+    chosen = [r[np.count_nonzero(r, axis=-1) > 1] for r in rows]  # rows where the query had a choice
+    m = max((float(c.max()) for c in chosen if c.size), default=1.0)
+    if not (0 < m < 1.0) or not math.isfinite(m) or (not fit and (keys < FIT_KEYS or m >= FIT_BELOW)):
         return 1.0
     step = 10.0 ** (math.floor(math.log10(m)) - 1)
     return min(1.0, math.ceil(m / step - 1e-9) * step)
 
 
-def _weights_bar_title(top: float, words: Words) -> str:
-    return words.kind("weights") if top >= 1.0 else \
-        f"{words.kind('weights')}<br><sub>{words.fitted_scale.format(top=f'{top:.2g}')}</sub>"
+def weights_bar_title(top: float, words: Words = ENGLISH) -> str:
+    """A weights colour bar's title: the word and the range it spans, "0 … 1" or fitted "0 … top (not 0 … 1)"
+    (``weights_top``). Every weights chart says its range this way."""
+    sub = words.full_scale if top >= 1.0 else words.fitted_scale.format(top=f"{top:.2g}")
+    return f"{words.kind('weights')}<br><sub>{sub}</sub>"
 
 
 def _color_kwargs(kind: str, zmax: float | None = None) -> dict:
@@ -333,7 +344,7 @@ def heads_grid(mats: np.ndarray, q_labels, k_labels, kind: str = "weights", allo
     H, Tq, Tk = mats.shape
     top = (zmax or weights_top(mats)) if kind == "weights" else None  # zmax: the view's top (same as its other charts)
     color = _color_kwargs(kind, top if kind == "weights" else symmetric_range(mats))
-    colorbar = dict(title=dict(text=_weights_bar_title(top, words) if kind == "weights" else words.kind(kind)),
+    colorbar = dict(title=dict(text=weights_bar_title(top, words) if kind == "weights" else words.kind(kind)),
                     thickness=12)
     z, value = mats.astype(np.float32), None
     if mats.size > GRID_CODED_CELLS:
@@ -482,7 +493,7 @@ def head_heatmap(mat: np.ndarray, q_labels, k_labels, kind: str = "weights", all
         xaxis=every_label(dict(type="category", side="top", tickangle=geo.angle, automargin=True,
                                title=dict(text=words.key_axis, standoff=4)), geo.show_x),
         coloraxis=dict(**_color_kwargs(kind, zmax or (weights_top(mat) if kind == "weights" else symmetric_range(mat))),
-                       colorbar=dict(title=dict(text=_weights_bar_title(zmax or weights_top(mat), words)
+                       colorbar=dict(title=dict(text=weights_bar_title(zmax or weights_top(mat), words)
                                                 if kind == "weights" else words.kind(kind)), thickness=12)),
         **geo.layout(), dragmode=False,
         clickmode="event+select")

@@ -16,7 +16,7 @@ from plotly.subplots import make_subplots
 
 from mha.figures import (DIVERGING_SCALE, ENGLISH, GRID_FONT, GRID_ROW_PX, GRID_WIDTH_PX, LABELS_MAX_TOKENS,
                          MASKED_GREY, WEIGHTS_SCALE, Words, axis_labels, every_label, label_band_px,
-                         symmetric_range, tick_angle, tick_font)
+                         symmetric_range, tick_angle, tick_font, weights_bar_title)
 from mha.text import escape_for_plotly
 
 # A switched-off head: hatched grey over its row, its name greyed out.
@@ -145,12 +145,6 @@ def similarity_heatmap(sim: np.ndarray, metric: str, selected: Optional[tuple[in
     return fig
 
 
-def _weights_bar(top: float, words: Words) -> str:
-    """The weights colour bar's title: it says when the scale ends below 1 (figures.weights_top)."""
-    return words.weight if top >= 1.0 else \
-        f"{words.weight}<br><sub>{words.fitted_scale.format(top=f'{top:.2g}')}</sub>"
-
-
 def pair_figure(wa: np.ndarray, wb: np.ndarray, q_labels, k_labels, titles: Sequence[str],
                 allowed: Optional[np.ndarray] = None, words: Words = ENGLISH, top: float = 1.0) -> go.Figure:
     """Two heads side by side on one colour scale 0..``top`` (the view's: figures.weights_top), then their
@@ -168,9 +162,8 @@ def pair_figure(wa: np.ndarray, wb: np.ndarray, q_labels, k_labels, titles: Sequ
     m = symmetric_range(diff)
     fig.update_layout(
         coloraxis=dict(colorscale=WEIGHTS_SCALE, cmin=0.0, cmax=top,
-                       colorbar=dict(title=dict(text=_weights_bar(top, words)), thickness=10, x=1.02, y=1.0,
-                                     yanchor="top",
-                                     len=0.48)),
+                       colorbar=dict(title=dict(text=weights_bar_title(top, words)), thickness=10, x=1.02, y=1.0,
+                                     yanchor="top", len=0.48)),
         coloraxis2=dict(colorscale=DIVERGING_SCALE, cmin=-m, cmax=m,
                         colorbar=dict(title=dict(text="a − b"), thickness=10, x=1.02, y=0.0, yanchor="bottom",
                                       len=0.48)),
@@ -291,7 +284,7 @@ def matrices_row(mats: Sequence[np.ndarray], titles: Sequence[str], q_labels: Se
     band = _matrix_axes(fig, axis_labels(k_labels[0]) if n else [], T, panels=cols)
     cell = max(GRID_ROW_PX if T <= LABELS_MAX_TOKENS else 3, min(26, 700 // max(T, 1) // cols))
     fig.update_layout(coloraxis=dict(colorscale=WEIGHTS_SCALE, cmin=0.0, cmax=top,
-                                     colorbar=dict(title=dict(text=_weights_bar(top, words)), thickness=12)),
+                                     colorbar=dict(title=dict(text=weights_bar_title(top, words)), thickness=12)),
                       height=max(240, min(rows * (cell * T + 90 + band) + 30, 2400)),
                       margin=dict(l=10, r=10, t=40, b=10))
     return fig

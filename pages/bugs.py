@@ -11,7 +11,7 @@ from mha.app.frame import page_setup
 from mha.i18n import code_comments
 from mha.text import escape_markdown
 from mha.app.controls import (cached, cached_figure, chart_words, current_view, head_picker, named_choice,
-                               session_weights, settings, t, table, token_picker)
+                               session_weights, settings, t, table, token_picker, weights_scale)
 
 page_setup()
 
@@ -57,9 +57,14 @@ st.markdown(t("bz_caught_by", check=t(f"bz_{name}_check"), test=bug.test))
 # combine_heads leaves the weights exactly right and only the output wrong: show the output, no head to pick
 show_weights = name == bugs.SEED_TWO or run.max_error_weights > 0 or H == 1
 head = head_picker("bz_head", H) if show_weights else 0
+# One colour scale for the bug and the correct module side by side (one colour = one weight on both sides), worked
+# out once over both; the second handout's class shows (H, H) weights beside the correct (Tq, Tk) ones.
+shown = [run.head_weights if name == bugs.SEED_TWO else run.weights_bug[head], run.weights_ok[head]] \
+    if show_weights else []  # the seed's class: every token's (H, H) map, so picking a token keeps the scale
+top = weights_scale(shown, toggle=show_weights).top
 # Figures through cached_figure: a warm visit skips Plotly's figure building.
 correct = cached_figure(figures.head_heatmap, run.weights_ok[head], view.labels, view.key_labels, kind="weights",
-                        allowed=run.allowed, head=head, clickable=False, width_px=520, words=words)
+                        allowed=run.allowed, head=head, clickable=False, zmax=top, width_px=520, words=words)
 
 if name == bugs.SEED_TWO:
     if run.error:
@@ -72,7 +77,8 @@ if name == bugs.SEED_TWO:
     heads = [f"{words.head} {h}" for h in range(H)]
     left, right = st.columns(2)
     left.plotly_chart(cached_figure(figures.head_heatmap, run.head_weights[token], heads, heads, kind="weights",
-                                    clickable=False, width_px=520, words=words), key="bz_seed_chart", width="content")
+                                    clickable=False, zmax=top, width_px=520, words=words), key="bz_seed_chart",
+                      width="content")
     right.plotly_chart(correct, key="bz_ok_chart", width="content")
 else:
     if run.demo_mask:
@@ -85,8 +91,6 @@ else:
     st.caption(t("bz_weights_of", head=head) if show_weights else t("bz_outputs_of"))
     if show_weights:
         mats, kinds = (run.weights_bug[head], run.weights_ok[head], run.difference[head]), ("weights",) * 2
-        # bug and correct on one colour scale (for long rows it ends below 1: figures.weights_top)
-        top = max(figures.weights_top(run.weights_bug[head]), figures.weights_top(run.weights_ok[head]))
         draw = lambda m, kind: cached_figure(  # noqa: E731
             figures.head_heatmap, m, view.labels, view.key_labels, kind=kind, allowed=run.allowed, head=head,
             clickable=False, zmax=top if kind == "weights" else None, width_px=340, words=words)

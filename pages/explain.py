@@ -10,7 +10,7 @@ from mha.app.explain import cell_breakdown, course_step, extras, pick_cell
 from mha.app.frame import page_setup
 from mha.text import escape_for_plotly
 from mha.app.controls import (cached_figure, chart_words, current_view, head_picker, named_choice, settings, t,
-                               token_picker)
+                               token_picker, weights_scale)
 
 page_setup()
 
@@ -24,6 +24,7 @@ ex = extras(view)  # what the View does not keep, from the module's own intermed
 st.caption(t("ex_intro", n=Tq, d_model=D, num_heads=H, head_dim=hd,
              causal=t("ex_causal_suffix") if s.causal and not view.is_cross else ""))
 head = head_picker("ex_head", H, t("ex_head"))
+scale = weights_scale(view.weights[head])  # one colour rule for this head's weights charts (step 7, bars, cell)
 fmt = dict(n=Tq, d_model=D, num_heads=H, head_dim=hd, head=head, sqrt=f"{math.sqrt(hd):.4g}",
            positions=t("ex_positions_on" if s.positional else "ex_positions_off"))
 feat, heads = dict(col_title=t("ex_feature")), dict(head_word=t("ex_head_word"))
@@ -71,7 +72,7 @@ no_mask = t("ex_no_mask_cross", pad=PAD) if view.is_cross else t("ex_no_mask")  
 course_step(6, "mask", B(view.scores), [("ex_masked", "", hm(view.scores[head], "scores", zmax=zmax,
                                                              allowed=view.allowed[head]))],
             note=no_mask if view.allowed.all() else None, **fmt)
-course_step(7, "softmax", B(view.weights), [("ex_weights", "", hm(view.weights[head], "weights",
+course_step(7, "softmax", B(view.weights), [("ex_weights", "", hm(view.weights[head], "weights", zmax=scale.top,
                                                                    allowed=view.allowed[head]))], **fmt)
 
 st.markdown(f"**{t('ex_bar_title')}**")
@@ -81,7 +82,7 @@ qi = token_picker(t("ex_bar_query"), "ex_query", view.labels, container=bar_left
 bar_right.plotly_chart(cached_figure(
     xf.attention_bar, view.weights[head, qi], view.allowed[head, qi], view.key_labels, masked_word=t("cb_masked_word"),
     y_title=t("cb_weight"), title=t("ex_bar_chart_title", q=escape_for_plotly(view.labels[qi]), head=head),
-    width_px=740, words=words),  # 3/4 of the main column
+    width_px=740, top=scale.top, words=words),  # 3/4 of the main column
     key="ex_bar")
 
 course_step(8, "weighted_sum", B(view.head_outputs), [("ex_head_output", "", features(
@@ -104,10 +105,10 @@ def click_into_a_cell() -> None:
     j = token_picker(t("ex_cell_key"), "ex_cell_key", view.key_labels, container=c2)
     mats = view.weights if kind == "weights" else view.scores
     fig = hm(mats[head], kind, clickable=clickable, selected=(i, j), width_px=None,
-             allowed=view.allowed[head] if kind == "weights" else None)()
+             **(dict(allowed=view.allowed[head], zmax=scale.top) if kind == "weights" else {}))()
     st.plotly_chart(fig, key="ex_cell_chart", selection_mode="points", width="content",
                     on_select=lambda: pick_cell("ex_cell_chart", "ex_cell_query", "ex_cell_key"))
-    cell_breakdown(view, head, i, j, key="ex_cell")
+    cell_breakdown(view, head, i, j, key="ex_cell", top=scale.top)
 
 
 click_into_a_cell()

@@ -32,11 +32,11 @@ else:
     tv = ip.text_view(outcome.result, step, s.text)
     if tv is not None:
         ip.mapping_note(tv)
-        ip.show_text(tv)
+        top = ip.show_text(tv)  # the text view's one weights colour scale, shared by the ablation below
     st.divider()
     composition()
     if tv is not None:
-        ip.ablation(tv)
+        ip.ablation(tv, top)
     st.divider()
     st.subheader(t("ind_export_title"))
     ip.export(outcome.result, step)

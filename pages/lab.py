@@ -8,7 +8,7 @@ from mha import explain
 from mha import explain_figures as xf
 from mha.app.explain import sweep
 from mha.app.frame import page_setup
-from mha.app.controls import cached_figure, chart_words, current_view, head_picker, settings, t
+from mha.app.controls import cached_figure, chart_words, current_view, head_picker, settings, t, weights_scale
 
 page_setup()
 
@@ -21,6 +21,7 @@ s = settings()
 words = chart_words()  # the words inside the charts, in the page's language
 H, T, hd = view.num_heads, view.weights.shape[2], view.head_dim  # T: keys per query row
 head = head_picker("lab_head", H)
+scale_box = st.container()  # the "fit to data" switch: one colour scale for the page's weights maps (see below)
 allowed = view.allowed[head]
 stat_titles = (t("lab_entropy"), t("lab_maxw"), t("lab_grad"))
 
@@ -43,9 +44,7 @@ st.caption(t("lab_scaling_text", head=head, head_dim=hd, sqrt=f"{math.sqrt(hd):.
 scaled = view.weights[head]  # the module's own weights
 unscaled = explain.lab_weights(view, scale=False)[head]  # the same q, k and mask through attention_steps(scale=False)
 names = (t("lab_scaled"), t("lab_unscaled"))
-# Figures through cached_figure: a warm visit (or moving the temperature) skips Plotly's figure building.
-st.plotly_chart(cached_figure(xf.weights_pair, scaled, unscaled, view.labels, view.key_labels, allowed=allowed,
-                              titles=names, words=words), key="lab_pair")
+pair_box = st.container()  # drawn once the temperature below is read: its map shares the pair's colour scale
 st.markdown(t("lab_stats_text"))
 pair = {names[0]: explain.row_stats(scaled, allowed), names[1]: explain.row_stats(unscaled, allowed)}
 st.plotly_chart(cached_figure(xf.row_stats_figure, view.labels, pair, titles=stat_titles,
@@ -70,9 +69,14 @@ tau = st.slider(t("lab_temperature"), min_value=0.1, max_value=5.0, value=1.0, s
 st.caption(t("lab_temp_text", head=head, tau=f"{tau:g}", inv_sqrt=f"{1 / math.sqrt(hd):.3g}",
              coldness=t("lab_cold_" + explain.coldness(1 / math.sqrt(hd)))))
 warm = explain.lab_weights(view, temperature=tau)[head]  # attention_steps(..., temperature=tau)
+top = weights_scale([scaled, unscaled, warm], container=scale_box).top  # every weights map of the page: one scale
+# Figures through cached_figure: a warm visit (or moving the temperature) skips Plotly's figure building.
+pair_box.plotly_chart(cached_figure(xf.weights_pair, scaled, unscaled, view.labels, view.key_labels, allowed=allowed,
+                                    titles=names, top=top, words=words), key="lab_pair")
 left, right = st.columns([2, 3], gap="medium")
 left.plotly_chart(cached_figure(xf.matrix, warm, view.labels, view.key_labels, "weights", allowed=allowed, head=head,
-                                width_px=420, x_title=t("ex_axis_key"), y_title=t("ex_axis_query"), words=words),
+                                width_px=420, x_title=t("ex_axis_key"), y_title=t("ex_axis_query"), zmax=top,
+                                words=words),
                   key="lab_temp_weights", width="content")
 temps = {t("lab_tau_module"): explain.row_stats(scaled, allowed),
          t("lab_tau", tau=f"{tau:g}"): explain.row_stats(warm, allowed)}

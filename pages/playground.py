@@ -8,7 +8,7 @@ from mha.app.frame import page_setup
 from mha.text import escape_markdown
 from mha.app.head_view import head_view
 from mha.app.controls import (cached_figure, chart_words, current_view, head_picker, named_choice, settings, t,
-                               token_picker)
+                               token_picker, weights_scale)
 
 page_setup()
 # Above this many tokens a cell of the enlarged head is a few pixels wide: pick it with the boxes. The click layer
@@ -35,19 +35,12 @@ allowed = view.allowed if kind == "weights" else None
 
 st.subheader(t("pg_all_heads"))
 masked_note = t("pg_masked_note") if not view.allowed.all() else ""
-# One colour rule for every weights chart of this view (the grid and the enlarged head): its top is worked out once
-# over all heads, "0 … 1" unless long rows or the learner's "fit to data" ask for the largest weight.
-fit = kind == "weights" and st.toggle(t("pg_fit_scale"), key="fit_scale", bind="query-params",
-                                      help=t("pg_fit_scale_help"))
-top = figures.weights_top(mats, fit=fit) if kind == "weights" else 1.0
-if top < 1.0:  # long rows: the colour scale ends at the largest weight (figures.weights_top)
-    if fit and figures.weights_top(mats) == 1.0:  # fitted because the learner asked, not because rows are long
-        st.caption(t("pg_all_heads_help_weights_fit", top=f"{top:.2g}", masked=masked_note))
-    else:
-        st.caption(t("pg_all_heads_help_weights_fitted", n_keys=mats.shape[-1], top=f"{top:.2g}",
-                     masked=masked_note))
-else:
-    st.caption(t(f"pg_all_heads_help_{kind}", masked=masked_note))
+# One colour rule for every weights chart of this view (the grid, the enlarged head, the cell's row of weights): its
+# top is worked out once over all heads, "0 … 1" unless long rows or the learner's "fit to data" ask for less.
+scale = weights_scale(view.weights, toggle=kind == "weights")
+top = scale.top if kind == "weights" else 1.0
+suffix = {"full": "", "fit": "_fit", "long": "_fitted"}[scale.reason] if kind == "weights" else ""
+st.caption(t(f"pg_all_heads_help_{kind}{suffix}", n_keys=Tk, top=f"{top:.2g}", masked=masked_note))
 
 
 def pick_head() -> None:
@@ -59,7 +52,8 @@ def pick_head() -> None:
 
 grid_click = figures.grid_clickable(mats.shape)  # small grids only (figures.GRID_CLICK_CELLS); else the picker
 st.plotly_chart(cached_figure(figures.heads_grid, mats, view.labels, view.key_labels, kind=kind, allowed=allowed,
-                              words=words, clickable=grid_click, zmax=top if kind == "weights" else None), key="grid", selection_mode="points",
+                              words=words, clickable=grid_click, zmax=top if kind == "weights" else None),
+                key="grid", selection_mode="points",
                 on_select=pick_head if grid_click else "ignore")
 if grid_click:
     st.caption(t("pg_grid_click_hint"))
@@ -85,7 +79,7 @@ def one_head() -> None:
                         zmax=top if kind == "weights" else float(abs(mats).max()) or 1.0, words=words)
     st.plotly_chart(fig, key="one_head_chart", selection_mode="points", width="content",
                     on_select=lambda: steps.pick_cell("one_head_chart", "cell_query", "cell_key"))
-    steps.cell_breakdown(view, head, qi, kj, key="pg_cell", summary=t(
+    steps.cell_breakdown(view, head, qi, kj, key="pg_cell", top=scale.top, summary=t(
         "pg_cell_summary", head=head, q=escape_markdown(view.labels[qi]), i=qi,
         k=escape_markdown(view.key_labels[kj]), j=kj,
         score=float(view.scores[head, qi, kj]), weight=float(view.weights[head, qi, kj]),

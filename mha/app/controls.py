@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from mha import i18n
+from mha import figures, i18n
 from mha.app import compute, internals
 from mha.app.compute import HEAVY_WORK, SEEDED, Weights, cached, cached_figure  # noqa: F401 (pages use them)
 from mha.batch import PAD, BatchError, pair_kv
@@ -425,6 +425,24 @@ def int_input(label: str, key: str, min_value: int, max_value: int, value: int, 
                                           key=key, bind="query-params", **kwargs)
 
 
+@dataclass(frozen=True)
+class WeightsScale:
+    """The one colour rule of a view's weights charts: every one of them runs 0 .. ``top``."""
+    top: float  # figures.weights_top over everything the view shows
+    fit: bool  # the learner's "fit to data" switch (fit_scale)
+    reason: str  # "full" (0 .. 1), "fit" (fitted because the learner asked), "long" (long rows, every weight small)
+
+
+def weights_scale(mats, *, toggle: bool = True, container=None) -> WeightsScale:
+    """The colour scale of every weights chart of this page's view: the "Fit the colour scale to the weights"
+    switch (``fit_scale``, in the link; one per page run) and the top worked out once over ``mats``, everything the
+    view shows (an array or a list of arrays: ``figures.weights_top``). ``toggle=False``: no switch drawn (the view
+    shows no weights colour scale to fit): the default rule."""
+    fit = bool(toggle) and (container or st).toggle(t("fit_scale"), key="fit_scale", bind="query-params",
+                                                    help=t("fit_scale_help"))
+    top = figures.weights_top(mats, fit=fit)
+    reason = "full" if top >= 1.0 else "long" if not fit or figures.weights_top(mats) < 1.0 else "fit"
+    return WeightsScale(top, fit, reason)
 
 
 def table(data, key: str, container=None, **kwargs):

@@ -66,8 +66,10 @@ def _chart(fig, key: str) -> None:
     st.plotly_chart(fig, key=key, width="content" if fig.layout.width else "stretch")
 
 
-def cell_breakdown(view: View, head: int, i: int, j: int, *, key: str, summary: str | None = None) -> None:
-    """How scores[head, i, j] and weights[head, i, j] are made, for any head_dim. ``key`` prefixes chart keys."""
+def cell_breakdown(view: View, head: int, i: int, j: int, *, key: str, summary: str | None = None,
+                   top: float = 1.0) -> None:
+    """How scores[head, i, j] and weights[head, i, j] are made, for any head_dim. ``key`` prefixes chart keys;
+    ``top``: the page's weights scale (``weights_scale``), for the row of weights."""
     if summary:
         st.markdown(summary)
     b = explain.cell_breakdown(view, head, i, j)
@@ -103,6 +105,7 @@ def cell_breakdown(view: View, head: int, i: int, j: int, *, key: str, summary: 
                     st.caption(t("cb_shifted", shift=b.shift))
             st.plotly_chart(cached_figure(xf.attention_bar, b.row_weights, b.row_allowed, view.key_labels,
                                           highlight=j, masked_word=t("cb_masked_word"), y_title=t("cb_weight"),
+                                          top=top,
                                           title=t("cb_row_title", i=i, q=escape_for_plotly(view.labels[i])),
                                           words=chart_words()),
                             key=f"{key}_row")

@@ -18,7 +18,8 @@ from mha import figures, heads
 from mha import heads_figures as hf
 from mha.app import compute
 from mha.app.compute import Weights
-from mha.app.controls import (Settings, cached, head_picker, int_input, keep_index, t, table, token_picker)
+from mha.app.controls import (Settings, cached, head_picker, int_input, keep_index, t, table, token_picker,
+                              weights_scale)
 from mha.batch import PAD
 from mha.figures import Words
 from mha.text import escape_markdown
@@ -164,7 +165,7 @@ def compare(c: HeadsView) -> None:
     titles = [f"{t('hd_head')} {a}", f"{t('hd_head')} {b}", t("hd_difference", a=a, b=b)]
     st.plotly_chart(hf.pair_figure(view.weights[a], view.weights[b], q_labels, k_labels, titles,
                                    view.allowed[a] & view.allowed[b], words=words,
-                                   top=weights_scale([view.weights])), key="heads_pair_chart")
+                                   top=weights_scale(view.weights).top), key="heads_pair_chart")
 
 
 @st.fragment
@@ -264,18 +265,10 @@ def order(c: HeadsView) -> None:
     mats = [now.weights[head], now.shuffled_weights[head], now.put_back()[head]]
     titles = [t("hd_order_original"), t("hd_order_shuffled"), t("hd_order_back")]
     st.plotly_chart(hf.matrices_row(mats, titles, [labels, shuffled, labels], [labels, shuffled, labels], cols=3,
-                                    words=words, top=weights_scale(mats)), key="heads_shuffle_chart")
+                                    words=words, top=weights_scale(mats).top), key="heads_shuffle_chart")
     st.caption(t("hd_order_caption_" + ("on" if s.positional else "off")))
     if not square or len(real) < len(view.tokens):
         st.caption(t("hd_shuffle_self"))
-
-
-def weights_scale(mats: list) -> float:
-    """The top of the weights colour scale for the charts of this section, one rule with the Playground's
-    (figures.weights_top over every matrix shown together), with its "fit to data" switch (``fit_scale``)."""
-    fit = st.toggle(t("pg_fit_scale"), key="fit_scale", bind="query-params", help=t("pg_fit_scale_help"))
-    rows = np.concatenate([np.asarray(m, dtype=np.float64).reshape(-1, np.shape(m)[-1]) for m in mats])  # (N, Tk)
-    return figures.weights_top(rows, fit=fit)
 
 
 @st.fragment
@@ -293,7 +286,7 @@ def seeds(c: HeadsView) -> None:
     titles = [t("hd_seed_title", seed=v) for v in seed_values]
     st.plotly_chart(hf.matrices_row(list(mats), titles, [q_labels] * len(mats), [k_labels] * len(mats),
                                     [view.allowed[head]] * len(mats), cols=4, words=words,
-                                    top=weights_scale(list(mats))), key="heads_seeds_chart")
+                                    top=weights_scale(list(mats)).top), key="heads_seeds_chart")
     seed_tab = heads.seed_table(mats, seed_values, view.allowed[head], k_labels)
     table(seed_tab.rename(columns=lambda col: t(f"hd_col_{col}")), "heads_seed_table", hide_index=True, column_config={
         t(f"hd_col_{col}"): st.column_config.NumberColumn(format="%.3f") for col in ("entropy", "max_weight")})

@@ -16,7 +16,7 @@ from mha import induction_view as iv
 from mha import train_figures as tf
 from mha.app import live
 from mha.app.compute import HEAVY_WORK
-from mha.app.controls import cached_figure, chart_words, int_input, t, token_picker
+from mha.app.controls import cached_figure, chart_words, int_input, t, token_picker, weights_scale
 from mha.text import TextError, display_labels, escape_markdown
 
 KEYS = ("ind_seed", "ind_steps", "ind_at", "ind_query", "ind_ablate")
@@ -166,25 +166,29 @@ def mapping_note(tv: iv.TextView) -> None:
         st.caption(t("ind_shared", id=i, words=", ".join(escape_markdown(w, 24, code=True) for w in words)))
 
 
-def show_text(tv: iv.TextView) -> None:
+def show_text(tv: iv.TextView) -> float:
     """Both layers' weights on the text, one sentence per head for the picked query, and one layer-2 head large
-    (click a row to pick the query)."""
+    (click a row to pick the query). Returns the top of the weights colour scale, for the ablation's grid."""
     labels = display_labels(tv.text.words)
     words = chart_words()
+    # one colour scale for every weights chart of the text view: both layers, the large head, the ablated layer 2
+    top = weights_scale([*tv.attention.weights, tv.ablated.weights[1]]).top
     allowed = np.broadcast_to(tv.allowed, tv.attention.weights[0].shape)
     q = tv.query
     for layer in (0, 1):
         st.markdown(f"**{t('ind_layer_title', n=layer + 1)}**")
         st.plotly_chart(cached_figure(figures.heads_grid, tv.attention.weights[layer], labels, labels,
-                                      allowed=allowed, words=words), key=f"ind_grid_l{layer + 1}")
+                                      allowed=allowed, zmax=top, words=words), key=f"ind_grid_l{layer + 1}")
         lines = [head_line(r, labels, q, tv.target) for r in tv.roles[layer]]
         st.markdown("\n".join(lines))
     best = max(range(len(tv.roles[1])), key=lambda h: tv.roles[1][h].score)
     st.markdown(f"**{t('ind_big_title', head=best)}**")
     st.caption(t("ind_big_caption"))
     st.plotly_chart(figures.head_heatmap(tv.attention.weights[1][best], labels, labels, allowed=tv.allowed, head=best,
-                                         selected=(q, tv.target if tv.target is not None else q), words=words),
+                                         selected=(q, tv.target if tv.target is not None else q), zmax=top,
+                                         words=words),
                     key="ind_l2_head", selection_mode="points", on_select=_pick_query)
+    return top
 
 
 def head_line(r: iv.HeadRole, labels, q: int, target) -> str:
@@ -199,7 +203,8 @@ def head_line(r: iv.HeadRole, labels, q: int, target) -> str:
     return f"- {t('ind_head', layer=r.layer + 1, head=r.head)}: {role} {where}{hit}"
 
 
-def ablation(tv: iv.TextView) -> None:
+def ablation(tv: iv.TextView, top: float = 1.0) -> None:
+    """Layer 1's head that layer 2 builds on switched off. ``top``: the text view's weights scale (``show_text``)."""
     st.subheader(t("ind_ablate_title"))
     a = tv.builds_on
     st.markdown(t("ind_ablate_text", head=a.head, prev=f"{a.on.previous_token_scores[a.head]:.2f}",
@@ -217,7 +222,7 @@ def ablation(tv: iv.TextView) -> None:
                     delta=f"{tv.ablated.copy_loss - tv.attention.copy_loss:+.2f}", delta_color="inverse")
     allowed = np.broadcast_to(tv.allowed, tv.ablated.weights[1].shape)
     st.plotly_chart(cached_figure(figures.heads_grid, tv.ablated.weights[1], labels, labels, allowed=allowed,
-                                  words=chart_words()), key="ind_grid_ablated")
+                                  zmax=top, words=chart_words()), key="ind_grid_ablated")
     st.caption(t("ind_ablate_caption", head=a.head))
 
 

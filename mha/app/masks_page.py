@@ -16,7 +16,7 @@ import torch
 from mha import figures
 from mha import torch_check as tc
 from mha.app.controls import (Settings, cached, cached_figure, chart_words, lang, named_choice, session_weights, t,
-                              table, token_picker)
+                              table, token_picker, weights_scale)
 from mha.i18n import code_comments
 from mha.batch import (CUSTOM_STARTS, MAX_CUSTOM, PAD, MaskTextError, apply_cell_edits, block_row, custom_start,
                        decode_mask, encode_mask, mask_kinds)
@@ -183,6 +183,7 @@ def kind_picker(view: View, s: Settings) -> str:
 
 def charts(view: View, allowed: np.ndarray, masked, head: int) -> None:
     """The mask, the masked scores and the weights of one head, side by side."""
+    top = weights_scale(masked.weights[head]).top  # the page's one weights chart (figures.weights_top)
     c1, c2, c3 = st.columns(3)
     with c1:
         st.subheader(t("mk_mask_title"))
@@ -202,7 +203,7 @@ def charts(view: View, allowed: np.ndarray, masked, head: int) -> None:
         st.caption(t("mk_weights_help"))
         st.plotly_chart(cached_figure(figures.head_heatmap, masked.weights[head], view.labels, view.key_labels,
                                       kind="weights", allowed=allowed, head=head, clickable=False, width_px=THIRD_PX,
-                                      words=chart_words()),
+                                      zmax=top, words=chart_words()),
                         key="mk_weights_chart", width="content")
 
 

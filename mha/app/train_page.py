@@ -18,7 +18,7 @@ from mha import train_figures as tf
 from mha import train_runs as runs
 from mha.app import live
 from mha.app.compute import SEEDED, cached
-from mha.app.controls import Settings, cached_figure, chart_words, int_input, t
+from mha.app.controls import Settings, cached_figure, chart_words, int_input, t, weights_scale
 from mha.view import text_batch
 from mha.text import TextError, display_labels, escape_markdown
 
@@ -121,7 +121,8 @@ def train_live(config: tr.TrainConfig, tokens, labels, prefix: str = "tr", autos
         slots[0].plotly_chart(tf.loss_curve({cw.loss: (xs, ys)}, steps_total=config.steps, words=cw,
                                             title=t("tp_loss_title")), key=f"{prefix}_live_loss_{n}")
         snap = next(p.snapshot for p in reversed(events) if p.snapshot is not None)
-        slots[1].plotly_chart(figures.heads_grid(snap, labels, labels, words=words), key=f"{prefix}_live_heads_{n}")
+        slots[1].plotly_chart(figures.heads_grid(snap, labels, labels, zmax=figures.weights_top(snap), words=words),
+                              key=f"{prefix}_live_heads_{n}")
 
     try:
         return live.run(spec, start, paint if draw else None, slots=2 if draw else 0, autostart=autostart,
@@ -149,7 +150,8 @@ def show(outcome: live.Outcome, tokens, labels) -> int:
     weights = cached(runs.probe_weights, rec, tokens, [index], weights=SEEDED)[0]  # (H, T, T)
     st.subheader(t("tp_heads_title", step=step))
     st.caption(t("tp_heads_caption"))
-    st.plotly_chart(cached_figure(figures.heads_grid, weights, labels, labels, words=chart_words()), key="tr_heads")
+    st.plotly_chart(cached_figure(figures.heads_grid, weights, labels, labels, zmax=weights_scale(weights).top,
+                                  words=chart_words()), key="tr_heads")
     closeness_text(cached(runs.closeness, rec, index, tokens, weights=SEEDED), c, labels)
     return index
 
@@ -213,10 +215,12 @@ def compare_heads(c: tr.TrainConfig, tokens, labels) -> None:
                                   title=t("tp_compare_loss", d_model=base.d_model, steps=base.steps)),
                     key="tr_compare_loss")
     cols = st.columns([1, 2])
-    for col, (h, r) in zip(cols, results.items()):
-        w = cached(runs.probe_weights, r, tokens, [len(r.snapshot_steps) - 1], weights=SEEDED)[0]
+    final_weights = {h: cached(runs.probe_weights, r, tokens, [len(r.snapshot_steps) - 1], weights=SEEDED)[0]
+                     for h, r in results.items()}
+    top = weights_scale(list(final_weights.values()), toggle=False).top  # 1 head and 2 heads: one colour scale
+    for col, (h, w) in zip(cols, final_weights.items()):
         col.markdown(f"**{names[h]}**")
-        col.plotly_chart(cached_figure(figures.heads_grid, w, labels, labels, words=chart_words()),
+        col.plotly_chart(cached_figure(figures.heads_grid, w, labels, labels, zmax=top, words=chart_words()),
                          key=f"tr_compare_heads_{h}")
     final = {h: float(np.mean(r.losses[-20:])) for h, r in results.items()}
     two = cached(runs.closeness, results[2], len(results[2].snapshot_steps) - 1, tokens, weights=SEEDED)

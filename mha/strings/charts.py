@@ -45,6 +45,7 @@ STRINGS = {
     "ch_weight_from_query": {"en": "weight from the query", "ko": "쿼리가 준 가중치"},
     "ch_pc": {"en": "PC {n}", "ko": "주성분 {n}"},
     "ch_fitted_scale": {"en": "scale 0 … {top}<br>(not 0 … 1)", "ko": "범위 0 … {top}<br>(0 … 1 아님)"},
+    "ch_full_scale": {"en": "scale 0 … 1", "ko": "범위 0 … 1"},
     "ch_exact_below": {"en": "exact value: enlarge this head below", "ko": "정확한 값: 아래에서 이 헤드를 크게 보세요"},
     "ch_values_on_hover": {"en": "numbers on hover", "ko": "숫자는 마우스를 올리면 보입니다"},
     "ch_weights": {"en": "weights", "ko": "가중치"},

@@ -104,4 +104,14 @@ STRINGS = {
               "model has learned.",
         "ko": "가중치는 학습된 것이 아니라 무작위입니다. 패턴은 계산이 어떻게 동작하는지 보여 줄 뿐, 학습된 모델의 지식이 아닙니다.",
     },
+    "fit_scale": {"en": "Fit the colour scale to the weights", "ko": "색 범위를 가중치에 맞추기"},
+    "fit_scale_help": {
+        "en": "Off: weights from 0 (white) to 1 (dark blue), except for long rows whose weights are all small: "
+              "their scale ends at the largest weight. On: always up to the largest weight of this view (a query "
+              "that may see one key only gives it 1 whatever happens: those cells are dark blue too). Every "
+              "weights chart of the view uses the same scale; its colour bar says which.",
+        "ko": "끄면: 가중치 0(흰색)부터 1(진한 파랑)까지. 단, 행이 길어 가중치가 모두 작으면 가장 큰 가중치까지. "
+              "켜면: 항상 이 화면의 가장 큰 가중치까지(키를 하나만 볼 수 있는 쿼리는 언제나 그 키에 1을 주므로, 그 "
+              "칸도 진한 파랑입니다). 이 화면의 모든 가중치 차트가 같은 범위를 쓰며, 색 막대에 적혀 있습니다.",
+    },
 }

@@ -86,12 +86,4 @@ STRINGS = {
         "en": "{n} query rows have every key blocked: their weights are all 0 and their head output is 0.",
         "ko": "모든 키가 차단된 쿼리 행이 {n}개 있습니다. 그 가중치는 모두 0이고 헤드 출력도 0입니다.",
     },
-    "pg_fit_scale": {"en": "Fit the colour scale to the weights", "ko": "색 범위를 가중치에 맞추기"},
-    "pg_fit_scale_help": {
-        "en": "Off: weights from 0 (white) to 1 (dark blue), except for long rows, whose scale ends at the largest "
-              "weight. On: always up to the largest weight of this view. Every weights chart of the view uses the "
-              "same scale; its colour bar says which.",
-        "ko": "끄면: 가중치 0(흰색)부터 1(진한 파랑)까지. 단, 행이 길면 가장 큰 가중치까지. 켜면: 항상 이 화면의 가장 "
-              "큰 가중치까지. 이 화면의 모든 가중치 차트가 같은 범위를 쓰며, 색 막대에 적혀 있습니다.",
-    },
 }

@@ -1,0 +1,131 @@
+"""#16 item 5: one colour rule for the attention weights, the same for every weights chart of a page's view.
+
+Every page that draws attention weights works out the top of their colour scale once, over everything its view shows
+(``figures.weights_top``), draws every weights chart (and the bars of a query's row of weights) on 0 .. that top, and
+says the range in each colour bar. The "Fit the colour scale to the weights" switch (``fit_scale``, in the link) ends
+it at the largest weight at any row length. Read from the charts each page sends (AppTest), at 5, 16 and 43 tokens.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from apptest_utils import charts_by_key, decode, heatmaps, nonfinite_in, open_page
+from mha import bugs, figures
+from mha.i18n import text as i18n_text
+
+SIZES = {n: " ".join(f"w{i}" for i in range(n)) for n in (5, 16, 43)}
+
+# page, extra link parameters, the weights charts of its view (heatmaps), its bar charts of one row of weights
+PAGES = {
+    "playground": ("pages/playground.py", {"show_cell": "true"}, ("grid", "one_head_chart"), ("pg_cell_row",)),
+    "explain": ("pages/explain.py", {"ex_show_cell": "true", "ex_show_softmax": "true"},
+                ("ex_weights", "ex_cell_chart"), ("ex_bar", "ex_cell_row")),
+    "bugs": ("pages/bugs.py", {"bz_bug": "softmax_over_queries", "num_heads": "4"}, ("bz_bug_chart", "bz_ok_chart"),
+             ()),
+    "bugs_seed_two": ("pages/bugs.py", {"bz_bug": bugs.SEED_TWO, "num_heads": "4"}, ("bz_seed_chart", "bz_ok_chart"),
+                      ()),
+    "masks": ("pages/masks.py", {}, ("mk_weights_chart",), ()),
+    "lab": ("pages/lab.py", {"lab_temperature": "2.0"}, ("lab_pair", "lab_temp_weights"), ()),
+    "heads_compare": ("pages/heads.py", {"hd_section": "compare"}, ("heads_pair_chart",), ()),
+    "heads_seeds": ("pages/heads.py", {"hd_section": "seeds"}, ("heads_seeds_chart",), ()),
+}
+
+
+def weights_axes(spec: dict) -> list[dict]:
+    """The weights colour axes of a chart: those whose colour bar title starts with the word "weights"."""
+    return [axis for name, axis in spec["layout"].items() if name.startswith("coloraxis")
+            and axis.get("colorbar", {}).get("title", {}).get("text", "").startswith("weights<br>")]
+
+
+def top_of(axis: dict) -> float:
+    """The top of a weights colour axis; a large grid sends colour codes 0..255 with ticks naming the values."""
+    if axis["cmax"] == 255 and "ticktext" in axis.get("colorbar", {}):
+        return float(axis["colorbar"]["ticktext"][-1])
+    return float(axis["cmax"])
+
+
+def chosen_max(mats) -> float:
+    """The largest weight in a row with more than one nonzero weight (what sets a fitted top)."""
+    rows = [m.reshape(-1, m.shape[-1]) for m in mats]
+    return max((float(r[np.count_nonzero(r, axis=-1) > 1].max(initial=0.0)) for r in rows), default=0.0)
+
+
+def read_view(page: str, n: int, fit: bool):
+    path, extra, weight_keys, bar_keys = PAGES[page]
+    params = {"text": SIZES[n], **extra, **({"fit_scale": "true"} if fit else {})}
+    at = open_page(path, **params)
+    assert not at.exception, at.exception
+    charts = charts_by_key(at)
+    missing = [k for k in weight_keys + bar_keys if k not in charts]
+    assert not missing, (missing, sorted(charts))
+    return at, charts, weight_keys, bar_keys
+
+
+@pytest.mark.parametrize("n", sorted(SIZES))
+@pytest.mark.parametrize("page", sorted(PAGES))
+@pytest.mark.parametrize("fit", [False, True])
+def test_every_weights_chart_of_a_view_has_one_scale_said_in_its_colour_bar(page, n, fit):
+    at, charts, weight_keys, bar_keys = read_view(page, n, fit)
+    assert at.toggle(key="fit_scale").value is fit
+    axes = [axis for k in weight_keys for axis in weights_axes(charts[k])]
+    assert len(axes) == len(weight_keys), "every weights chart has one weights colour axis"
+    tops = {top_of(axis) for axis in axes}
+    assert len(tops) == 1, tops  # one rule: the same top for every weights chart of the view
+    top = tops.pop()
+    assert all(axis["cmin"] == 0 for axis in axes if axis["cmax"] != 255)
+    said = "scale 0 … 1" if top == 1.0 else f"scale 0 … {top:.2g}<br>(not 0 … 1)"
+    assert all(said in axis["colorbar"]["title"]["text"] for axis in axes)
+    for key in bar_keys:  # a query's row of weights as bars: the same range on its axis
+        assert charts[key]["layout"]["yaxis"]["range"][1] == pytest.approx(1.12 * top)
+    for key in weight_keys + bar_keys:
+        assert not nonfinite_in(charts[key]), (key, nonfinite_in(charts[key]))
+    shown = [z for k in weight_keys for z in heatmaps(charts[k]) if z.max() <= 1.0 + 1e-6]  # not colour codes
+    largest = chosen_max(shown) if shown else None
+    if not fit and n < figures.FIT_KEYS:
+        assert top == 1.0  # short rows: 0 … 1 unless the learner asks
+    if top < 1.0 and largest:  # a fitted top covers every weight shown that a query chose (two digits, rounded up)
+        assert largest <= top * (1 + 1e-6)
+    # and ends at the view's largest weight (the seed's class: every token's map, one shown; Compare: every head, two
+    # shown, so that picking another pair keeps the scale)
+    if fit and largest and page not in ("bugs_seed_two", "heads_compare"):
+        assert top == 1.0 and largest > 0.9 or top < largest * 1.1 + 1e-6
+
+
+@pytest.mark.parametrize("page", ["explain", "masks", "lab", "bugs"])
+def test_fit_to_data_brightens_a_washed_out_view(page):
+    """At 16 tokens the weights are near 1/16: "fit to data" must end the scale well below 1 (it was washed out)."""
+    _, plain, keys, _ = read_view(page, 16, False)
+    _, fitted, _, _ = read_view(page, 16, True)
+    assert top_of(weights_axes(plain[keys[0]])[0]) == 1.0
+    assert top_of(weights_axes(fitted[keys[0]])[0]) < 0.9
+
+
+def test_the_bars_of_a_row_reach_the_top_when_a_query_sees_one_key():
+    """Under a causal mask the first query's only weight is 1: it does not set a fitted scale, and its bar is drawn
+    up to the top (its number is in the hover), never past the chart."""
+    at = open_page("pages/explain.py", text=SIZES[16], causal="true", fit_scale="true", ex_query="0: w0")
+    assert not at.exception
+    bar = charts_by_key(at)["ex_bar"]
+    top = bar["layout"]["yaxis"]["range"][1] / 1.12
+    heights, real = decode(bar["data"][0]["y"]), decode(bar["data"][0]["customdata"])
+    assert top < 1.0 and real.max() == 1.0 and heights.max() == pytest.approx(top)
+
+
+def test_korean_colour_bars_say_the_range():
+    at = open_page("pages/masks.py", text=SIZES[16], lang="ko", fit_scale="true")
+    assert not at.exception
+    title = charts_by_key(at)["mk_weights_chart"]["layout"]["coloraxis"]["colorbar"]["title"]["text"]
+    assert title.startswith("가중치<br>") and "(0 … 1 아님)" in title
+    assert at.toggle(key="fit_scale").label == i18n_text("fit_scale", "ko")
+
+
+def test_weights_top_takes_every_chart_of_a_view_and_skips_rows_without_a_choice():
+    causal = np.tril(np.ones((4, 4))) / np.arange(1, 5)[:, None]  # row 0: one key, weight 1
+    assert figures.weights_top(causal, fit=True) == pytest.approx(0.5)  # row 1 (two keys, 0.5 each) sets it
+    heads_map = np.full((2, 3, 3), 0.2)
+    heads_map[0, 0, :] = (0.1, 0.27, 0.63)
+    assert figures.weights_top([causal, heads_map], fit=True) == pytest.approx(0.63)  # shapes may differ
+    assert figures.weights_top(np.eye(3), fit=True) == 1.0  # no row with a choice: 0 … 1
+    assert figures.weights_top([], fit=True) == 1.0
+    assert figures.weights_top(np.full((2, 2), np.nan), fit=True) == 1.0
