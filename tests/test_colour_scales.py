@@ -29,6 +29,7 @@ PAGES = {
     "lab": ("pages/lab.py", {"lab_temperature": "2.0"}, ("lab_pair", "lab_temp_weights"), ()),
     "heads_compare": ("pages/heads.py", {"hd_section": "compare"}, ("heads_pair_chart",), ()),
     "heads_seeds": ("pages/heads.py", {"hd_section": "seeds"}, ("heads_seeds_chart",), ()),
+    "heads_order": ("pages/heads.py", {"hd_section": "order", "heads_shuffle": "1"}, ("heads_shuffle_chart",), ()),
 }
 
 
@@ -129,3 +130,33 @@ def test_weights_top_takes_every_chart_of_a_view_and_skips_rows_without_a_choice
     assert figures.weights_top(np.eye(3), fit=True) == 1.0  # no row with a choice: 0 … 1
     assert figures.weights_top([], fit=True) == 1.0
     assert figures.weights_top(np.full((2, 2), np.nan), fit=True) == 1.0
+
+
+# Pages that train: a short run named by the link (trained once per server, cached), the text view of its snapshot
+TRAINED = {
+    "train": ("pages/train.py", {"tr_task": "previous", "tr_steps": "20", "tr_at": "0",
+                                 "text": "the cat sat on the mat and the dog ran"}, ("tr_heads",)),
+    "induction": ("pages/induction.py", {"ind_steps": "30", "ind_seed": "1", "ind_at": "30", "ind_ablate": "true",
+                                         "text": "the cat sat on a mat . the cat sat on a mat ."},
+                  ("ind_grid_l1", "ind_grid_l2", "ind_l2_head", "ind_grid_ablated")),
+}
+
+
+@pytest.mark.parametrize("page", sorted(TRAINED))
+@pytest.mark.parametrize("fit", [False, True])
+def test_trained_pages_draw_their_weights_on_one_scale(page, fit):
+    path, params, keys = TRAINED[page]
+    at = open_page(path, **params, **({"fit_scale": "true"} if fit else {}))
+    assert not at.exception, at.exception
+    charts = charts_by_key(at)
+    assert all(k in charts for k in keys), sorted(charts)
+    axes = [axis for k in keys for axis in weights_axes(charts[k])]
+    assert len(axes) == len(keys) and len({top_of(a) for a in axes}) == 1
+    top = top_of(axes[0])
+    said = "scale 0 … 1" if top == 1.0 else f"scale 0 … {top:.2g}<br>(not 0 … 1)"
+    assert all(said in a["colorbar"]["title"]["text"] for a in axes)
+    assert all(not nonfinite_in(charts[k]) for k in keys)
+    largest = chosen_max([z for k in keys for z in heatmaps(charts[k]) if z.max() <= 1.0 + 1e-6])
+    assert largest <= top * (1 + 1e-6) and (fit or top == 1.0)  # short rows: 0 … 1 unless asked
+    if fit and page == "train":  # step 0 is the random module: near-uniform rows, a scale well below 1
+        assert top < 0.9
