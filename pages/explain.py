@@ -67,13 +67,16 @@ course_step(3, "split_heads", B(view.q), [("ex_split", "", lambda: cached_figure
     ex.query, view.q, view.labels, top_title=t("ex_split_top"), words=words, **feat, **heads))], **fmt)
 zmax = float(abs(ex.qk[head]).max()) or 1.0  # steps 4-6 share QKᵀ's scale: dividing by √head_dim shows as paler
 course_step(4, "qk", B(ex.qk), [("ex_qk", "", hm(ex.qk[head], "QKᵀ", zmax=zmax))], **fmt)
-course_step(5, "scale", B(view.scores), [("ex_scores", "", hm(view.scores[head], "scores", zmax=zmax))], **fmt)
+# The pictures of the two key steps are open (what attention computes: scores, then weights), and the mask's when
+# there is one; every other step keeps its code and text and folds its picture (#16.3: sent only when opened).
+course_step(5, "scale", B(view.scores), [("ex_scores", "", hm(view.scores[head], "scores", zmax=zmax))],
+            shown=True, **fmt)
 no_mask = t("ex_no_mask_cross", pad=PAD) if view.is_cross else t("ex_no_mask")  # no causal mask in cross-attention
 course_step(6, "mask", B(view.scores), [("ex_masked", "", hm(view.scores[head], "scores", zmax=zmax,
                                                              allowed=view.allowed[head]))],
-            note=no_mask if view.allowed.all() else None, **fmt)
+            note=no_mask if view.allowed.all() else None, shown=not view.allowed.all(), **fmt)
 course_step(7, "softmax", B(view.weights), [("ex_weights", "", hm(view.weights[head], "weights", zmax=scale.top,
-                                                                   allowed=view.allowed[head]))], **fmt)
+                                                                   allowed=view.allowed[head]))], shown=True, **fmt)
 
 st.markdown(f"**{t('ex_bar_title')}**")
 st.caption(t("ex_bar_text", head=head))
@@ -108,7 +111,10 @@ def click_into_a_cell() -> None:
              **(dict(allowed=view.allowed[head], zmax=scale.top) if kind == "weights" else {}))()
     st.plotly_chart(fig, key="ex_cell_chart", selection_mode="points", width="content",
                     on_select=lambda: pick_cell("ex_cell_chart", "ex_cell_query", "ex_cell_key"))
-    cell_breakdown(view, head, i, j, key="ex_cell", top=scale.top)
+    cell_box = st.expander(t("cb_open"), key="ex_show_cell", bind="query-params")
+    with cell_box:
+        if cell_box.open:  # three charts, sent only when open
+            cell_breakdown(view, head, i, j, key="ex_cell", border=False, top=scale.top)
 
 
 click_into_a_cell()

@@ -79,11 +79,15 @@ def one_head() -> None:
                         zmax=top if kind == "weights" else float(abs(mats).max()) or 1.0, words=words)
     st.plotly_chart(fig, key="one_head_chart", selection_mode="points", width="content",
                     on_select=lambda: steps.pick_cell("one_head_chart", "cell_query", "cell_key"))
-    steps.cell_breakdown(view, head, qi, kj, key="pg_cell", top=scale.top, summary=t(
-        "pg_cell_summary", head=head, q=escape_markdown(view.labels[qi]), i=qi,
-        k=escape_markdown(view.key_labels[kj]), j=kj,
-        score=float(view.scores[head, qi, kj]), weight=float(view.weights[head, qi, kj]),
-        masked=t("pg_cell_masked") if not view.allowed[head, qi, kj] else ""))
+    st.markdown(t("pg_cell_summary", head=head, q=escape_markdown(view.labels[qi]), i=qi,
+                  k=escape_markdown(view.key_labels[kj]), j=kj, score=float(view.scores[head, qi, kj]),
+                  weight=float(view.weights[head, qi, kj]),
+                  masked=t("pg_cell_masked") if not view.allowed[head, qi, kj] else ""))
+    # Folded sections send their charts only when open (three charts here; #16.3); the link keeps them open.
+    cell_box = st.expander(t("cb_open"), key="show_cell", bind="query-params")
+    with cell_box:
+        if cell_box.open:
+            steps.cell_breakdown(view, head, qi, kj, key="pg_cell", border=False, top=scale.top)
     table_box = st.expander(t("pg_table", head=head), key="pg_table_open", on_change="rerun")
     with table_box:
         names = [f"{i}: {lab}" for i, lab in enumerate(view.labels)]
@@ -98,11 +102,22 @@ def one_head() -> None:
 
 one_head()
 
-st.subheader(t("pg_head_outputs"))
-st.caption(t("pg_head_outputs_help", num_heads=H, head_dim=view.head_dim))
-st.plotly_chart(cached_figure(figures.head_outputs_grid, view.head_outputs, view.labels, words=words),
-                key="head_outputs")
-st.subheader(t("pg_output"))
-st.caption(t("pg_output_help", num_heads=H, head_dim=view.head_dim, d_model=s.d_model))
-st.plotly_chart(cached_figure(figures.features_heatmap, view.output, view.labels, kind="output",
-                              col_title=words.d_model_feature, words=words), key="output")
+
+@st.fragment
+def outputs() -> None:
+    """After the weights, folded: opening one reruns only this part and sends its chart."""
+    head_box = st.expander(t("pg_head_outputs"), key="show_head_outputs", bind="query-params")
+    with head_box:
+        st.caption(t("pg_head_outputs_help", num_heads=H, head_dim=view.head_dim))
+        if head_box.open:
+            st.plotly_chart(cached_figure(figures.head_outputs_grid, view.head_outputs, view.labels, words=words),
+                            key="head_outputs")
+    output_box = st.expander(t("pg_output"), key="show_output", bind="query-params")
+    with output_box:
+        st.caption(t("pg_output_help", num_heads=H, head_dim=view.head_dim, d_model=s.d_model))
+        if output_box.open:
+            st.plotly_chart(cached_figure(figures.features_heatmap, view.output, view.labels, kind="output",
+                                          col_title=words.d_model_feature, words=words), key="output")
+
+
+outputs()

@@ -12,6 +12,20 @@ from streamlit.testing.v1 import AppTest
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 TIMEOUT = 90  # import torch alone takes ~3 s, AppTest's default timeout is 3 s
 
+# Folded sections whose charts are built and sent only while open (#16.3), by page: their URL parameters (a link
+# opens them, as a learner's click does). Tests that read those charts open them with ``all_open(page)``.
+FOLDED = {
+    "pages/playground.py": ("show_cell", "show_head_outputs", "show_output"),
+    "pages/explain.py": ("ex_show_embed", "ex_show_linear", "ex_show_split_heads", "ex_show_qk", "ex_show_scale",
+                         "ex_show_mask", "ex_show_softmax", "ex_show_weighted_sum", "ex_show_combine_heads",
+                         "ex_show_output_linear", "ex_show_cell"),
+}
+
+
+def all_open(page: str) -> dict[str, str]:
+    """URL parameters that open every folded section of ``page`` (none for a page without any)."""
+    return {key: "true" for key in FOLDED.get(page, ())}
+
 
 def open_page(page: str | None = None, /, params: dict | None = None, *, context: dict | None = None,
               state: dict | None = None, **more) -> AppTest:  # page positional-only: a link may have a "page"

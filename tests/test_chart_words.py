@@ -14,7 +14,7 @@ import string
 import numpy as np
 import pytest
 
-from apptest_utils import charts_by_key, open_page
+from apptest_utils import FOLDED, all_open, charts_by_key, open_page
 from mha import explain, figures, heads, i18n
 from mha.app import compute, controls
 from mha import explain_figures as xf
@@ -195,8 +195,8 @@ def test_english_and_korean_figures_are_separate_cache_entries():
 
 KO_TEXT = "오렌지는 내가 좋아하는 과일이다"  # Korean tokens: any English in a Korean chart is the app's own
 # extra URL parameters that bring out more charts: the word-order chart; a bug shown on the outputs (bug, correct,
-# difference) besides the default one (the seed bug's head-by-head chart)
-EXTRA = {"pages/heads.py": {"heads_shuffle": "1"}}
+# difference) besides the default one (the seed bug's head-by-head chart); every folded section open
+EXTRA = {"pages/heads.py": {"heads_shuffle": "1"}, **{page: all_open(page) for page in FOLDED}}
 OUTPUT_BUG = "combine_heads_no_permute"
 CASES = [(page, EXTRA.get(page, {})) for page, _, _ in PAGES] + [("pages/bugs.py", {"bz_bug": OUTPUT_BUG})] + [
     ("pages/heads.py", {"hd_section": section, **EXTRA["pages/heads.py"]})  # the Heads page draws its open section

@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from apptest_utils import all_numbers_finite, decode, open_page
+from apptest_utils import FOLDED, all_numbers_finite, decode, open_page
 from mha import explain, i18n
 from mha.attention import MultiHeadAttention
 from mha.text import init_weights
@@ -48,7 +48,8 @@ def markdown(at) -> str:
 
 
 def open_with(page: str, **values):
-    """Open ``page``, then set controls through session state and rerun.
+    """Open ``page``, then set controls through session state and rerun, every folded section open (its charts are
+    sent only then: apptest_utils.FOLDED).
 
     Not through URL parameters: on the first run after ``AppTest.switch_page`` the page runs in Streamlit's
     legacy multipage mode and the sidebar starts from its defaults (num_heads then gets adjusted to d_model 16),
@@ -57,7 +58,7 @@ def open_with(page: str, **values):
     at = open_page(page)
     if "d_model" in values:  # first: the num_heads selector offers only the divisors of d_model
         at.selectbox(key="d_model").set_value(values.pop("d_model")).run()
-    for key, value in values.items():
+    for key, value in {**dict.fromkeys(FOLDED.get(page, ()), True), **values}.items():
         at.session_state[key] = value
     at.run()
     assert not at.exception

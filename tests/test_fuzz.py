@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
-from apptest_utils import bound_url_keys, chart_specs, nonfinite_in, open_page
+from apptest_utils import all_open, bound_url_keys, chart_specs, nonfinite_in, open_page
 from mha.pages import PAGES
 from mha.app.controls import SHARED_KEYS
 
@@ -138,7 +138,8 @@ ALL_AT_ONCE = " ".join(HOSTILE[:20]) + "\n" + " ".join(HOSTILE[20:45]) + "\n" + 
 @given(text=hostile_text(), kv_text=st.one_of(st.just(""), st.just(""), hostile_text(4)), typed=hostile_text())
 @example(text=ALL_AT_ONCE, kv_text="", typed="\n".join(HOSTILE[::-1]))
 def test_any_text_on_any_page(page, text, kv_text, typed):
-    at = open_at(page, {"text": text, "kv_text": kv_text} if kv_text else {"text": text})
+    # every folded section open: hostile text reaches the charts they hold too
+    at = open_at(page, {**all_open(page), "text": text, **({"kv_text": kv_text} if kv_text else {})})
     assert_sound(at, ("link", text, kv_text))
     box = at.sidebar.text_area(key="text")
     box.set_value(typed).run()  # then the learner types something else into the box

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import torch
 
-from apptest_utils import all_numbers_finite, charts_by_key, decode, heatmaps, open_page
+from apptest_utils import all_numbers_finite, all_open, charts_by_key, decode, heatmaps, open_page
 from mha.figures import axis_labels
 from mha.text import token_inputs, tokenize
 from mha.view import MAX_TOKENS, build_model
@@ -28,14 +28,15 @@ def test_home_and_playground_run_with_defaults():
     at = open_page()
     assert not at.exception
     assert at.title[0].value.endswith("Multi-Head Attention Playground")
-    at = open_page(PAGE)
+    at = open_page(PAGE, all_open(PAGE))
     assert not at.exception
     assert {GRID, ONE_HEAD, HEAD_OUTPUTS, OUTPUT} <= set(charts_by_key(at))
 
 
 @pytest.mark.parametrize("d_model,num_heads", [(16, 4), (12, 3), (8, 1), (64, 16)])
 def test_one_heatmap_per_head_and_rows_sum_to_one(d_model, num_heads):
-    at = open_page(PAGE, d_model=str(d_model), num_heads=str(num_heads), text="the cat sat on the mat")
+    at = open_page(PAGE, all_open(PAGE), d_model=str(d_model), num_heads=str(num_heads),
+                   text="the cat sat on the mat")
     assert not at.exception
     grid = charts_by_key(at)[GRID]
     mats = heatmaps(grid)
@@ -118,7 +119,7 @@ def test_url_parameters_set_every_control():
     (dict(causal="maybe"), "causal"),
 ])
 def test_garbage_url_parameters_fall_back_with_a_note(params, refused):
-    at = open_page(PAGE, **params)
+    at = open_page(PAGE, all_open(PAGE), **params)
     assert not at.exception
     assert any(f"{refused}=" in w.value for w in at.sidebar.warning)
     assert {GRID, ONE_HEAD, HEAD_OUTPUTS, OUTPUT} <= set(charts_by_key(at))

@@ -13,7 +13,7 @@ import pytest
 import torch
 
 import tiny_models
-from apptest_utils import open_page
+from apptest_utils import all_open, open_page
 from course_mha import MultiHeadAttention as CourseMHA
 from mha import heads, pretrained
 from mha import torch_check as tc
@@ -191,7 +191,7 @@ def badge_text(at) -> str:
 @pytest.mark.parametrize("lang", ["en", "ko"])
 @pytest.mark.parametrize("page", PAGES)
 def test_every_page_on_trained_weights(page, lang):
-    at = open_page(page, source="trained", task="previous", lang=lang)
+    at = open_page(page, all_open(page), source="trained", task="previous", lang=lang)  # folded charts too
     assert not at.exception, at.exception
     assert not at.main.get("error"), main_texts(at, "error")
     note = i18n_text("src_note_trained", lang, task=i18n_text("tr_task_name_previous", lang), steps=300, seed=0,
@@ -202,7 +202,8 @@ def test_every_page_on_trained_weights(page, lang):
 @pytest.mark.parametrize("lang", ["en", "ko"])
 @pytest.mark.parametrize("page", PAGES)
 def test_every_page_on_a_local_pretrained_model(models, page, lang):
-    at = open_page(page, source="pretrained", model=str(models["gpt2"]), layer="1", lang=lang, text=TEXT)
+    at = open_page(page, all_open(page), source="pretrained", model=str(models["gpt2"]), layer="1", lang=lang,
+                   text=TEXT)
     assert not at.exception, at.exception
     assert not at.main.get("error"), main_texts(at, "error")
     assert any(i18n_text("src_note_pretrained", lang, model="X", layer=1, num_layers=2, d_model=32,

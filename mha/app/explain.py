@@ -34,31 +34,38 @@ def sweep(n_tokens: int, seed: int) -> explain.Sweep:
                   weights=SEEDED)
 
 
-def course_step(number: int, step: str, shape, charts, /, *, note: str | None = None, **fmt) -> None:
+def course_step(number: int, step: str, shape, charts, /, *, note: str | None = None, shown: bool = False,
+                **fmt) -> None:
     """One step of the course code: the lines, the tensor's shape, a short explanation and the picture(s).
 
-    ``charts`` is a list of (widget key, tab label, figure builder); several become tabs, and only the open tab's
-    figure is built and sent (tabs that rerun on a switch, key ``<first chart key>_tab``). ``fmt`` fills the
-    explanation.
+    The code and the text are always there (the page reads as a walkthrough); the picture is in an expander, open
+    when ``shown``, whose charts are built and sent only while it is open (its state is in the link:
+    ``ex_show_<step>``). ``charts`` is a list of (widget key, tab label, figure builder); several become tabs, and
+    only the open tab's figure is built and sent (tabs that rerun on a switch, key ``<first chart key>_tab``).
+    ``fmt`` fills the explanation.
     """
     st.subheader(t("ex_step", n=number, title=t(f"ex_step_{step}")))
     st.code(explain.COURSE_CODE[step], language="python")
     left, right = st.columns([2, 3], gap="medium")
+    name, letters = explain.STEP_SHAPES[step]
     with left:
-        name, letters = explain.STEP_SHAPES[step]
         st.markdown(t("ex_shape", name=name, shape=explain.shape_text(letters, shape)))
         st.markdown(t(f"ex_step_{step}_text", **fmt))
         if note:
             st.info(note)
     with right:
-        if len(charts) == 1:
-            _chart(charts[0][2](), charts[0][0])
+        box = st.expander(t("ex_picture", name=name), expanded=shown, key=f"ex_show_{step}", bind="query-params")
+        if not box.open:  # a closed step sends no chart (#16.3: 15 charts made Step by step the slowest page)
             return
-        tabs = st.tabs([label for _, label, _ in charts], key=f"{charts[0][0]}_tab", on_change="rerun")
-        for tab, (key, _, build) in zip(tabs, charts):
-            if tab.open:  # a (128, 512) heatmap is ~0.4 MB: hidden tabs send nothing
-                with tab:
-                    _chart(build(), key)
+        with box:
+            if len(charts) == 1:
+                _chart(charts[0][2](), charts[0][0])
+                return
+            tabs = st.tabs([label for _, label, _ in charts], key=f"{charts[0][0]}_tab", on_change="rerun")
+            for tab, (key, _, build) in zip(tabs, charts):
+                if tab.open:  # a (128, 512) heatmap is ~0.4 MB: hidden tabs send nothing
+                    with tab:
+                        _chart(build(), key)
 
 
 def _chart(fig, key: str) -> None:
@@ -66,15 +73,14 @@ def _chart(fig, key: str) -> None:
     st.plotly_chart(fig, key=key, width="content" if fig.layout.width else "stretch")
 
 
-def cell_breakdown(view: View, head: int, i: int, j: int, *, key: str, summary: str | None = None,
+def cell_breakdown(view: View, head: int, i: int, j: int, *, key: str, border: bool = True,
                    top: float = 1.0) -> None:
     """How scores[head, i, j] and weights[head, i, j] are made, for any head_dim. ``key`` prefixes chart keys;
-    ``top``: the page's weights scale (``weights_scale``), for the row of weights."""
-    if summary:
-        st.markdown(summary)
+    ``border=False`` inside an expander (which has one); ``top``: the page's weights scale (``weights_scale``), for
+    the row of weights."""
     b = explain.cell_breakdown(view, head, i, j)
     q, k = escape_markdown(view.labels[i]), escape_markdown(view.key_labels[j])
-    with st.container(border=True):
+    with st.container(border=border):
         st.markdown(t("cb_title", head=head, q=q, i=i, k=k, j=j))
         left, right = st.columns(2, gap="medium")
         with left:

@@ -29,6 +29,7 @@ STRINGS = {
     "ex_head": {"en": "Head shown in the per-head steps", "ko": "헤드별 단계에서 볼 헤드"},
     "ex_step": {"en": "Step {n} · {title}", "ko": "{n}단계 · {title}"},
     "ex_shape": {"en": "`{name}` shape: `{shape}`", "ko": "`{name}`의 모양: `{shape}`"},
+    "ex_picture": {"en": "`{name}` as a picture", "ko": "`{name}` 그림으로 보기"},
     "ex_head_word": {"en": "head", "ko": "헤드"},
     "ex_feature": {"en": "feature", "ko": "특징"},
     "ex_axis_key": {"en": "key (attended to)", "ko": "키 (바라봐지는 토큰)"},
@@ -198,6 +199,8 @@ STRINGS = {
     "ex_cell_query": {"en": "Query token (row)", "ko": "쿼리 토큰 (행)"},
     "ex_cell_key": {"en": "Key token (column)", "ko": "키 토큰 (열)"},
     # --- the cell breakdown (Playground and Step by step) ------------------------------------------------------
+    "cb_open": {"en": "How this cell's score and weight are made: the dot product and the softmax, step by step",
+                "ko": "이 칸의 점수와 가중치가 만들어지는 과정: 내적과 softmax를 한 단계씩"},
     "cb_title": {
         "en": "**How this cell is made** · head {head}, query **{q}** ({i}) → key **{k}** ({j})",
         "ko": "**이 칸이 만들어지는 과정** · 헤드 {head}, 쿼리 **{q}** ({i}) → 키 **{k}** ({j})",

@@ -126,6 +126,11 @@ def test_a_learners_journey_from_a_direct_link_to_a_shared_view(fresh_server, op
     wait_for_ticks(page, "one_head_chart", "x", labels)
     shot("sentence")
 
+    # The head outputs and the output are folded (sent only when open): the learner opens both.
+    for section in ("show_head_outputs", "show_output"):
+        page.locator(f".st-key-{section} summary").click()
+        wait_app_idle(page, rerun=True)
+
     # 3-5. d_model, num_heads, causal mask: each repaints.
     choose(page, "d_model", str(D_MODEL))
     wait_for_data(page, lambda d: trace_z(d, "output").shape == (T, D_MODEL), f"an output with {D_MODEL} features")
@@ -158,6 +163,8 @@ def test_a_learners_journey_from_a_direct_link_to_a_shared_view(fresh_server, op
     score, weight = (float(NUMBER.fullmatch(s).group()) for s in strong[2:4])
     assert score == pytest.approx(float(expected.scores[HEAD, i, j]), abs=2e-4)
     assert weight == pytest.approx(float(expected.weights[HEAD, i, j]), abs=2e-4)
+    page.locator(".st-key-show_cell summary").click()  # the breakdown is folded: open it
+    wait_app_idle(page, rerun=True)
     title = page.locator("[data-testid='stMain'] [data-testid='stMarkdownContainer']").filter(
         has_text="How this cell is made").first.inner_text()
     assert f"head {HEAD}, query {labels[i]} ({i}) → key {labels[j]} ({j})" in title, title
@@ -184,6 +191,7 @@ def test_a_learners_journey_from_a_direct_link_to_a_shared_view(fresh_server, op
                                        "lang")} == {
         "text": [SENTENCE], "d_model": [str(D_MODEL)], "num_heads": [str(NUM_HEADS)], "causal": ["true"],
         "head": [str(HEAD)], "cell_query": [f"{i}: {labels[i]}"], "cell_key": [f"{j}: {labels[j]}"], "lang": ["ko"]}
+    assert all(params.get(k) == ["true"] for k in ("show_cell", "show_head_outputs", "show_output")), params
     shot("link-copied")
     charts = plotly_data(page)
 

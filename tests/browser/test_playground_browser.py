@@ -271,3 +271,52 @@ def test_token_pickers_read_the_new_tokens_after_the_sentence_changes(page, serv
         page.wait_for_timeout(200)
     params = urllib.parse.parse_qs(urllib.parse.urlsplit(page.url).query)
     assert params.get("cell_key") == [f"2: {new[2]}"], "the link names the key by its new word"
+
+
+# ------------------------------------------------------------------------------------ folded sections (#16.3)
+def chart_keys(page) -> set[str]:
+    """The keys of the Plotly charts drawn in the main area."""
+    return set(page.locator("[data-testid='stMain'] [data-testid='stPlotlyChart']").evaluate_all(
+        "cs => cs.map(c => [...(c.closest(\"[class*='st-key-']\") || c).classList]"
+        ".find(k => k.startsWith('st-key-')) || '?').map(k => k.slice(7))"))
+
+
+def wait_for_charts(page, want: set[str], timeout_s: float = 30) -> None:
+    deadline = time.monotonic() + timeout_s
+    while (drawn := chart_keys(page)) != want:
+        assert time.monotonic() < deadline, f"charts {sorted(drawn)} != {sorted(want)}"
+        page.wait_for_timeout(200)
+
+
+def test_folded_sections_open_by_click_and_by_link_on_a_fresh_server(fresh_server, open_page):
+    """The Playground draws the grid and the enlarged head; the cell breakdown, the head outputs and the output are
+    folded and sent only when open. A link naming them opens them, also as the very first request of a server (its
+    first run goes through Streamlit's other route: mha/app/frame.py); a click opens one and the address bar says
+    so; Step by step does the same for a folded step."""
+    server = fresh_server()
+    page = open_page(server.url, "folded-link")
+    page.goto(f"{server.url}/{PLAYGROUND}?show_cell=true&show_output=true")
+    wait_app_idle(page)
+    _page_checks(page, PLAYGROUND, "nav_playground")
+    wait_for_charts(page, {"grid", "one_head_chart", "pg_cell_vectors", "pg_cell_sum", "pg_cell_row", "output"})
+    assert page.locator(".st-key-show_cell details").get_attribute("open") is not None
+    assert page.locator(".st-key-show_head_outputs details").get_attribute("open") is None
+
+    page.locator(".st-key-show_head_outputs summary").click()  # a learner opens the head outputs
+    wait_app_idle(page, rerun=True)
+    wait_for_charts(page, {"grid", "one_head_chart", "pg_cell_vectors", "pg_cell_sum", "pg_cell_row", "output",
+                           "head_outputs"})
+    page.wait_for_function("() => new URLSearchParams(location.search).get('show_head_outputs') === 'true'")
+    page.locator(".st-key-show_cell summary").click()  # and folds the breakdown again: its charts go
+    wait_app_idle(page, rerun=True)
+    wait_for_charts(page, {"grid", "one_head_chart", "output", "head_outputs"})
+    page.wait_for_function("() => !new URLSearchParams(location.search).has('show_cell')")
+
+    step = open_page(server.url, "folded-step")
+    step.goto(f"{server.url}/explain?ex_show_qk=true")
+    wait_app_idle(step)
+    wait_for_charts(step, {"ex_qk", "ex_scores", "ex_weights", "ex_bar", "ex_cell_chart"})
+    step.locator(".st-key-ex_show_cell summary").click()
+    wait_app_idle(step, rerun=True)
+    wait_for_charts(step, {"ex_qk", "ex_scores", "ex_weights", "ex_bar", "ex_cell_chart", "ex_cell_vectors",
+                           "ex_cell_sum", "ex_cell_row"})
