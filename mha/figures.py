@@ -98,14 +98,59 @@ ENGLISH = Words()
 
 
 def axis_labels(labels) -> list[str]:
-    """Escaped, unique category labels: the k-th repeat of a label gets k zero-width spaces appended."""
+    """Escaped, unique category labels: the k-th repeat of a label gets k zero-width spaces appended. A label that
+    carries its tokenizer's raw piece (``mha.text.PieceLabel``, pretrained views) becomes "label ⁣· raw": the hover
+    (``%{x}``, ``%{y}``) names the raw piece, and ``readable_ticks`` makes the axis's tick labels the readable part."""
     seen: dict[str, int] = {}
     out = []
     for lab in labels:
         n = seen.get(lab, 0)
         seen[lab] = n + 1
-        out.append(escape_for_plotly(lab) + _ZWSP * n)
+        raw = getattr(lab, "raw", None)
+        name = escape_for_plotly(str(lab)) + (RAW_MARK + escape_for_plotly(raw) if raw else "")
+        out.append(name + _ZWSP * n)
     return out
+
+
+# Between a readable label and its raw piece in a category name: an invisible separator (U+2063, which
+# ``mha.text.safe_label`` removes from every label, so no typed token contains it) and a middle dot.
+RAW_MARK = "\u2063 · "
+
+
+def readable_part(category: str) -> str:
+    """The readable label of an ``axis_labels`` category (its raw piece cut off), for tick labels and widths."""
+    return category.split(RAW_MARK[0], 1)[0] if isinstance(category, str) else category
+
+
+# Plotly writes a category's hover label (%{x}, %{y}) as its tick text when a tick sits exactly on it (within
+# 1/10000 of the axis range): the ticks of readable_ticks sit RAW_TICK_SHIFT of the axis range past each category,
+# so the tick shows the readable label while the hover keeps the whole category name (browser-tested).
+RAW_TICK_SHIFT = 5e-4
+
+
+def readable_ticks(fig):
+    """Tick labels without the raw pieces: every category axis whose categories carry one (``axis_labels`` of
+    PieceLabels) gets explicit ticks, each category written as its readable part; hovers keep naming both. Other
+    figures (random and trained views, numeric axes) are returned unchanged. Modifies and returns ``fig``: call it
+    on a new figure (``mha.app.compute.cached_figure`` does, before caching)."""
+    if not isinstance(fig, go.Figure):
+        return fig
+    axes: dict[str, dict[str, None]] = {}
+    for trace in fig.data:
+        for letter in ("x", "y"):
+            if letter not in trace or f"{letter}axis" not in trace:  # tables, pies: no such axes
+                continue
+            values, ref = trace[letter], trace[f"{letter}axis"] or letter
+            if values is None or isinstance(values, np.ndarray) and values.dtype.kind != "O":
+                continue
+            if any(isinstance(v, str) and RAW_MARK[0] in v for v in values):
+                cats = axes.setdefault(f"{letter}axis{ref[1:]}", {})
+                cats.update(dict.fromkeys(v for v in values if isinstance(v, str)))
+    for name, cats in axes.items():  # Plotly numbers an axis's categories in order of appearance, trace by trace
+        shift = RAW_TICK_SHIFT * len(cats)
+        fig.layout[name].update(tickmode="array", tickvals=[i + shift for i in range(len(cats))],
+                                ticktext=[readable_part(v) for v in cats])
+    return fig
 
 
 # With this many keys or more, a row's weights are small (uniform = 1/Tk): if every weight shown is below
@@ -249,7 +294,7 @@ def _coded(mats: np.ndarray, lo: float, hi: float) -> tuple[np.ndarray, dict]:
 
 def _text_px(text: str, font: float) -> float:
     """About how wide a label is drawn, in pixels: CJK characters are ~1 em wide, others ~0.6 em."""
-    return sum(font * (1.0 if ord(ch) >= 0x1100 else 0.6) for ch in str(text) if ch != _ZWSP)
+    return sum(font * (1.0 if ord(ch) >= 0x1100 else 0.6) for ch in readable_part(str(text)) if ch != _ZWSP)
 
 
 # --- readable tick labels (issue #16 item 9) ---------------------------------------------------------------------

@@ -234,7 +234,8 @@ def qk_figure(q2: np.ndarray, k2: np.ndarray, q_labels, k_labels, query: int, to
     chosen query to its top keys, thicker for larger weights."""
     axis_titles = (words.pc.format(n=1), words.pc.format(n=2)) if axis_titles is None else axis_titles
     names = (words.queries, words.keys) if names is None else names
-    ql, kl = [escape_for_plotly(s) for s in q_labels], [escape_for_plotly(s) for s in k_labels]
+    ql, kl = [escape_for_plotly(str(s)) for s in q_labels], [escape_for_plotly(str(s)) for s in k_labels]
+    qh, kh = axis_labels(q_labels), axis_labels(k_labels)  # the hover names a pretrained token's raw piece too
     q2, k2 = _finite(q2), _finite(k2)
     fig = go.Figure()
     w = np.asarray(weights_row, dtype=np.float64)
@@ -244,16 +245,16 @@ def qk_figure(q2: np.ndarray, k2: np.ndarray, q_labels, k_labels, query: int, to
                                  showlegend=False, name="top"))
     fig.add_trace(go.Scatter(x=k2[:, 0], y=k2[:, 1], mode="markers+text", text=kl, textposition="bottom center",
                              marker=dict(symbol="diamond", size=11, color=_KEY_COLOUR), name=names[1],
-                             customdata=_finite(w), textfont=dict(color=_KEY_COLOUR),
-                             hovertemplate=f"k: %{{text}}<br>{words.weight_from_query}: %{{customdata:.3f}}"
+                             customdata=_finite(w), textfont=dict(color=_KEY_COLOUR), hovertext=kh,
+                             hovertemplate=f"k: %{{hovertext}}<br>{words.weight_from_query}: %{{customdata:.3f}}"
                                            "<extra></extra>"))
     sizes = [18 if i == query else 10 for i in range(len(ql))]
     fig.add_trace(go.Scatter(x=q2[:, 0], y=q2[:, 1], mode="markers+text", text=ql, textposition="top center",
                              marker=dict(symbol="circle", size=sizes, color=_QUERY_COLOUR,
                                          line=dict(width=[3 if i == query else 0 for i in range(len(ql))],
                                                    color="#1a202c")),
-                             textfont=dict(color=_QUERY_COLOUR), name=names[0],
-                             hovertemplate="q: %{text}<extra></extra>"))
+                             textfont=dict(color=_QUERY_COLOUR), name=names[0], hovertext=qh,
+                             hovertemplate="q: %{hovertext}<extra></extra>"))
     fig.update_xaxes(title=dict(text=axis_titles[0]), zeroline=True, zerolinecolor="#e2e8f0")
     fig.update_yaxes(title=dict(text=axis_titles[1]), zeroline=True, zerolinecolor="#e2e8f0", scaleanchor="x")
     fig.update_layout(height=520, margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h", y=1.06))

@@ -23,8 +23,10 @@ from typing import Any, Callable
 
 import numpy as np
 
+from mha.figures import readable_ticks
 from mha.lru import ByteLRU, freeze, nbytes
-from mha.view import View, ViewSpec, run_view
+from mha.text import PieceLabel
+from mha.view import View, ViewSpec, pretrained_content, run_view
 
 MB = 2 ** 20
 # Many visitors, few cores: at most two model computations at once; the others wait their turn. torch itself uses
@@ -77,15 +79,18 @@ SEEDED = Weights()
 def fingerprint(value) -> Any:
     """An exact, plain cache key for an argument: arrays by dtype, shape and a digest of their bytes (Streamlit's own
     hashing samples arrays of 500k+ elements), a ``View`` by the ``ViewSpec`` it was computed from (with the weights'
-    sha256, which every key holds, that fixes it), containers item by item, dataclass instances by type and field
-    values, plain values as they are."""
+    sha256, which every key holds, that fixes it; a pretrained spec with its model folder's content,
+    ``mha.view.pretrained_content``), a token label with its raw piece, containers item by item, dataclass instances
+    by type and field values, plain values as they are."""
     if isinstance(value, np.ndarray):
         digest = hashlib.blake2b(np.ascontiguousarray(value).tobytes(), digest_size=16).hexdigest()
         return ("ndarray", value.dtype.str, value.shape, digest)
     if isinstance(value, View):
-        return ("View", value.spec)
-    if isinstance(value, ViewSpec):
-        return value
+        return ("View", fingerprint(value.spec))
+    if isinstance(value, ViewSpec):  # a pretrained model's: with what its folder holds now (a re-save is new)
+        return (value, pretrained_content(value.model)) if value.source == "pretrained" else value
+    if isinstance(value, PieceLabel):  # a token label that carries its raw piece: both make the key
+        return ("PieceLabel", str(value), value.raw)
     if isinstance(value, (list, tuple)):
         return (type(value).__name__, tuple(fingerprint(v) for v in value))
     if isinstance(value, dict):
@@ -135,9 +140,11 @@ def cached_figure(builder: Callable, *args, **kwargs):
     """``builder(*args, **kwargs)`` (a module-level figure builder such as ``figures.heads_grid``), built once per
     distinct input and then shared by every rerun and visitor: a rerun that changes nothing in a chart skips
     Plotly's slow figure building (most of a rerun's time). Keyed on the builder's name and the arguments' content,
-    so it never shows another input's figure. Not under ``HEAVY_WORK``. The figure is shared: never mutate it."""
+    so it never shows another input's figure. Not under ``HEAVY_WORK``. The figure is shared: never mutate it.
+    Token labels that carry raw pieces (pretrained views) keep them in the hover and out of the tick labels
+    (``figures.readable_ticks``, applied here once for every page)."""
     key = (_name(builder), fingerprint(args), fingerprint(kwargs))
-    return FIGURES.get_or_compute(key, lambda: builder(*args, **kwargs))
+    return FIGURES.get_or_compute(key, lambda: readable_ticks(builder(*args, **kwargs)))
 
 
 def clear() -> None:

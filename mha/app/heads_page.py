@@ -163,9 +163,9 @@ def compare(c: HeadsView) -> None:
                                             words=words), key="heads_sim_chart", on_select=partial(_pick_pair, H),
                       selection_mode="points")
     titles = [f"{t('hd_head')} {a}", f"{t('hd_head')} {b}", t("hd_difference", a=a, b=b)]
-    st.plotly_chart(hf.pair_figure(view.weights[a], view.weights[b], q_labels, k_labels, titles,
-                                   view.allowed[a] & view.allowed[b], words=words,
-                                   top=weights_scale(view.weights).top), key="heads_pair_chart")
+    st.plotly_chart(figures.readable_ticks(hf.pair_figure(
+        view.weights[a], view.weights[b], q_labels, k_labels, titles, view.allowed[a] & view.allowed[b], words=words,
+        top=weights_scale(view.weights).top)), key="heads_pair_chart")
 
 
 @st.fragment
@@ -182,13 +182,14 @@ def ablate(c: HeadsView) -> None:
         worst = escape_markdown(q_labels[int(ab.change.argmax())])
         st.markdown(t("hd_off_summary", n=len(off), mean=float(ab.change.mean()), worst=worst,
                       pct=float(100 * ab.change.sum() / max(ab.output_norm.sum(), 1e-12))))
-    st.plotly_chart(hf.change_chart(ab.change, ab.output_norm, q_labels, t("hd_change_axis"), words=words),
-                    key="heads_change_chart")
+    st.plotly_chart(figures.readable_ticks(hf.change_chart(ab.change, ab.output_norm, q_labels, t("hd_change_axis"),
+                                                         words=words)), key="heads_change_chart")
     st.subheader(t("hd_results"))
     gap = float(np.abs(ab.bias + ab.results.sum(axis=0) - ab.output).max())
     st.caption(t("hd_results_help", gap=gap))
-    st.plotly_chart(hf.contributions_heatmap(np.linalg.norm(ab.results, axis=-1), q_labels, off, t("hd_head"),
-                                             t("hd_off_word"), words=words), key="heads_results_chart")
+    st.plotly_chart(figures.readable_ticks(hf.contributions_heatmap(np.linalg.norm(ab.results, axis=-1), q_labels, off,
+                                                                  t("hd_head"), t("hd_off_word"), words=words)),
+                    key="heads_results_chart")
 
 
 @st.fragment

@@ -60,3 +60,26 @@ def test_a_local_pretrained_model_shows_its_badge(fresh_server, open_page, tmp_p
     ticks = page.locator(".st-key-grid .yaxislayer-above .ytick text").evaluate_all("ts => ts.map(t => t.textContent)")
     assert {"[CLS]", "[SEP]"} <= {t.replace("\u200b", "") for t in ticks}  # the model's own tokens
     assert page.locator("[data-testid='stSidebar'] [data-testid='stAlertContentError']").count() == 0
+
+
+def test_pretrained_ticks_read_as_labels_and_the_hover_names_the_raw_piece(fresh_server, open_page, tmp_path):
+    folder = tiny_models.build("gpt2", tmp_path / "gpt2")
+    server = fresh_server()
+    page = open_page(server.url, "pretrained")
+    goto(page, server.url, "playground", source="pretrained", model=str(folder), text="the cat playing")
+    page.wait_for_selector(".st-key-src_badge", timeout=120_000)
+    wait_app_idle(page)
+    grid = page.locator(".st-key-grid")
+    ticks = grid.locator(".yaxislayer-above .ytick text").evaluate_all("ts => ts.map(t => t.textContent)")
+    shown = [t.replace("\u200b", "") for t in ticks]
+    assert shown == ["t", "…he", "cat", "play", "…ing"], shown  # readable: no "Ġ", no raw part on the axis
+    # the first head's middle cell ("cat" to "cat"): its hover names the raw piece "Ġcat"
+    box = grid.locator(".draglayer .nsewdrag").first.bounding_box()  # the first subplot's area
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    hover = page.locator(".hoverlayer .hovertext")
+    hover.first.wait_for(timeout=10_000)
+    text = hover.first.text_content()
+    assert "Ġcat" in text and "cat" in text, text
+    # the head view's token tooltip names it too
+    title = page.locator(".hv .hv-q .hv-tok[data-i='2']").first.get_attribute("title")
+    assert title == "2: cat · Ġcat", title
