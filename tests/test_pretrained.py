@@ -14,6 +14,7 @@ import torch
 import tiny_models
 from course_mha import MultiHeadAttention as CourseMHA
 from mha import pretrained as P
+from mha import pretrained_files
 from mha.attention import MultiHeadAttention
 
 TOL = 1e-5  # float32, two code paths
@@ -371,7 +372,7 @@ def fake_hub(folders, tmp_path, monkeypatch):
         hub = FakeHub(folders[name], tmp_path / "hub", **kw)
         monkeypatch.setattr(huggingface_hub, "snapshot_download", hub.snapshot_download)
         monkeypatch.setattr(huggingface_hub, "hf_hub_download", hub.hf_hub_download)
-        monkeypatch.setattr(P, "_hub_cached_folder", lambda repo_id: None)
+        monkeypatch.setattr(pretrained_files, "_hub_cached_folder", lambda repo_id: None)
         return hub
 
     return install
@@ -446,15 +447,21 @@ def test_a_model_in_the_hub_cache_loads_without_the_network(folders, tmp_path, m
         P.load_model("someone/tiny-roberta")
 
 
-def test_an_unreachable_hub_points_to_a_local_folder(monkeypatch):
+def hub_answers(monkeypatch, dry_run) -> None:
+    """The hub client's dry run is ``dry_run``, and nothing is in its cache."""
     import huggingface_hub
+
+    monkeypatch.setattr(huggingface_hub, "snapshot_download", dry_run)
+    monkeypatch.setattr(pretrained_files, "_hub_cached_folder", lambda repo_id: None)
+
+
+def test_an_unreachable_hub_points_to_a_local_folder(monkeypatch):
     from huggingface_hub.errors import DryRunError
 
     def offline(*args, **kwargs):
         raise DryRunError("Dry run cannot be performed as the repository cannot be accessed.")
 
-    monkeypatch.setattr(huggingface_hub, "snapshot_download", offline)
-    monkeypatch.setattr(P, "_hub_cached_folder", lambda repo_id: None)
+    hub_answers(monkeypatch, offline)
     with pytest.raises(P.PretrainedError, match="cannot be reached.*save_pretrained") as e:
         P.load_model("google/bert_uncased_L-4_H-256_A-4")
     assert e.value.key == "err_hub_unreachable"
@@ -462,7 +469,6 @@ def test_an_unreachable_hub_points_to_a_local_folder(monkeypatch):
 
 def test_a_model_the_hub_does_not_have(monkeypatch):
     import httpx2  # the hub client's HTTP library
-    import huggingface_hub
     from huggingface_hub.errors import DryRunError, RepositoryNotFoundError
 
     def missing(*args, **kwargs):  # what the dry run raises when the hub answers 404: the answer is its cause
@@ -472,8 +478,7 @@ def test_a_model_the_hub_does_not_have(monkeypatch):
         except RepositoryNotFoundError as e:
             raise DryRunError("Dry run cannot be performed as the repository cannot be accessed.") from e
 
-    monkeypatch.setattr(huggingface_hub, "snapshot_download", missing)
-    monkeypatch.setattr(P, "_hub_cached_folder", lambda repo_id: None)
+    hub_answers(monkeypatch, missing)
     with pytest.raises(P.PretrainedError, match="No public model 'someone/typo'") as e:
         P.load_model("someone/typo")
     assert e.value.key == "err_not_found"

@@ -15,7 +15,7 @@ import torch
 import tiny_models
 from apptest_utils import all_open, open_page
 from course_mha import MultiHeadAttention as CourseMHA
-from mha import heads, pretrained
+from mha import heads, pretrained, pretrained_files
 from mha import torch_check as tc
 from mha.attention import MultiHeadAttention
 from mha.explain import extras
@@ -343,7 +343,7 @@ def test_an_unreachable_hub_is_asked_once_a_minute_and_outside_the_compute_limit
 
     monkeypatch.setenv("MHA_ALLOW_DOWNLOADS", "1")
     monkeypatch.setattr(huggingface_hub, "snapshot_download", offline)
-    monkeypatch.setattr(pretrained, "_hub_cached_folder", lambda repo_id: None)
+    monkeypatch.setattr(pretrained_files, "_hub_cached_folder", lambda repo_id: None)
     monkeypatch.setattr(sources, "_FAILURES", {})
     at = open_page("pages/playground.py", source="pretrained", model="someone/unreachable-model")
     errors = [str(e.value).replace("\\", "") for e in at.sidebar.get("error")]
