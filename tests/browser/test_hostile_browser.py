@@ -188,7 +188,9 @@ def test_playground_shows_hostile_tokens_as_plain_text(page, server):
     """Five hostile sentences, the first by link and the others typed into the sidebar text box; then a cell of
     hostile tokens clicked open, and the link box."""
     page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.url)
-    open_url(page, f"{server.url}/playground?" + urllib.parse.urlencode({"text": HTML}))
+    # the folded cell breakdown and output open (#16.3): hostile tokens reach their charts too
+    open_url(page, f"{server.url}/playground?" + urllib.parse.urlencode({"text": HTML, "show_cell": "true",
+                                                                         "show_output": "true"}))
     for n, text in enumerate((HTML, SCRIPT_STYLE, MARKDOWN, ODD, SHORT_LONG)):
         if n:
             set_text(page, text)
@@ -227,7 +229,8 @@ def test_playground_shows_hostile_tokens_as_plain_text(page, server):
 
 def test_step_by_step_and_heads_show_hostile_tokens_as_plain_text(page, server):
     labels = labels_of(MIXED)
-    open_url(page, f"{server.url}/explain?" + urllib.parse.urlencode({"text": MIXED}))
+    open_url(page, f"{server.url}/explain?" + urllib.parse.urlencode(
+        {"text": MIXED, "ex_show_embed": "true", "ex_show_qk": "true", "ex_show_cell": "true"}))  # folded: opened
     for key in ("ex_qk", "ex_cell_chart"):
         wait_for_tokens(page, key, "x", labels)
         wait_for_tokens(page, key, "y", labels)

@@ -10,6 +10,7 @@ import urllib.parse
 
 import pytest
 
+from apptest_utils import all_open
 from mha.text import tokenize
 
 from .conftest import wait_app_idle
@@ -61,9 +62,13 @@ def word_break(page) -> str:
         "p => getComputedStyle(p).wordBreak")
 
 
+# Every folded section open (#16.3: their charts are sent only then), so that their text is measured too.
+FOLDED_OPEN = {"playground": all_open("pages/playground.py"), "explain": all_open("pages/explain.py")}
+
+
 def test_long_sentence_every_token_named_and_no_small_text(page, server):
     assert N_LONG == 43
-    goto(page, server.url, "playground", text=LONG, lang="ko")
+    goto(page, server.url, "playground", text=LONG, lang="ko", **FOLDED_OPEN["playground"])
     # the enlarged head names all 43 queries and keys, and its cells are near square
     assert len(first_subplot_ticks(page, "one_head_chart", "y")) == N_LONG
     assert len(first_subplot_ticks(page, "one_head_chart", "x")) == N_LONG
@@ -79,7 +84,7 @@ def test_long_sentence_every_token_named_and_no_small_text(page, server):
     assert not small, f"text drawn below {MIN_PX} px: {small[:10]}"
     assert word_break(page) == "keep-all"  # Korean: lines break between words only
 
-    goto(page, server.url, "explain", text=LONG, lang="ko")
+    goto(page, server.url, "explain", text=LONG, lang="ko", **FOLDED_OPEN["explain"])
     for key in ("ex_x", "ex_concat", "ex_output"):  # every row named (Plotly would drop every other one)
         assert len(first_subplot_ticks(page, key, "y")) == N_LONG, key
         assert not overlapping_ticks(page, key, "y"), (key, overlapping_ticks(page, key, "y")[:5])
@@ -89,7 +94,7 @@ def test_long_sentence_every_token_named_and_no_small_text(page, server):
 
 def test_wide_heads_and_short_sentences_are_readable(page, server):
     # head_dim 16 (the cell breakdown) and 16 heads (Step 9's head labels): nothing small, every row named
-    goto(page, server.url, "explain", d_model=256, num_heads=16, lang="en")
+    goto(page, server.url, "explain", d_model=256, num_heads=16, lang="en", **FOLDED_OPEN["explain"])
     assert len(first_subplot_ticks(page, "ex_concat", "y")) == len(tokenize("Orange is my favorite fruit").tokens)
     small = [t for t in drawn_texts(page) if t[2] < MIN_PX or 0 < t[3] < MIN_PX]
     assert not small, f"text drawn below {MIN_PX} px: {small[:10]}"
