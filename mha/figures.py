@@ -156,7 +156,7 @@ def readable_ticks(fig):
 # With this many keys or more, a row's weights are small (uniform = 1/Tk): if every weight shown is below
 # FIT_BELOW, the weights colour scale ends at the largest one instead of 1 (else 128 tokens look all white), and
 # the colour bar says so. Shorter rows keep the fixed 0..1 scale unless the learner asks to fit ("fit to data").
-FIT_KEYS = 24
+FIT_KEYS = 12  # 16 tokens on 0 … 1 looked all white (uniform 1/16); at 5-8 tokens 0 … 1 reads well
 FIT_BELOW = 0.5
 
 
