@@ -6,6 +6,11 @@ other. Open the PNGs with an image viewer and look at them:
 
     python scripts/screenshots_sizes.py                  # every page, both languages
     python scripts/screenshots_sizes.py --pages explain heads --langs ko --sizes long
+    python scripts/screenshots_sizes.py --open-all --pages playground explain   # folded sections open
+
+``--open-all`` adds the link parameters that open every folded section (the Playground's cell breakdown, head
+outputs and output; every step of Step by step and its cell breakdown) and writes into ``<size>-<lang>-open/``, so
+the folded charts are photographed too, next to the folded default.
 """
 from __future__ import annotations
 
@@ -19,6 +24,7 @@ from urllib.parse import urlencode
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
+from mha.explain import STEP_SHAPES  # noqa: E402
 from mha.pages import PAGES, url_path  # noqa: E402
 
 LONG_TEXT = ("The quick brown fox jumps over the lazy dog while the small cat sleeps on a warm mat near the old red "
@@ -28,6 +34,11 @@ SIZES = {
     "default": {},
     "long": {"text": LONG_TEXT},
     "big": {"d_model": 256, "num_heads": 16},
+}
+# the link parameters that open every folded section, by page (README, Links)
+OPEN_ALL = {
+    "playground": {"show_cell": "true", "show_head_outputs": "true", "show_output": "true"},
+    "explain": {"ex_show_cell": "true", **{f"ex_show_{step}": "true" for step in STEP_SHAPES}},
 }
 TOOL = os.environ.get("MHA_SCREENSHOT_TOOL", os.path.join(os.path.dirname(ROOT), "shared", "tools", "screenshot.py"))
 if not os.path.exists(TOOL):
@@ -42,15 +53,18 @@ def main() -> None:
     ap.add_argument("--langs", nargs="*", default=["en", "ko"], choices=["en", "ko"])
     ap.add_argument("--out", default=os.path.join(ROOT, "test-artifacts", "sizes"))
     ap.add_argument("--width", type=int, default=1400)
+    ap.add_argument("--open-all", action="store_true",
+                    help="open every folded section by link (pictures go to <size>-<lang>-open/)")
     ap.add_argument("--missing", action="store_true", help="only the pictures not taken yet")
     args = ap.parse_args()
     for lang in args.langs:
         for size in args.sizes:
             paths = []
             for name in args.pages:
-                query = urlencode({**SIZES[size], "lang": lang})
+                opened = OPEN_ALL.get(name, {}) if args.open_all else {}
+                query = urlencode({**SIZES[size], **opened, "lang": lang})
                 paths.append(f"/{'' if name == 'home' else name}?{query}")
-            out = os.path.join(args.out, f"{size}-{lang}")
+            out = os.path.join(args.out, f"{size}-{lang}" + ("-open" if args.open_all else ""))
             shoot = lambda ps: subprocess.run([sys.executable, TOOL, "--out", out, "--width", str(args.width),  # noqa
                                                *ps], cwd=ROOT, check=False)
             if args.missing:
