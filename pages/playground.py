@@ -90,14 +90,14 @@ def one_head() -> None:
             steps.cell_breakdown(view, head, qi, kj, key="pg_cell", border=False, top=scale.top)
     table_box = st.expander(t("pg_table", head=head), key="pg_table_open", on_change="rerun")
     with table_box:
-        names = [f"{i}: {lab}" for i, lab in enumerate(view.labels)]
-        key_names = [f"{j}: {lab}" for j, lab in enumerate(view.key_labels)]
-        table = pd.DataFrame(view.weights[head], index=pd.Index(names, name="query \\ key"), columns=key_names)
-        if table_box.open:  # the T x Tk numbers are sent only once the learner opens the table (~0.1 MB at 128)
+        if table_box.open:  # the T x Tk numbers (table and CSV) are built and sent only once the learner opens it
+            key_names = [f"{j}: {lab}" for j, lab in enumerate(view.key_labels)]
+            table = pd.DataFrame(view.weights[head], columns=key_names, index=pd.Index(
+                [f"{i}: {lab}" for i, lab in enumerate(view.labels)], name="query \\ key"))
             st.dataframe(table, column_config={c: st.column_config.NumberColumn(format="%.3f") for c in key_names},
                          width="stretch")
-        st.download_button(t("pg_download_csv"), table.to_csv().encode("utf-8"), key="weights_csv",
-                           file_name=f"weights_head{head}.csv", mime="text/csv")
+            st.download_button(t("pg_download_csv"), table.to_csv().encode("utf-8"), key="weights_csv",
+                               file_name=f"weights_head{head}.csv", mime="text/csv")
 
 
 one_head()

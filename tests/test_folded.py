@@ -106,3 +106,20 @@ def test_opening_the_cell_breakdown_keeps_the_picked_cell_and_head():
     assert not at.exception
     titles = [m.value for m in at.markdown if "How this cell is made" in m.value]
     assert titles and "head 2" in titles[0] and "(4)" in titles[0] and "(1)" in titles[0], titles
+
+
+def test_the_weights_table_and_its_csv_are_built_only_once_opened():
+    import numpy as np
+
+    from apptest_utils import heatmaps
+
+    at = open_page(PLAYGROUND, head="2")
+    assert not at.exception and not at.dataframe and not at.get("download_button")  # folded: nothing built
+    at.session_state["pg_table_open"] = True  # what a click on its label sets
+    at.run()
+    [table] = at.dataframe
+    [button] = at.get("download_button")
+    grid = heatmaps(charts_by_key(at)["grid"])[2]  # head 2 in the all-heads grid: the same numbers another way
+    assert table.value.shape == grid.shape == (5, 5)
+    np.testing.assert_allclose(table.value.to_numpy(), grid, atol=1e-6)
+    assert button.proto.url or button.proto.deferred_file_id  # the CSV is there to download
