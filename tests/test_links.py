@@ -310,3 +310,11 @@ def test_a_linked_causal_mask_in_cross_attention_is_explained_once_and_kept_for_
     assert at.session_state["_settings"].causal is False
     at.sidebar.text_area(key="kv_text").set_value("").run()  # back to self-attention: the causal mask applies
     assert at.session_state["_settings"].causal is True
+
+
+def test_an_empty_link_value_is_named_as_empty_not_as_a_blank():
+    for lang, empty in (("en", "(empty)"), ("ko", "(빈 값)")):
+        at = open_page("pages/playground.py", show_cell="", seed="", lang=lang)
+        notes = [n.value for n in [*at.sidebar.warning, *at.sidebar.caption] if "show_cell=" in n.value
+                 or "seed=" in n.value]
+        assert len(notes) == 2 and all(empty in n and "`  `" not in n for n in notes), notes

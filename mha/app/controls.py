@@ -109,6 +109,11 @@ def _remember_url_params() -> None:
         st.session_state["_url_params_at_start"] = {k: st.query_params.get_all(k) for k in st.query_params}
 
 
+def link_value(given: str, max_chars: int | None = None) -> str:
+    """A value a link gave, for a note: as code (Markdown, links and emoji codes in it stay text), or "(empty)"."""
+    return escape_markdown(given, max_chars, code=True) if given.strip() else t("url_param_empty")
+
+
 def _url_notes(values: dict) -> list[str]:
     """Parameters from the link that could not be used as given (garbage, out of range, repeated). Worked out
     on the session's first run and shown until the learner changes that control."""
@@ -125,7 +130,7 @@ def _url_notes(values: dict) -> list[str]:
                 found.append((key, given[0][:40], shown))
         st.session_state["_url_notes"] = found
     # Values from the link are shown as code: Markdown, links and emoji codes in them stay text.
-    return [t("url_param_ignored", param=key, given=escape_markdown(given, code=True),
+    return [t("url_param_ignored", param=key, given=link_value(given),
                                   used=escape_markdown(used, 40, code=True))
             for key, given, used in st.session_state["_url_notes"]
             if key in values and _as_url_value(values[key]) == used]

@@ -18,8 +18,8 @@ from mha import figures, heads
 from mha import heads_figures as hf
 from mha.app import compute
 from mha.app.compute import Weights
-from mha.app.controls import (Settings, cached, head_picker, int_input, keep_index, t, table, token_picker,
-                              weights_scale)
+from mha.app.controls import (Settings, cached, head_picker, int_input, keep_index, link_value, t, table,
+                              token_picker, weights_scale)
 from mha.batch import PAD
 from mha.figures import Words
 from mha.text import escape_markdown
@@ -86,7 +86,7 @@ def section_picker() -> str:
                          format_func=titles.get, label_visibility="collapsed", width="stretch")
     given = (st.session_state.get("_url_params_at_start") or {}).get(SECTION_KEY)
     if given and given[0] != section and not st.session_state.get("_hd_section_picked"):  # not a section id
-        st.caption(t("url_param_ignored", param=SECTION_KEY, given=escape_markdown(given[0], 40, code=True),
+        st.caption(t("url_param_ignored", param=SECTION_KEY, given=link_value(given[0], 40),
                      used=f"**{titles[section]}**"))
     return section
 

@@ -27,7 +27,7 @@ from mha.pages import OWN_MODULE_PAGES, PAGES, url_path
 from mha.text import escape_markdown
 from mha.app import internals
 from mha.app.compute import Weights
-from mha.app.controls import CUSTOM_WEIGHTS_KEY, INDEX_FORM, SHARED_KEYS, settings, t
+from mha.app.controls import CUSTOM_WEIGHTS_KEY, INDEX_FORM, SHARED_KEYS, link_value, settings, t
 from mha.view import D_MODEL_CHOICES, head_choices
 
 _INDEX_FORM = INDEX_FORM  # a position as a link may write it (mha.app.controls.token_picker reads it)
@@ -299,7 +299,7 @@ def _note_refused_page_values(raw: dict, bindings: dict) -> None:
         refused = [g for g in given if not any(_same_url_value(g, u) for u in used)]
         if refused:
             shown = ", ".join(refused[:5]) + (" …" if len(refused) > 5 else "")
-            notes.append(t("url_param_ignored", param=key, given=escape_markdown(shown, 60, code=True),
+            notes.append(t("url_param_ignored", param=key, given=link_value(shown, 60),
                            used=escape_markdown(", ".join(used) or "—", 40, code=True)))
     for note in notes:
         st.sidebar.caption("🔗 " + note)

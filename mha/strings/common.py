@@ -58,6 +58,7 @@ STRINGS = {
         "en": "{n_removed} invisible control or text-direction characters were removed.",
         "ko": "보이지 않는 제어 문자 또는 텍스트 방향 문자 {n_removed}개를 지웠습니다.",
     },
+    "url_param_empty": {"en": "(empty)", "ko": "(빈 값)"},
     "url_param_ignored": {
         "en": "Link parameter {param}={given} could not be used; using {used}.",
         "ko": "링크의 {param}={given} 값은 쓸 수 없어 대신 {used} 값을 사용합니다.",
