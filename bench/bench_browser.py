@@ -29,8 +29,6 @@ import os
 import statistics
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -39,9 +37,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 import load  # noqa: E402  (bench/load.py: free_port, stop_server)
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM, CHROMIUM_ARGS = load.CHROMIUM, load.CHROMIUM_ARGS
 VIEWPORT = {"width": 1400, "height": 1000}
 TIMEOUT_MS = 120_000
 FRAME_S = 1 / 60  # the frame that shows the last change
@@ -142,24 +138,8 @@ TWO_FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimatio
 
 # ------------------------------------------------------------------------------------------------------- servers
 def start(script: str) -> tuple[subprocess.Popen, str]:
-    """``streamlit run <script>`` on a free loopback port, as bench/load.py starts the app; waits for /health."""
-    port = load.free_port()
-    cmd = [sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true", "--server.port", str(port),
-           "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"{script}: streamlit exited with code {proc.returncode}")
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                if r.read().strip() == b"ok":
-                    return proc, url
-        except OSError:
-            time.sleep(0.2)
-    load.stop_server(proc)
-    raise RuntimeError(f"{script}: not healthy after 90 s")
+    """``streamlit run <script>`` on a free loopback port (bench/load.py's starter); waits for /health."""
+    return load.start_server(script=script)
 
 
 # ------------------------------------------------------------------------------------------------------- one app
@@ -318,10 +298,7 @@ def run(rounds: int, sizes: list[str], pages: list[str] | None = None, partial: 
     res = {"load_before": os.getloadavg()}
     try:
         with sync_playwright() as pw:
-            kw = {"args": CHROMIUM_ARGS, "headless": True}
-            if os.path.exists(CHROMIUM):
-                kw["executable_path"] = CHROMIUM
-            browser = pw.chromium.launch(**kw)
+            browser = load.launch_chromium(pw)
             res["chromium"] = browser.version
             res["sizes"] = {}
             for size in sizes:

@@ -16,17 +16,17 @@ a table and never fails. The machine may be shared: the baseline is measured in 
 from __future__ import annotations
 
 import os
-import socket
 import statistics
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "bench")]
+
+import load  # noqa: E402  (bench/load.py: the server starter and the browser)
+
 APP_FILE = ROOT / "tests" / "browser" / "apps" / "head_view_app.py"
-CHROMIUM = "/usr/bin/chromium"
 SIZES = [(16, 16), (8, 4), (64, 16), (128, 16)]  # (tokens, heads); the first is the target's
 TARGET_MS = 50.0
 
@@ -62,29 +62,9 @@ _TIME_TOGGLE = """async (root, h) => {
 }""" % _NEXT_PAINT
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def start_server() -> tuple[subprocess.Popen, str]:
-    port = _free_port()
-    cmd = [sys.executable, "-m", "streamlit", "run", str(APP_FILE), "--server.headless", "true",
-           "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-           "--server.fileWatcherType", "none"]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                if r.read().strip() == b"ok":
-                    return proc, url
-        except OSError:
-            time.sleep(0.2)
-    proc.kill()
-    raise SystemExit("the head view app did not start")
+    """The head view app on a free loopback port (bench/load.py's starter)."""
+    return load.start_server(script=APP_FILE.relative_to(ROOT))
 
 
 def q(values: list[float], p: float) -> float:
@@ -102,10 +82,7 @@ def main(repeats: int = 60) -> None:
     rows = []
     try:
         with sync_playwright() as pw:
-            launch = {"args": ["--no-sandbox", "--disable-gpu"], "headless": True}
-            if os.path.exists(CHROMIUM):
-                launch["executable_path"] = CHROMIUM
-            browser = pw.chromium.launch(**launch)
+            browser = load.launch_chromium(pw)
             version = browser.version
             for T, H in SIZES:
                 page = browser.new_page(viewport={"width": 1400, "height": 1000})
@@ -129,9 +106,9 @@ def main(repeats: int = 60) -> None:
         proc.terminate()
         proc.wait(timeout=10)
 
-    load = os.getloadavg()
+    avg = os.getloadavg()
     print(f"Head view, headless Chromium {version}; {repeats} hovers per size; load average "
-          f"{load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}")
+          f"{avg[0]:.1f} / {avg[1]:.1f} / {avg[2]:.1f}")
     print("Hover = mouseover on a query token -> its row drawn and painted; baseline = the same on an element "
           "without listeners (the wait for the next frame alone).\n")
     print("| tokens | heads | hover median | hover p90 | baseline median | hover - baseline | leave median "

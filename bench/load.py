@@ -70,11 +70,13 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(log: Path | None = None, extra: list[str] | None = None) -> tuple[subprocess.Popen, str]:
-    """``streamlit run app.py`` on a free 127.0.0.1 port (headless, no file watcher, no usage stats); waits until
-    /_stcore/health answers ok. Returns (process, base URL)."""
+def start_server(log: Path | None = None, extra: list[str] | None = None,
+                 script: str | Path = "app.py") -> tuple[subprocess.Popen, str]:
+    """``streamlit run <script>`` (the app by default; a path from the project root) on a free 127.0.0.1 port
+    (headless, no file watcher, no usage stats); waits until /_stcore/health answers ok. Returns (process, base URL).
+    The one server starter of bench/ (bench_browser, bench_head_view and report.py use it)."""
     port = free_port()
-    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port",
+    cmd = [sys.executable, "-m", "streamlit", "run", str(script), "--server.headless", "true", "--server.port",
            str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
            "--server.fileWatcherType", "none", *(extra or [])]
     out = open(log, "w") if log else subprocess.DEVNULL
@@ -83,7 +85,8 @@ def start_server(log: Path | None = None, extra: list[str] | None = None) -> tup
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"streamlit exited with code {proc.returncode}" + (f"; see {log}" if log else ""))
+            raise RuntimeError(f"{script}: streamlit exited with code {proc.returncode}"
+                               + (f"; see {log}" if log else ""))
         try:
             with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
                 if r.read().strip() == b"ok":
@@ -91,7 +94,20 @@ def start_server(log: Path | None = None, extra: list[str] | None = None) -> tup
         except OSError:
             time.sleep(0.2)
     stop_server(proc)
-    raise RuntimeError("streamlit was not healthy after 90 s")
+    raise RuntimeError(f"{script}: streamlit was not healthy after 90 s")
+
+
+CHROMIUM = "/usr/bin/chromium"  # Debian's, as tests/browser; else Playwright's own
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def launch_chromium(pw):
+    """Headless Chromium for bench/ (``pw``: a sync_playwright()): Debian's when installed, as the browser tests."""
+    kw = {"args": CHROMIUM_ARGS, "headless": True}
+    if os.path.exists(CHROMIUM):
+        kw["executable_path"] = CHROMIUM
+    return pw.chromium.launch(**kw)
 
 
 def stop_server(proc: subprocess.Popen) -> None:

@@ -56,9 +56,7 @@ import load  # noqa: E402  (bench/load.py)
 
 PAYLOAD_TOKENS = (16, 128, 512)
 PAYLOAD_HEADS, PAYLOAD_D_MODEL = 16, 256  # the heaviest case the payload target of issue 3 names
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM, CHROMIUM_ARGS = load.CHROMIUM, load.CHROMIUM_ARGS
 VIEWPORT = {"width": 1400, "height": 1000}
 RESULTS = Path(tempfile.gettempdir()) / "mha-report.json"  # the raw figures of the last run (see --render)
 
@@ -156,10 +154,7 @@ def builder_payloads() -> dict:
 
 # -------------------------------------------------------------------------------------------------- browser
 def _launch_browser(pw):
-    kw = {"args": CHROMIUM_ARGS, "headless": True}
-    if os.path.exists(CHROMIUM):
-        kw["executable_path"] = CHROMIUM
-    return pw.chromium.launch(**kw)
+    return load.launch_chromium(pw)
 
 
 def _wait_idle(page, timeout_ms: int = 120_000) -> None:
