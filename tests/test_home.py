@@ -26,8 +26,9 @@ def test_home_describes_every_page_in_full_below_its_link():
         captions = [c.value for c in at.caption]
         for path, _, _ in PAGES[1:]:
             about = f"home_{Path(path).stem}"
-            if about in i18n.CATALOG:  # not inside a link's one-line label, where it was cut off
-                assert i18n.text(about, lang) in captions, (lang, about)
+            assert about in i18n.CATALOG, f"{path} has no description on Home ({about})"
+            # in full below the link, not inside its one-line label, where it was cut off
+            assert i18n.text(about, lang) in captions, (lang, about)
 
 
 def test_start_here_opens_the_playground_on_the_courses_sentence():

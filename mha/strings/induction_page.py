@@ -1,6 +1,12 @@
 """Strings of the Induction page (prefix ``ind_``)."""
 STRINGS = {
     "nav_induction": {"en": "Induction head", "ko": "인덕션 헤드"},
+    "home_induction": {
+        "en": "Two layers of the course's module, trained live: a previous-token head and an induction head that "
+              "copies what came after the last time a token appeared.",
+        "ko": "강의의 모듈 두 층을 바로 학습시킵니다. 이전 토큰 헤드와, 토큰이 지난번에 나왔을 때 바로 다음에 온 "
+              "토큰을 복사하는 인덕션 헤드가 생깁니다.",
+    },
     "ind_title": {"en": "Two layers: watch an induction head form", "ko": "두 층: 인덕션 헤드가 생기는 순간 보기"},
     "ind_intro": {
         "en": "One attention layer looks things up by position or by content. Two layers of the course's "

@@ -1,6 +1,12 @@
 """Strings of the Train page (prefix ``tp_``) and of the live-training UI shared with the Induction page (``lv_``)."""
 STRINGS = {
     "nav_train": {"en": "Train heads", "ko": "헤드 학습"},
+    "home_train": {
+        "en": "Train the course's module on a small copying task in a second or two and watch its heads become a "
+              "previous-word head, a next-word head, … on your own sentence.",
+        "ko": "강의의 모듈을 간단한 복사 과제로 1~2초 동안 학습시키고, 내 문장 위에서 헤드들이 이전 단어 헤드, "
+              "다음 단어 헤드 등으로 바뀌는 모습을 봅니다.",
+    },
     # --- the live-training UI (mha.app.live)
     "lv_train": {"en": "Train", "ko": "학습 시작"},
     "lv_stop": {"en": "Stop", "ko": "멈추기"},
