@@ -224,7 +224,7 @@ def contributions_waterfall(c: Contributions, total: float, *, dim_word: str | N
     pad = 0.18 * (hi - lo or 1.0)
     fig = go.Figure(go.Waterfall(
         x=x, y=y, measure=measure, text=text, textposition="outside",
-        textfont=dict(size=12),
+        textfont=dict(size=12), constraintext="none",  # else Plotly shrinks the sum's label to its bar (~8 px)
         cliponaxis=False, connector=dict(line=dict(color="rgba(120,120,120,0.5)", width=1)),
         increasing=dict(marker=dict(color="#c92a2a")), decreasing=dict(marker=dict(color="#1c7ed6")),
         totals=dict(marker=dict(color=HIGHLIGHT)), hovertemplate="%{x}: %{y:.4f}<extra></extra>"))

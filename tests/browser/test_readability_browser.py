@@ -1,6 +1,7 @@
 """Readable at every size (#16 items 9 and 10), measured in Chromium: the text Plotly draws, and Korean line breaks.
 
-Sizes are read from the drawn SVG (``getBBox``, the computed font size), never estimated: every tick label is at
+Sizes are read from the drawn SVG (``getBBox``, the computed font size, times any scale Plotly applies to fit text
+in a bar), never estimated: every tick label is at
 least MIN_PX high, every token of a 43-token sentence is named down the enlarged head, Step by step and the
 all-heads grid, the enlarged head's cells are near square, and Korean text breaks between words only.
 """
@@ -22,9 +23,11 @@ LONG = ("The quick brown fox jumps over the lazy dog while the small cat sleeps 
 N_LONG = len(tokenize(LONG).tokens)
 MIN_PX = 10.5  # tick labels are drawn at 11-12 px (mha.figures.MIN_FONT)
 
-_TEXTS_JS = """(root) => [...root.querySelectorAll('.xtick text, .ytick text, .textpoint text, .annotation-text')]
-    .map(t => { const b = t.getBBox(); return [t.closest('[class*=st-key-]')?.className.match(/st-key-(\\S+)/)?.[1]
-                 || '?', t.textContent, parseFloat(getComputedStyle(t).fontSize), b.height]; })"""
+_TEXTS_JS = """(root) => [
+    ...root.querySelectorAll('.xtick text, .ytick text, .textpoint text, text.bartext, .annotation-text')]
+    .map(t => { const b = t.getBBox(), m = t.getCTM(), s = Math.hypot(m.a, m.b);  // s: Plotly's shrink-to-fit scale
+                return [t.closest('[class*=st-key-]')?.className.match(/st-key-(\\S+)/)?.[1]
+                 || '?', t.textContent, s * parseFloat(getComputedStyle(t).fontSize), s * b.height]; })"""
 
 
 def goto(page, base: str, path: str, **params) -> None:
@@ -33,7 +36,8 @@ def goto(page, base: str, path: str, **params) -> None:
 
 
 def drawn_texts(page) -> list[tuple[str, str, float, float]]:
-    """(chart key, text, font size px, drawn height px) of every tick label, cell number and note in the charts."""
+    """(chart key, text, drawn font size px, drawn height px) of every tick label, cell number, bar label and note in
+    the charts."""
     return page.locator("[data-testid='stMain']").evaluate(_TEXTS_JS)
 
 
@@ -96,7 +100,10 @@ def test_wide_heads_and_short_sentences_are_readable(page, server):
     # head_dim 16 (the cell breakdown) and 16 heads (Step 9's head labels): nothing small, every row named
     goto(page, server.url, "explain", d_model=256, num_heads=16, lang="en", **FOLDED_OPEN["explain"])
     assert len(first_subplot_ticks(page, "ex_concat", "y")) == len(tokenize("Orange is my favorite fruit").tokens)
-    small = [t for t in drawn_texts(page) if t[2] < MIN_PX or 0 < t[3] < MIN_PX]
+    texts = drawn_texts(page)
+    # the dot product's sum over its bar is measured too (Plotly shrank it to ~8 px to fit its bar)
+    assert [t for t in texts if t[0].endswith("_sum") and t[1][-5:-4] == "."], "the waterfall's sum label is missing"
+    small = [t for t in texts if t[2] < MIN_PX or 0 < t[3] < MIN_PX]
     assert not small, f"text drawn below {MIN_PX} px: {small[:10]}"
     assert word_break(page) != "keep-all"  # English keeps the browser's own line breaking
     goto(page, server.url, "playground", text="the cat sat on the mat today", lang="en")
