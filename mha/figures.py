@@ -184,7 +184,8 @@ def weights_bar_title(top: float, words: Words = ENGLISH) -> str:
     """A weights colour bar's title: the word and the range it spans, "0 … 1" or fitted "0 … top (not 0 … 1)"
     (``weights_top``). Every weights chart says its range this way."""
     sub = words.full_scale if top >= 1.0 else words.fitted_scale.format(top=f"{top:.2g}")
-    return f"{words.kind('weights')}<br><sub>{sub}</sub>"
+    # a span at MIN_FONT, not <sub> (70 % of the title's size: ~8 px, below every other label)
+    return f"{words.kind('weights')}<br><span style=\"font-size:{MIN_FONT}px\">{sub}</span>"
 
 
 def _color_kwargs(kind: str, zmax: float | None = None) -> dict:

@@ -173,7 +173,8 @@ def test_grid_titles_and_row_labels_do_not_overlap(builder, H, T, label):
 def test_weights_scale_fits_long_rows_and_stays_0_to_1_for_short_ones():
     short = _grid(4, 5, "weights")
     fig = figures.heads_grid(short, list("abcde"), list("abcde")).to_plotly_json()["layout"]["coloraxis"]
-    assert (fig["cmin"], fig["cmax"]) == (0.0, 1.0) and fig["colorbar"]["title"]["text"] == "weights<br><sub>scale 0 … 1</sub>"
+    assert (fig["cmin"], fig["cmax"]) == (0.0, 1.0) and fig["colorbar"]["title"]["text"].startswith("weights<br>")
+    assert "scale 0 … 1" in fig["colorbar"]["title"]["text"]
     T = 100
     long = _grid(4, T, "weights")  # rows of 100 keys: every weight ~1/100
     labels = [f"t{i}" for i in range(T)]

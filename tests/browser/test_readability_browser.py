@@ -114,6 +114,21 @@ def test_wide_heads_and_short_sentences_are_readable(page, server):
     assert len(xs) == 7 and not any("rotate" in x for x in xs), xs  # short keys fit their cells: horizontal
 
 
+_COLORBAR_JS = """(root) => [...root.querySelectorAll('.colorbar text, .colorbar tspan')]
+    .filter(t => !t.querySelector('tspan') && t.textContent.trim())
+    .map(t => [t.textContent, parseFloat(getComputedStyle(t).fontSize)])"""
+
+
+def test_colour_bar_titles_and_their_range_are_readable(page, server):
+    # the weights bar says its range under its title ("범위 0 … 0.14 / (0 … 1 아님)" at 43 keys): it was a <sub>,
+    # drawn at ~8 px
+    goto(page, server.url, "playground", text=LONG, lang="ko")
+    texts = page.locator("[data-testid='stMain']").evaluate(_COLORBAR_JS)
+    assert any("범위 0" in text for text, _ in texts), texts
+    small = [t for t in texts if t[1] < MIN_PX]
+    assert not small, f"colour bar text drawn below {MIN_PX} px: {small[:10]}"
+
+
 @pytest.mark.parametrize("path", ["heads", "lab", "masks", "bugs"])
 def test_other_pages_draw_no_small_chart_text_at_43_tokens(page, server, path):
     goto(page, server.url, path, text=LONG, lang="ko")
