@@ -3,6 +3,8 @@ error and the test that catches it; and why one head hides the transpose bugs.
 
 Thin: the bugs and their runs come from ``mha.bugs`` (tested in tests/test_bugs.py).
 """
+from dataclasses import replace
+
 import pandas as pd
 import streamlit as st
 
@@ -76,8 +78,9 @@ if name == bugs.SEED_TWO:
     st.caption(t("bz_seed_heads", h=H, tok=escape_markdown(view.labels[token]), head=head))
     heads = [f"{words.head} {h}" for h in range(H)]
     left, right = st.columns(2)
+    head_words = replace(words, query_axis=t("bz_seed_query_axis"), key_axis=t("bz_seed_key_axis"))
     left.plotly_chart(cached_figure(figures.head_heatmap, run.head_weights[token], heads, heads, kind="weights",
-                                    clickable=False, zmax=top, width_px=520, words=words), key="bz_seed_chart",
+                                    clickable=False, zmax=top, width_px=520, words=head_words), key="bz_seed_chart",
                       width="content")
     right.plotly_chart(correct, key="bz_ok_chart", width="content")
 else:

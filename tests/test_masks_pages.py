@@ -415,6 +415,9 @@ def test_bug_zoo_shows_each_bug_with_its_test(bug):
         assert set(c) == {"bz_seed_chart", "bz_ok_chart"}
         assert "mat1 and mat2 shapes cannot be multiplied" in at.code[2].value
         assert heatmaps(c["bz_seed_chart"])[0].shape == (4, 4)  # heads x heads, not tokens x tokens
+        axes = c["bz_seed_chart"]["layout"]  # and its axes say so (they read "query (attending)", a token)
+        assert (axes["yaxis"]["title"]["text"], axes["xaxis"]["title"]["text"]) == (
+            i18n.text("bz_seed_query_axis", "en"), i18n.text("bz_seed_key_axis", "en"))
         return
     assert set(c) == {"bz_bug_chart", "bz_ok_chart", "bz_diff_chart"}
     bad, ok, diff = (heatmaps(c[k])[0] for k in ("bz_bug_chart", "bz_ok_chart", "bz_diff_chart"))

@@ -119,6 +119,9 @@ STRINGS = {
               "토큰 × 토큰 (실제 모듈의 헤드 {head}). 모양이 달라 차이는 그릴 수 없습니다.",
     },
     "bz_token": {"en": "Token", "ko": "토큰"},
+    # the (H, H) map of the second handout's class: heads attend to heads, not tokens to tokens
+    "bz_seed_query_axis": {"en": "query head", "ko": "쿼리 헤드"},
+    "bz_seed_key_axis": {"en": "key head", "ko": "키 헤드"},
     "bz_split_heads_no_transpose_title": {"en": "split_heads without the transpose", "ko": "transpose 없는 split_heads"},
     "bz_split_heads_no_transpose_explain": {
         "en": "Reshaping (B, T, d_model) straight to (B, H, T, head_dim) keeps every number but puts it in the "
