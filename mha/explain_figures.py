@@ -251,9 +251,10 @@ def weights_pair(left: np.ndarray, right: np.ndarray, q_labels, k_labels, *, all
 
 
 def row_stats_figure(labels, series: dict[str, RowStats], *, titles=None, uniform_name: str | None = None,
-                     colors=None, words: Words = ENGLISH) -> go.Figure:
+                     colors=None, width_px: float = 900, words: Words = ENGLISH) -> go.Figure:
     """Per query row: entropy (with the uniform row's as a dashed line), largest weight, softmax-gradient size.
-    One bar per series (e.g. scaled / unscaled, or two temperatures)."""
+    One bar per series (e.g. scaled / unscaled, or two temperatures). ``width_px``: about how wide the figure is
+    drawn (the three panels share it; the key labels turn when they would not fit a bar group)."""
     titles = (words.entropy, words.max_weight, words.softmax_gradient) if titles is None else titles
     uniform_name = words.uniform if uniform_name is None else uniform_name
     x = figures.axis_labels(labels)
@@ -268,7 +269,7 @@ def row_stats_figure(labels, series: dict[str, RowStats], *, titles=None, unifor
     fig.add_trace(go.Scatter(x=x, y=first.max_entropy, mode="lines", line=dict(dash="dot", color="#555"),
                              line_shape="hvh", name=uniform_name,
                              hovertemplate=f"{uniform_name}: %{{y:.3f}}<extra></extra>"), row=1, col=1)
-    slot = 300 / max(len(x), 1)  # three panels across the page
+    slot = width_px / 3 / max(len(x), 1)  # a bar group's width: three panels side by side
     show = len(x) <= figures.LABELS_MAX_TOKENS and slot >= figures.MIN_FONT + 1
     fig.update_xaxes(figures.every_label(dict(type="category", tickangle=figures.tick_angle(x, slot, 11)), show, 11))
     fig.update_yaxes(range=[0, 1.05], row=1, col=2)

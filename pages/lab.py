@@ -81,7 +81,8 @@ left.plotly_chart(cached_figure(xf.matrix, warm, view.labels, view.key_labels, "
 temps = {t("lab_tau_module"): explain.row_stats(scaled, allowed),
          t("lab_tau", tau=f"{tau:g}"): explain.row_stats(warm, allowed)}
 right.plotly_chart(cached_figure(xf.row_stats_figure, view.labels, temps, titles=stat_titles,
-                                 uniform_name=t("lab_uniform"), colors=[xf.SCALED_COLOR, "#2f9e44"], words=words),
+                                 uniform_name=t("lab_uniform"), colors=[xf.SCALED_COLOR, "#2f9e44"], width_px=450,
+                                 words=words),
                    key="lab_temp_stats")
 metrics(temps)
 

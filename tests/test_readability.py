@@ -117,6 +117,16 @@ def test_bar_numbers_only_where_they_fit():
     assert list(few.data[0].text) == ["0.20"] * 5 and many.data[0].text is None
 
 
+def test_row_stats_key_labels_turn_in_a_narrow_column():
+    # the lab's temperature stats sit in 3/5 of the page: "favorite" and "fruit" ran into each other, horizontal
+    toks = ["Orange", "is", "my", "favorite", "fruit"]
+    stats = {"a": explain.row_stats(weights(5, 5), np.ones((5, 5), bool))}
+    wide = xf.row_stats_figure(toks, stats)
+    narrow = xf.row_stats_figure(toks, stats, width_px=450)
+    assert wide.layout.xaxis.tickangle == 0 and narrow.layout.xaxis.tickangle in (-45, -90)
+    assert named_every(narrow.layout.xaxis)
+
+
 def test_heads_entropy_heatmap_names_the_queries_it_has_room_for():
     for n in (5, 43):
         fig = hf.entropy_heatmap(np.ones((4, n)), np.ones((4, n), bool), labels(n), 3.0)
