@@ -505,7 +505,9 @@ def square_geometry(x_labels, y_labels, font: int = TICK_FONT, max_width: int | 
     show_x = Tk <= LABELS_MAX_TOKENS and cell >= font + 1
     angle = tick_angle(x_labels, cell, font) if show_x else 0
     top = (label_band_px(x_labels, angle, font) if show_x else 0) + 34  # labels, axis title
-    width = max(320 if colorbar else 200, left + cell * Tk + bar + 20)
+    least = 320 if colorbar else 200  # a figure's least width, but never wider than its column (max_width):
+    least = min(least, max_width) if max_width else least  # Plotly would squeeze the cells to fit, not the margins
+    width = max(least, left + cell * Tk + bar + 20)
     height = max(220, top + row * Tq + 20)
     margin = (left, width - left - cell * Tk, top, height - top - row * Tq)
     return Geometry(cell=cell, width=int(width), height=int(height), angle=angle, row=row, show_x=show_x,

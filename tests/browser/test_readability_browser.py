@@ -114,6 +114,16 @@ def test_wide_heads_and_short_sentences_are_readable(page, server):
     assert len(xs) == 7 and not any("rotate" in x for x in xs), xs  # short keys fit their cells: horizontal
 
 
+def test_masks_page_three_charts_keep_square_cells_in_their_columns(page, server):
+    # the three charts side by side were laid out for 340 px columns and drawn into 302 px ones: 17 x 24 px cells
+    goto(page, server.url, "masks", lang="ko")
+    n = len(tokenize("Orange is my favorite fruit").tokens)
+    for key in ("mk_mask_chart", "mk_scores_chart", "mk_weights_chart"):
+        box = plot_box(page, key)
+        assert 0.8 <= box["w"] / box["h"] <= 1.25, (key, box)
+        assert box["h"] / n >= 15, (key, box)  # a row still holds its 12 px label
+
+
 _COLORBAR_JS = """(root) => [...root.querySelectorAll('.colorbar text, .colorbar tspan')]
     .filter(t => !t.querySelector('tspan') && t.textContent.trim())
     .map(t => [t.textContent, parseFloat(getComputedStyle(t).fontSize)])"""
