@@ -64,9 +64,12 @@ head = head_picker("bz_head", H) if show_weights else 0
 shown = [run.head_weights if name == bugs.SEED_TWO else run.weights_bug[head], run.weights_ok[head]] \
     if show_weights else []  # the seed's class: every token's (H, H) map, so picking a token keeps the scale
 top = weights_scale(shown, toggle=show_weights).top
-# Figures through cached_figure: a warm visit skips Plotly's figure building.
+# Figures through cached_figure: a warm visit skips Plotly's figure building. Laid out for the columns they are
+# drawn in (measured in Chromium at a 1400 px window: halves 462 px, thirds 302 px); wider, and Plotly keeps the
+# margins and squeezes the cells (they were ~17 x 24 px in the thirds).
+HALF_PX, THIRD_PX = 460, 300
 correct = cached_figure(figures.head_heatmap, run.weights_ok[head], view.labels, view.key_labels, kind="weights",
-                        allowed=run.allowed, head=head, clickable=False, zmax=top, width_px=520, words=words)
+                        allowed=run.allowed, head=head, clickable=False, zmax=top, width_px=HALF_PX, words=words)
 
 if name == bugs.SEED_TWO:
     if run.error:
@@ -80,7 +83,7 @@ if name == bugs.SEED_TWO:
     left, right = st.columns(2)
     head_words = replace(words, query_axis=t("bz_seed_query_axis"), key_axis=t("bz_seed_key_axis"))
     left.plotly_chart(cached_figure(figures.head_heatmap, run.head_weights[token], heads, heads, kind="weights",
-                                    clickable=False, zmax=top, width_px=520, words=head_words), key="bz_seed_chart",
+                                    clickable=False, zmax=top, width_px=HALF_PX, words=head_words), key="bz_seed_chart",
                       width="content")
     right.plotly_chart(correct, key="bz_ok_chart", width="content")
 else:
@@ -96,7 +99,7 @@ else:
         mats, kinds = (run.weights_bug[head], run.weights_ok[head], run.difference[head]), ("weights",) * 2
         draw = lambda m, kind: cached_figure(  # noqa: E731
             figures.head_heatmap, m, view.labels, view.key_labels, kind=kind, allowed=run.allowed, head=head,
-            clickable=False, zmax=top if kind == "weights" else None, width_px=340, words=words)
+            clickable=False, zmax=top if kind == "weights" else None, width_px=THIRD_PX, words=words)
     else:  # (Tq, d_model) outputs, bug and correct on one colour scale
         mats, kinds = (run.output_bug, run.output_ok, run.output_bug - run.output_ok), ("output",) * 2
         zmax = float(max(abs(run.output_bug).max(), abs(run.output_ok).max())) or 1.0

@@ -28,7 +28,7 @@ with left:
 with right:  # a picture of what the Playground shows, drawn by the app's own figure builder (not interactive)
     course = compute_view(ViewSpec(text=DEFAULT_TEXT, causal=True), SEEDED)
     st.plotly_chart(cached_figure(figures.head_heatmap, course.weights[0], course.labels, course.key_labels,
-                                  allowed=course.allowed[0], head=0, clickable=False, width_px=360,
+                                  allowed=course.allowed[0], head=0, clickable=False, width_px=340,
                                   words=chart_words()),
                     key="home_picture", config={"staticPlot": True}, width="content")
     st.caption(t("home_picture", sentence=DEFAULT_TEXT))

@@ -75,13 +75,13 @@ pair_box.plotly_chart(cached_figure(xf.weights_pair, scaled, unscaled, view.labe
                                     titles=names, top=top, words=words), key="lab_pair")
 left, right = st.columns([2, 3], gap="medium")
 left.plotly_chart(cached_figure(xf.matrix, warm, view.labels, view.key_labels, "weights", allowed=allowed, head=head,
-                                width_px=420, x_title=t("ex_axis_key"), y_title=t("ex_axis_query"), zmax=top,
+                                width_px=360, x_title=t("ex_axis_key"), y_title=t("ex_axis_query"), zmax=top,
                                 words=words),
                   key="lab_temp_weights", width="content")
 temps = {t("lab_tau_module"): explain.row_stats(scaled, allowed),
          t("lab_tau", tau=f"{tau:g}"): explain.row_stats(warm, allowed)}
 right.plotly_chart(cached_figure(xf.row_stats_figure, view.labels, temps, titles=stat_titles,
-                                 uniform_name=t("lab_uniform"), colors=[xf.SCALED_COLOR, "#2f9e44"], width_px=450,
+                                 uniform_name=t("lab_uniform"), colors=[xf.SCALED_COLOR, "#2f9e44"], width_px=540,
                                  words=words),
                    key="lab_temp_stats")
 metrics(temps)

@@ -114,11 +114,19 @@ def test_wide_heads_and_short_sentences_are_readable(page, server):
     assert len(xs) == 7 and not any("rotate" in x for x in xs), xs  # short keys fit their cells: horizontal
 
 
-def test_masks_page_three_charts_keep_square_cells_in_their_columns(page, server):
-    # the three charts side by side were laid out for 340 px columns and drawn into 302 px ones: 17 x 24 px cells
-    goto(page, server.url, "masks", lang="ko")
+@pytest.mark.parametrize("path, params, keys", [
+    ("masks", {}, ("mk_mask_chart", "mk_scores_chart", "mk_weights_chart")),
+    ("bugs", {"bz_bug": "no_scaling"}, ("bz_bug_chart", "bz_ok_chart", "bz_diff_chart")),
+    ("bugs", {}, ("bz_seed_chart", "bz_ok_chart")),
+    ("lab", {}, ("lab_temp_weights",)),
+    ("", {}, ("home_picture",)),
+])
+def test_charts_in_page_columns_keep_square_cells(page, server, path, params, keys):
+    # charts laid out for columns wider than the ones they are drawn in get squeezed cells: the Masks page's and the
+    # bug zoo's three side by side were 17 x 24 px, the lab's temperature map 28 x 40 px
+    goto(page, server.url, path, lang="ko", **params)
     n = len(tokenize("Orange is my favorite fruit").tokens)
-    for key in ("mk_mask_chart", "mk_scores_chart", "mk_weights_chart"):
+    for key in keys:
         box = plot_box(page, key)
         assert 0.8 <= box["w"] / box["h"] <= 1.25, (key, box)
         assert box["h"] / n >= 15, (key, box)  # a row still holds its 12 px label
