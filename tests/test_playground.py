@@ -141,7 +141,10 @@ def test_selected_cell_summary_and_csv_follow_the_selectors():
     w = heatmaps(charts_by_key(at)[ONE_HEAD])[0]
     assert "query **fruit** (position 4)" in summary and "key **Orange** (position 0)" in summary
     assert f"{w[4, 0]:.4f}" in summary
-    assert at.get("download_button")
+    at.session_state["pg_table_open"] = True  # the table (and its CSV) is built once opened
+    at.run()
+    [button] = at.get("download_button")
+    assert button.proto.label and at.dataframe[0].value.shape == (5, 5)
 
 
 @pytest.mark.parametrize("text", ["", "   \n\t  "])
