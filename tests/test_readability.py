@@ -127,6 +127,15 @@ def test_row_stats_key_labels_turn_in_a_narrow_column():
     assert named_every(narrow.layout.xaxis)
 
 
+def test_korean_names_the_weight_sources_as_the_sidebar_buttons_do():
+    # the buttons read 무작위 / 학습됨 / 사전학습; the note on top of every page said "*trained* 또는 *pretrained*"
+    from mha.strings import sources
+    english = re.compile(r"(?<![A-Za-z_])(random|trained|pretrained)(?![A-Za-z_])")  # "random이나" too
+    assert not [k for k, v in sources.STRINGS.items() if english.search(v["ko"])]
+    note = i18n.text("src_note_random", "ko", seed=0)
+    assert all(i18n.text(f"src_name_{name}", "ko") in note for name in ("random", "trained", "pretrained"))
+
+
 def test_heads_entropy_heatmap_names_the_queries_it_has_room_for():
     for n in (5, 43):
         fig = hf.entropy_heatmap(np.ones((4, n)), np.ones((4, n), bool), labels(n), 3.0)

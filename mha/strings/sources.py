@@ -8,8 +8,8 @@ STRINGS = {
         "en": "Which parameters the module runs on. random: drawn from the seed, as in the course. trained: the "
               "course's module trained here, in a second or two, on a small task (previous word, next word, ...). "
               "pretrained: one attention layer of a real model, on the hidden states the model gives that layer.",
-        "ko": "모듈이 어떤 파라미터로 실행될지 고릅니다. random: 시드로 뽑은 값(강의와 같음). trained: 강의의 모듈을 여기서 "
-              "1~2초 동안 작은 과제(이전 단어, 다음 단어 등)로 학습한 값. pretrained: 실제 모델의 어텐션 층 하나를, "
+        "ko": "모듈이 어떤 파라미터로 실행될지 고릅니다. 무작위: 시드로 뽑은 값(강의와 같음). 학습됨: 강의의 모듈을 여기서 "
+              "1~2초 동안 작은 과제(이전 단어, 다음 단어 등)로 학습한 값. 사전학습: 실제 모델의 어텐션 층 하나를, "
               "모델이 그 층에 주는 은닉 상태 위에서 실행합니다.",
     },
     # short, so the three fit the sidebar in two rows at most; the caption under them says what each one is
@@ -84,8 +84,8 @@ STRINGS = {
     "src_note_random": {
         "en": "Weights: **random** (seed {seed}). To see heads that do something, pick *trained* or *pretrained* "
               "weights in the sidebar.",
-        "ko": "가중치: **random**(시드 {seed}). 무언가를 하는 헤드를 보려면 사이드바에서 *trained* 또는 "
-              "*pretrained* 가중치를 고르세요.",
+        "ko": "가중치: **무작위**(시드 {seed}). 무언가를 하는 헤드를 보려면 사이드바에서 *학습됨* 또는 "
+              "*사전학습* 가중치를 고르세요.",
     },
     "src_note_trained": {
         "en": "Weights: **trained** on “{task}” ({steps} steps, seed {seed}, d_model {d_model}, {num_heads} heads). "
@@ -98,7 +98,7 @@ STRINGS = {
     "src_note_pretrained": {
         "en": "Weights: **pretrained**, {model}, layer {layer} of {num_layers} (d_model {d_model}, {num_heads} heads, "
               "with Q/K/V biases). Tokens are the model's own; the layer's input is the model's hidden states.",
-        "ko": "가중치: **pretrained**, {model}의 층 {layer}(전체 {num_layers}개 중; d_model {d_model}, 헤드 "
+        "ko": "가중치: **사전학습**, {model}의 층 {layer}(전체 {num_layers}개 중; d_model {d_model}, 헤드 "
               "{num_heads}개, Q/K/V 편향 포함). 토큰은 모델 자신의 것이고, 층의 입력은 모델의 은닉 상태입니다.",
     },
     "src_badge_ok": {"en": "equal to the model's attention: max difference {diff:.1e}",
@@ -120,7 +120,7 @@ STRINGS = {
         "en": "Shuffling and switching positions off need our own inputs: a pretrained layer's input already holds "
               "the model's positions, mixed in by the layers below. Try it with random or trained weights.",
         "ko": "섞기와 위치 끄기는 우리 입력이 필요합니다: 사전학습된 층의 입력에는 아래층들이 섞어 넣은 모델의 위치 "
-              "정보가 이미 들어 있습니다. random이나 trained 가중치로 해 보세요.",
+              "정보가 이미 들어 있습니다. 무작위나 학습됨 가중치로 해 보세요.",
     },
     "src_heads_seeds_pretrained": {
         "en": "Seeds do not apply: a pretrained layer's parameters come from the model.",
@@ -154,7 +154,7 @@ STRINGS = {
               "weights' layout), the content noise swamps the positions and training stalls.",
         "ko": "학습된 가중치는 학습 때의 배치를 씁니다: x = [내용 | 위치]. 내용(어떤 단어인지)이 앞의 특성 {half}개를, "
               "위치가 나머지 {rest}개를 채웁니다. 그래서 쿼리가 단어에 방해받지 않고 위치로 키를 찾을 수 있습니다. "
-              "같은 특성에 더해 버리면(random 가중치의 배치) 내용의 잡음이 위치 신호를 덮어 학습이 멈춥니다.",
+              "같은 특성에 더해 버리면(무작위 가중치의 배치) 내용의 잡음이 위치 신호를 덮어 학습이 멈춥니다.",
     },
     "src_export_bias": {
         "en": "A pretrained layer has Q/K/V biases, which the course's class does not: load it with "
