@@ -570,7 +570,8 @@ def features_heatmap(mat: np.ndarray, row_labels, kind: str = "output", col_titl
     layout = dict(
         yaxis=every_label(dict(autorange="reversed", type="category", automargin=True), T <= LABELS_MAX_TOKENS),
         xaxis=dict(title=dict(text=col_title), tickfont=tick_font()),
-        coloraxis=dict(**_color_kwargs(kind, zmax or symmetric_range(mat)), colorbar=dict(thickness=12)),
+        coloraxis=dict(**_color_kwargs(kind, zmax or symmetric_range(mat)),
+                       colorbar=dict(title=dict(text=words.kind(kind)), thickness=12)),  # what the colours are
         height=max(220, 100 + row_px * T), margin=dict(l=10, r=10, t=30, b=10))
     return go.Figure(dict(data=data, layout=layout))
 
@@ -595,7 +596,8 @@ def head_outputs_grid(head_outputs: np.ndarray, q_labels, cols: int = 4, words: 
                  hovertemplate=f"{words.head} {h}<br>{words.token}: %{{y}}<br>{words.dim}: %{{x}}"
                                f"<br>{words.value}: %{{z:.4f}}<extra></extra>", **_subplot_refs(h))
             for h in range(H)]
-    layout.update(coloraxis=dict(**_color_kwargs("output", symmetric_range(head_outputs)), colorbar=dict(thickness=12)),
+    layout.update(coloraxis=dict(**_color_kwargs("output", symmetric_range(head_outputs)),
+                                 colorbar=dict(title=dict(text="head_outputs"), thickness=12)),
                   height=height, margin=dict(l=10, r=10, t=50, b=10))
     return go.Figure(dict(data=data, layout=layout))
 

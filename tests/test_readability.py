@@ -153,6 +153,14 @@ def test_korean_chart_words_in_colour_bars_and_hover():
     assert "weights" not in grid.data[0].hovertemplate and "scores" not in one.data[0].hovertemplate
 
 
+def test_value_charts_say_in_their_colour_bar_what_the_colours_are():
+    # the Playground's output and head outputs and Step by step's tensors had a bare colour bar
+    out = figures.features_heatmap(np.ones((3, 4)), labels(3), kind="output", words=KO)
+    assert out.layout.coloraxis.colorbar.title.text == KO.output != ""
+    grid = figures.head_outputs_grid(np.ones((2, 3, 4)), labels(3), words=KO)
+    assert grid.layout.coloraxis.colorbar.title.text == "head_outputs"  # the course's name, as in every language
+
+
 def test_our_code_comments_follow_the_language_and_the_course_code_stays_verbatim():
     right = bugs.BUGS[0].right
     assert "# attention over the last two axes" in right
