@@ -514,6 +514,23 @@ def square_geometry(x_labels, y_labels, font: int = TICK_FONT, max_width: int | 
                     show_y=show_y, margin=tuple(int(m) for m in margin))
 
 
+COLORBAR_MIN_PX = 170  # a colour bar with its title (up to 3 lines) and room for its ticks
+
+
+def _short_plot_colorbar(geo: Geometry) -> dict:
+    """A colour bar spans its plot's height; beside a short plot (5 rows of 16 px in a narrow column) that is too
+    short for its title and ticks (they overlapped on a ~10 px bar). Then it starts up to 60 px above the plot, in
+    the band of the key labels but below the axis title, and reaches into the bottom margin (``y`` is in plot
+    heights from the plot's bottom)."""
+    left, right, top, bottom = geo.margin
+    plot_px = geo.height - top - bottom
+    if plot_px >= COLORBAR_MIN_PX or plot_px <= 0:
+        return {}
+    above = max(0, min(60, top - 34))  # the axis title keeps the top 34 px
+    return dict(lenmode="pixels", len=min(COLORBAR_MIN_PX, above + plot_px + bottom - 5), y=1 + above / plot_px,
+                yanchor="top")
+
+
 def head_heatmap(mat: np.ndarray, q_labels, k_labels, kind: str = "weights", allowed: np.ndarray | None = None,
                  head: int | None = None, clickable: bool = True, selected: tuple[int, int] | None = None,
                  zmax: float | None = None, width_px: int | None = None, words: Words = ENGLISH) -> go.Figure:
@@ -542,7 +559,8 @@ def head_heatmap(mat: np.ndarray, q_labels, k_labels, kind: str = "weights", all
                                title=dict(text=words.key_axis, standoff=4)), geo.show_x),
         coloraxis=dict(**_color_kwargs(kind, zmax or (weights_top(mat) if kind == "weights" else symmetric_range(mat))),
                        colorbar=dict(title=dict(text=weights_bar_title(zmax or weights_top(mat), words)
-                                                if kind == "weights" else words.kind(kind)), thickness=12)),
+                                                if kind == "weights" else words.kind(kind)), thickness=12,
+                                     **_short_plot_colorbar(geo))),
         **geo.layout(), dragmode=False,
         clickmode="event+select")
     if clickable:  # the markers would pad the axes' autorange: keep the cells exactly the plot area (square)

@@ -130,6 +130,9 @@ def test_charts_in_page_columns_keep_square_cells(page, server, path, params, ke
         box = plot_box(page, key)
         assert 0.8 <= box["w"] / box["h"] <= 1.25, (key, box)
         assert box["h"] / n >= 15, (key, box)  # a row still holds its 12 px label
+        bar = page.locator(f".st-key-{key} .colorbar .cbfills").first
+        if bar.count():  # beside a short plot the colour bar keeps room for its ticks (it was ~10 px high)
+            assert bar.evaluate("b => b.getBoundingClientRect().height") >= 100, key
 
 
 _COLORBAR_JS = """(root) => [...root.querySelectorAll('.colorbar text, .colorbar tspan')]
