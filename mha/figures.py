@@ -574,6 +574,12 @@ def head_heatmap(mat: np.ndarray, q_labels, k_labels, kind: str = "weights", all
     return go.Figure(dict(data=data, layout=layout))
 
 
+def _few_ticks(plot_px: int) -> dict:
+    """Beside a short plot (5 token rows) a colour bar is ~70 px: its five ticks (1, 0.5, 0, −0.5, −1) ran into
+    each other; three fit (a maximum of 4 gives steps of 0.5 over ±0.7, of 1 over ±1.2)."""
+    return dict(nticks=4) if plot_px < 150 else {}  # Plotly then steps by 0.5 or 1: three ticks
+
+
 def features_heatmap(mat: np.ndarray, row_labels, kind: str = "output", col_title: str | None = None,
                      zmax: float | None = None, words: Words = ENGLISH) -> go.Figure:
     """A (T, F) matrix with tokens down the side and feature indices along the bottom (head outputs, output).
@@ -589,7 +595,8 @@ def features_heatmap(mat: np.ndarray, row_labels, kind: str = "output", col_titl
         yaxis=every_label(dict(autorange="reversed", type="category", automargin=True), T <= LABELS_MAX_TOKENS),
         xaxis=dict(title=dict(text=col_title), tickfont=tick_font()),
         coloraxis=dict(**_color_kwargs(kind, zmax or symmetric_range(mat)),
-                       colorbar=dict(title=dict(text=words.kind(kind)), thickness=12)),  # what the colours are
+                       colorbar=dict(title=dict(text=words.kind(kind)), thickness=12,  # what the colours are
+                                     **_few_ticks(row_px * T))),
         height=max(220, 100 + row_px * T), margin=dict(l=10, r=10, t=30, b=10))
     return go.Figure(dict(data=data, layout=layout))
 
@@ -615,7 +622,8 @@ def head_outputs_grid(head_outputs: np.ndarray, q_labels, cols: int = 4, words: 
                                f"<br>{words.value}: %{{z:.4f}}<extra></extra>", **_subplot_refs(h))
             for h in range(H)]
     layout.update(coloraxis=dict(**_color_kwargs("output", symmetric_range(head_outputs)),
-                                 colorbar=dict(title=dict(text="head_outputs"), thickness=12)),
+                                 colorbar=dict(title=dict(text="head_outputs"), thickness=12,
+                                               **_few_ticks(rows * row_px * Tq))),
                   height=height, margin=dict(l=10, r=10, t=50, b=10))
     return go.Figure(dict(data=data, layout=layout))
 

@@ -159,6 +159,10 @@ def test_value_charts_say_in_their_colour_bar_what_the_colours_are():
     assert out.layout.coloraxis.colorbar.title.text == KO.output != ""
     grid = figures.head_outputs_grid(np.ones((2, 3, 4)), labels(3), words=KO)
     assert grid.layout.coloraxis.colorbar.title.text == "head_outputs"  # the course's name, as in every language
+    # beside 3 short rows the bar is short: three ticks, not five on top of each other; tall plots keep Plotly's
+    assert out.layout.coloraxis.colorbar.nticks == 4 and grid.layout.coloraxis.colorbar.nticks == 4
+    tall = figures.features_heatmap(np.ones((43, 4)), labels(43), kind="output", words=KO)
+    assert tall.layout.coloraxis.colorbar.nticks is None
 
 
 def test_our_code_comments_follow_the_language_and_the_course_code_stays_verbatim():
