@@ -92,10 +92,15 @@ def check(weights, query_labels: Sequence[str], key_labels: Sequence[str]) -> np
 
 
 def prepare(weights, query_labels: Sequence[str], key_labels: Sequence[str], *,
-            head_colours: Sequence[str] | None = None, words: Mapping[str, str] | None = None) -> dict:
+            head_colours: Sequence[str] | None = None, words: Mapping[str, str] | None = None,
+            top: float = 1.0) -> dict:
     """The JSON-able payload of the head view. ``weights`` (H, Tq, Tk), after softmax; the labels are plain text
     (the browser sets them as text, never as markup); ``head_colours`` one #rrggbb per head (default: the
-    palette)."""
+    palette); ``top``: the weight drawn at full strength, the view's colour scale (``figures.weights_top``): at 43
+    tokens every weight is near 1/43, and lines on 0 … 1 were all but invisible."""
+    if not (isinstance(top, (int, float)) and 0 < top <= 1):
+        raise ValueError(f"top={top!r}: the weight drawn at full strength must be in (0, 1], e.g. "
+                         "figures.weights_top(weights)")
     w = check(weights, query_labels, key_labels)
     H, Tq, Tk = w.shape
     colours = list(head_colours) if head_colours is not None else palette(H)
@@ -118,12 +123,13 @@ def prepare(weights, query_labels: Sequence[str], key_labels: Sequence[str], *,
         "keys_raw": [str(getattr(s, "raw", "")) for s in key_labels],
         "colours": [c.lower() for c in colours],
         "scale": SCALE, "min": MIN_WEIGHT, "min_all": MIN_WEIGHT_ALL, "w": packed,
+        "top": max(1, int(np.ceil(top * SCALE))),  # thousandths: a weight of ``top`` or more is a full-strength line
         "words": {k: str(v) for k, v in words.items()},
     }
     # A short fingerprint: the browser rebuilds the view only when the numbers or labels changed (a rerun that
     # sends the same view keeps the learner's shown/hidden heads).
     payload["sig"] = hashlib.sha1(json.dumps([H, Tq, Tk, payload["queries"], payload["keys"], packed,
-                                              payload["queries_raw"], payload["keys_raw"]],
+                                              payload["queries_raw"], payload["keys_raw"], payload["top"]],
                                              separators=(",", ":")).encode()).hexdigest()[:16]
     return payload
 

@@ -60,7 +60,8 @@ if grid_click:
 
 st.subheader(t("hv_section_title"))
 st.caption(t("hv_section_help"))
-head_view(view.weights, view.labels, view.key_labels, key="pg_head_view", words=head_view_data.words(s.lang))
+head_view(view.weights, view.labels, view.key_labels, key="pg_head_view", words=head_view_data.words(s.lang),
+          top=scale.top)  # lines on the view's colour scale: at 43 tokens (weights ~1/43) they were all but invisible
 
 
 @st.fragment

@@ -197,3 +197,26 @@ def test_playground_sends_the_views_weights_and_labels():
     grid = [tr for tr in charts_by_key(at)["grid"]["data"] if tr["type"] == "heatmap" and tr.get("name") != "masked"]
     shown = np.stack([decode(tr["z"]).reshape(6, 3) for tr in grid])
     np.testing.assert_allclose(hvd.unpack(p), shown, atol=0.5 / hvd.SCALE + 1e-6)
+
+
+@pytest.mark.parametrize("top", [0, -0.1, 1.5, float("nan"), "1"])
+def test_top_must_be_a_weight(top):
+    with pytest.raises(ValueError, match="full strength"):
+        hvd.prepare(np.full((1, 2, 2), 0.5), ["a", "b"], ["a", "b"], top=top)
+
+
+@pytest.mark.parametrize("n", [5, 43])
+def test_playground_lines_follow_the_views_colour_scale(n):
+    """At 43 tokens every weight is near 1/43: on 0 … 1 the lines were all but invisible. The head view's full
+    strength is the top of the view's colour scale, the one its grid says in its colour bar."""
+    from apptest_utils import charts_by_key, open_page
+
+    at = open_page("pages/playground.py", text=" ".join(f"w{i}" for i in range(n)))
+    [p] = [json.loads(el.proto.json) for el in at.get("bidi_component")
+           if el.proto.component_name == "mha_head_view"]
+    grid = charts_by_key(at)["grid"]
+    axis = grid["layout"]["coloraxis"]
+    top = float(axis["colorbar"]["ticktext"][-1]) if axis["cmax"] == 255 else float(axis["cmax"])
+    assert p["top"] == int(np.ceil(top * hvd.SCALE))
+    assert (p["top"] == hvd.SCALE) == (n == 5)  # short rows: 0 … 1; 43 keys of small weights: fitted
+    assert hvd.unpack(p).max() * hvd.SCALE <= p["top"] + 0.5 or n == 5

@@ -73,6 +73,7 @@ export default function(component) {
   if (prev && prev.sig === data.sig && prev.wordsKey === JSON.stringify(data.words)) return;  // same view: keep it
   if (prev && prev.ro) prev.ro.disconnect();
   const { H, Tq, Tk, scale, colours } = data;
+  const top = data.top || scale;  // thousandths drawn at full strength: the view's colour scale
   const w = decode(data.w), words = data.words || {};
   const st = { sig: data.sig, wordsKey: JSON.stringify(words), H,
                visible: prev && prev.H === H ? prev.visible : new Array(H).fill(true),
@@ -158,7 +159,7 @@ export default function(component) {
         for (let k = ka; k < kb; k++) {
           const v = w[row + k];
           if (v < min) continue;  // masked (0) or too faint to see: no line
-          const level = Math.min(LEVELS - 1, Math.floor(v * LEVELS / scale));
+          const level = Math.min(LEVELS - 1, Math.floor(v * LEVELS / top));  // on the view's colour scale
           (buckets[level] || (buckets[level] = [])).push(q, k);
           if (only) drawn.push([h, q, k]);
         }
@@ -240,7 +241,7 @@ export default function(component) {
         const v = side === 'q' ? w[(h * Tq + i) * Tk + j] : w[(h * Tq + j) * Tk + i];
         if (v > best) { best = v; bh = h; }
       }
-      const colour = bh >= 0 && best >= data.min ? rgba(colours[bh], Math.min(0.85, best / scale)) : '';
+      const colour = bh >= 0 && best >= data.min ? rgba(colours[bh], Math.min(0.85, best / top)) : '';
       const text = heads.length === 1 ? (best / scale).toFixed(2) : '';
       if (colour || text) mark(others[j], colour, text);
     }
@@ -341,11 +342,13 @@ def _component() -> Callable:
 
 def head_view(weights, query_labels: Sequence[str], key_labels: Sequence[str], *,
               head_colours: Sequence[str] | None = None, key: str = "head_view",
-              words: Mapping[str, str] | None = None) -> dict:
+              words: Mapping[str, str] | None = None, top: float = 1.0) -> dict:
     """Draw the head view of ``weights`` (H, Tq, Tk), after softmax, with one label per query and per key (plain
     text). ``head_colours``: one #rrggbb per head (default: ``head_view_data.palette``); ``words``: the view's words
-    in the page's language (``head_view_data.words(lang)``). Raises ValueError when the weights and labels
-    disagree, saying how to fix it. Returns the payload sent to the browser."""
-    payload = head_view_data.prepare(weights, query_labels, key_labels, head_colours=head_colours, words=words)
+    in the page's language (``head_view_data.words(lang)``); ``top``: the weight drawn at full strength (the view's
+    colour scale). Raises ValueError when the weights and labels disagree, saying how to fix it. Returns the payload
+    sent to the browser."""
+    payload = head_view_data.prepare(weights, query_labels, key_labels, head_colours=head_colours, words=words,
+                                     top=top)
     _component()(data=payload, key=key)
     return payload
