@@ -540,3 +540,18 @@ def test_the_masks_page_follows_the_sidebar_switch():
     at.toggle(key="causal").set_value(True).run()
     assert at.segmented_control(key="mk_kind").value == "causal_padding" and not at.exception
     assert texts(at).count("✅ Pass") == 1
+
+
+@pytest.mark.parametrize("n", [5, 12, 13, 43])
+def test_long_sentences_get_the_three_charts_one_under_another(n):
+    """Side by side a 43-key map had 4 px wide cells in a third of the page: past SIDE_BY_SIDE_TOKENS the three
+    charts get the page's width (and columns only hold them while they are short)."""
+    from apptest_utils import charts_by_key
+    from mha.app.masks_page import SIDE_BY_SIDE_TOKENS, THIRD_PX
+
+    at = open_page("pages/masks.py", text=" ".join(f"w{i}" for i in range(n)))
+    assert not at.exception
+    c = charts_by_key(at)
+    widths = [c[k]["layout"]["width"] for k in ("mk_mask_chart", "mk_scores_chart", "mk_weights_chart")]
+    side = n <= SIDE_BY_SIDE_TOKENS
+    assert all(w <= THIRD_PX for w in widths) == side, widths  # laid out for a third, or for the whole width

@@ -183,28 +183,35 @@ def kind_picker(view: View, s: Settings) -> str:
     return kind
 
 
+# Up to this many tokens the three charts sit side by side in a third of the page each; a longer sentence gets them
+# one under another at full size (43 keys in 300 px were 4 px wide strips).
+SIDE_BY_SIDE_TOKENS = 12
+
+
 def charts(view: View, allowed: np.ndarray, masked, head: int) -> None:
-    """The mask, the masked scores and the weights of one head, side by side."""
+    """The mask, the masked scores and the weights of one head: side by side, or one under another when long."""
     top = weights_scale(masked.weights[head]).top  # the page's one weights chart (figures.weights_top)
-    c1, c2, c3 = st.columns(3)
+    side = max(len(view.labels), len(view.key_labels)) <= SIDE_BY_SIDE_TOKENS
+    c1, c2, c3 = st.columns(3) if side else (st.container(), st.container(), st.container())
+    width = THIRD_PX if side else None
     with c1:
         st.subheader(t("mk_mask_title"))
         st.caption(t("mk_mask_help", n_blocked=int((~allowed).sum()), n_cells=allowed.size))
         # Cached figures (compute.cached_figure): a warm visit skips Plotly's figure building (~0.9 s for the three).
-        st.plotly_chart(cached_figure(figures.mask_heatmap, allowed, view.labels, view.key_labels, width_px=THIRD_PX,
+        st.plotly_chart(cached_figure(figures.mask_heatmap, allowed, view.labels, view.key_labels, width_px=width,
                                       words=chart_words()),
                         key="mk_mask_chart", width="content")
     with c2:
         st.subheader(t("mk_scores_title"))
         st.caption(t("mk_scores_help"))
         st.plotly_chart(cached_figure(figures.masked_scores_heatmap, masked.scores[head], allowed, view.labels,
-                                      view.key_labels, width_px=THIRD_PX, words=chart_words()), key="mk_scores_chart",
+                                      view.key_labels, width_px=width, words=chart_words()), key="mk_scores_chart",
                         width="content")
     with c3:
         st.subheader(t("mk_weights_title"))
         st.caption(t("mk_weights_help"))
         st.plotly_chart(cached_figure(figures.head_heatmap, masked.weights[head], view.labels, view.key_labels,
-                                      kind="weights", allowed=allowed, head=head, clickable=False, width_px=THIRD_PX,
+                                      kind="weights", allowed=allowed, head=head, clickable=False, width_px=width,
                                       zmax=top, words=chart_words()),
                         key="mk_weights_chart", width="content")
 
