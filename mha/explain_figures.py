@@ -247,6 +247,17 @@ def weights_pair(left: np.ndarray, right: np.ndarray, q_labels, k_labels, *, all
         ann.text = title
     for n, (trace, title) in enumerate(zip([t for t in fig.data if t.name != "masked"], titles)):
         trace.hovertemplate = trace.hovertemplate.replace(f"{words.head} {n}<br>", f"{title}<br>", 1)
+    # Two panels stretched over the page's width had cells ~65 x 30 px: as wide as square cells need (the rows' height
+    # as heads_grid drew them), never wider than the page. Draw it with width="content".
+    Tk = left.shape[1]
+    y_width = figures.label_width_px(figures.axis_labels(q_labels), figures.GRID_FONT)
+    col_px = (figures.GRID_WIDTH_PX - y_width - figures.COLORBAR_PX) / 2 / max(Tk, 1)
+    row_px = max(figures.GRID_ROW_PX, min(28, int(col_px)))  # heads_grid's row height for two panels
+    # a panel holds its title and its upright key labels (heads_grid chose their angle for the full width)
+    x_labels = figures.axis_labels(k_labels)
+    panel = max(Tk * row_px, 260, sum(figures.label_width_px([lab], figures.GRID_FONT) + 4 for lab in x_labels))
+    natural = y_width + 2 * panel / (1 - 0.03) + figures.COLORBAR_PX + 40
+    fig.update_layout(width=int(min(figures.GRID_WIDTH_PX, max(420, natural))))
     return fig
 
 

@@ -72,7 +72,7 @@ warm = explain.lab_weights(view, temperature=tau)[head]  # attention_steps(..., 
 top = weights_scale([scaled, unscaled, warm], container=scale_box).top  # every weights map of the page: one scale
 # Figures through cached_figure: a warm visit (or moving the temperature) skips Plotly's figure building.
 pair_box.plotly_chart(cached_figure(xf.weights_pair, scaled, unscaled, view.labels, view.key_labels, allowed=allowed,
-                                    titles=names, top=top, words=words), key="lab_pair")
+                                    titles=names, top=top, words=words), key="lab_pair", width="content")
 left, right = st.columns([2, 3], gap="medium")
 left.plotly_chart(cached_figure(xf.matrix, warm, view.labels, view.key_labels, "weights", allowed=allowed, head=head,
                                 width_px=360, x_title=t("ex_axis_key"), y_title=t("ex_axis_query"), zmax=top,

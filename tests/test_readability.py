@@ -197,3 +197,23 @@ def test_a_grid_too_tall_for_labelled_rows_names_tokens_on_hover_instead_of_sque
     fig = figures.heads_grid(weights(16, 64, 64), labels(64), labels(64))
     assert fig.layout.yaxis.showticklabels is False and fig.layout.height <= figures.GRID_MAX_PX
     assert "%{y}" in fig.data[0].hovertemplate and "%{x}" in fig.data[0].hovertemplate
+
+
+@pytest.mark.parametrize("n", [3, 5, 8, 16, 43])
+def test_the_labs_pair_is_no_wider_than_its_cells_labels_and_titles_need(n):
+    """The lab's 'with and without 1/sqrt(head_dim)' pair was stretched over the page (cells ~65 x 30 px at 5
+    tokens): it is as wide as its panels need (their key labels and titles), never wider than the page."""
+    import numpy as np
+
+    from mha import explain_figures as xf
+    from mha import figures
+
+    labels = [f"w{i}" for i in range(n)]
+    w = np.full((n, n), 1.0 / n)
+    fig = xf.weights_pair(w, w, labels, labels)
+    width = fig.layout.width
+    assert width is not None and 420 <= width <= figures.GRID_WIDTH_PX
+    assert (width < figures.GRID_WIDTH_PX) == (n <= 8)  # short sentences: narrower than the page
+    need = sum(figures.label_width_px([lab], figures.GRID_FONT) for lab in labels)
+    if n <= 8:  # both panels' upright key labels fit (longer sentences: heads_grid turns or hides them)
+        assert width >= 2 * need + figures.COLORBAR_PX
