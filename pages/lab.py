@@ -73,16 +73,19 @@ top = weights_scale([scaled, unscaled, warm], container=scale_box).top  # every 
 # Figures through cached_figure: a warm visit (or moving the temperature) skips Plotly's figure building.
 pair_box.plotly_chart(cached_figure(xf.weights_pair, scaled, unscaled, view.labels, view.key_labels, allowed=allowed,
                                     titles=names, top=top, words=words), key="lab_pair", width="content")
-left, right = st.columns([2, 3], gap="medium")
+# The map beside its row statistics while the sentence is short; a long one gets both the page's width (43 keys in
+# 360 px were a 2-3 px strip).
+side = len(view.key_labels) <= 12
+left, right = st.columns([2, 3], gap="medium") if side else (st.container(), st.container())
 left.plotly_chart(cached_figure(xf.matrix, warm, view.labels, view.key_labels, "weights", allowed=allowed, head=head,
-                                width_px=360, x_title=t("ex_axis_key"), y_title=t("ex_axis_query"), zmax=top,
-                                words=words),
+                                width_px=360 if side else None, x_title=t("ex_axis_key"), y_title=t("ex_axis_query"),
+                                zmax=top, words=words),
                   key="lab_temp_weights", width="content")
 temps = {t("lab_tau_module"): explain.row_stats(scaled, allowed),
          t("lab_tau", tau=f"{tau:g}"): explain.row_stats(warm, allowed)}
 right.plotly_chart(cached_figure(xf.row_stats_figure, view.labels, temps, titles=stat_titles,
-                                 uniform_name=t("lab_uniform"), colors=[xf.SCALED_COLOR, "#2f9e44"], width_px=540,
-                                 words=words),
+                                 uniform_name=t("lab_uniform"), colors=[xf.SCALED_COLOR, "#2f9e44"],
+                                 width_px=540 if side else 900, words=words),
                    key="lab_temp_stats")
 metrics(temps)
 

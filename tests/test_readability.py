@@ -217,3 +217,18 @@ def test_the_labs_pair_is_no_wider_than_its_cells_labels_and_titles_need(n):
     need = sum(figures.label_width_px([lab], figures.GRID_FONT) for lab in labels)
     if n <= 8:  # both panels' upright key labels fit (longer sentences: heads_grid turns or hides them)
         assert width >= 2 * need + figures.COLORBAR_PX
+
+
+@pytest.mark.parametrize("n", [5, 12, 13, 43])
+def test_the_labs_temperature_map_gets_the_page_width_for_long_sentences(n):
+    """43 keys in the 360 px column beside the row statistics were a 2-3 px strip: past 12 tokens the map is laid
+    out for the page's width (its cells as square_geometry draws them alone)."""
+    from apptest_utils import charts_by_key, open_page
+
+    at = open_page("pages/lab.py", text=" ".join(f"w{i}" for i in range(n)))
+    assert not at.exception
+    spec = charts_by_key(at)["lab_temp_weights"]
+    width = spec["layout"]["width"]
+    assert (width <= 360) == (n <= 12), width
+    cell = (width - spec["layout"]["margin"]["l"] - spec["layout"]["margin"]["r"]) / n
+    assert cell >= 9 or n <= 12, cell  # at 43 keys: ~13 px cells, not 2-3 px
