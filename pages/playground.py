@@ -1,5 +1,4 @@
 """Playground: scores, weights and every head's output for the learner's sentence, live."""
-import pandas as pd
 import streamlit as st
 
 from mha import figures, head_view_data
@@ -89,17 +88,7 @@ def one_head() -> None:
     with cell_box:
         if cell_box.open:
             steps.cell_breakdown(view, head, qi, kj, key="pg_cell", border=False, top=scale.top)
-    table_box = st.expander(t("pg_table", head=head), key="pg_table_open", on_change="rerun")
-    with table_box:
-        if table_box.open:  # the T x Tk numbers (table and CSV) are built and sent only once the learner opens it
-            key_names = [f"{j}: {lab}" for j, lab in enumerate(view.key_labels)]
-            table = pd.DataFrame(view.weights[head], columns=key_names, index=pd.Index(
-                [f"{i}: {lab}" for i, lab in enumerate(view.labels)], name="query \\ key"))
-            st.dataframe(table, column_config={c: st.column_config.NumberColumn(format="%.3f") for c in key_names},
-                         width="stretch")
-            st.download_button(t("pg_download_csv"), table.to_csv().encode("utf-8"), key="weights_csv",
-                               file_name=f"weights_head{head}.csv", mime="text/csv")
-
+    steps.weights_table(view, head)
 
 one_head()
 

@@ -73,6 +73,23 @@ def _chart(fig, key: str) -> None:
     st.plotly_chart(fig, key=key, width="content" if fig.layout.width else "stretch")
 
 
+def weights_table(view: View, head: int) -> None:
+    """One head's weights as a folded table with its CSV: both built and sent only once the learner opens it (the
+    T x Tk numbers are ~0.1 MB at 128 tokens)."""
+    import pandas as pd
+
+    box = st.expander(t("pg_table", head=head), key="pg_table_open", on_change="rerun")
+    with box:
+        if box.open:
+            key_names = [f"{j}: {lab}" for j, lab in enumerate(view.key_labels)]
+            table = pd.DataFrame(view.weights[head], columns=key_names, index=pd.Index(
+                [f"{i}: {lab}" for i, lab in enumerate(view.labels)], name="query \\ key"))
+            st.dataframe(table, column_config={c: st.column_config.NumberColumn(format="%.3f") for c in key_names},
+                         width="stretch")
+            st.download_button(t("pg_download_csv"), table.to_csv().encode("utf-8"), key="weights_csv",
+                               file_name=f"weights_head{head}.csv", mime="text/csv")
+
+
 def cell_breakdown(view: View, head: int, i: int, j: int, *, key: str, border: bool = True,
                    top: float = 1.0) -> None:
     """How scores[head, i, j] and weights[head, i, j] are made, for any head_dim. ``key`` prefixes chart keys;
