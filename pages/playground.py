@@ -1,18 +1,16 @@
 """Playground: scores, weights and every head's output for the learner's sentence, live."""
 import streamlit as st
 
-from mha import figures, head_view_data
+from mha import figures, head_view_data, heatmap_data
 from mha.app import explain as steps
 from mha.app.frame import page_setup
 from mha.text import escape_markdown
 from mha.app.head_view import head_view
+from mha.app.heatmap_view import heatmaps, picked
 from mha.app.controls import (cached_figure, chart_words, current_view, head_picker, named_choice, settings, t,
                                token_picker, weights_scale)
 
 page_setup()
-# Above this many tokens a cell of the enlarged head is a few pixels wide: pick it with the boxes. The click layer
-# (one invisible marker per cell) would add ~0.5 MB to the page at 128 tokens.
-
 st.title(t("pg_title"))
 view = current_view()
 if view is None:
@@ -43,19 +41,16 @@ st.caption(t(f"pg_all_heads_help_{kind}{suffix}", n_keys=Tk, top=f"{top:.2g}", m
 
 
 def pick_head() -> None:
-    """on_select of the all-heads grid: the clicked panel's head becomes the enlarged one."""
-    head = figures.clicked_head(st.session_state.get("grid"))
-    if head is not None:
+    """A click on a panel of the all-heads grid: its head becomes the enlarged one."""
+    head = picked("grid").get("head")
+    if head is not None and head < H:
         st.session_state["head"] = head
 
 
-grid_click = figures.grid_clickable(mats.shape)  # small grids only (figures.GRID_CLICK_CELLS); else the picker
-st.plotly_chart(cached_figure(figures.heads_grid, mats, view.labels, view.key_labels, kind=kind, allowed=allowed,
-                              words=words, clickable=grid_click, zmax=top if kind == "weights" else None),
-                key="grid", selection_mode="points",
-                on_select=pick_head if grid_click else "ignore")
-if grid_click:
-    st.caption(t("pg_grid_click_hint"))
+# Drawn in the page (mha.app.heatmap_view): Plotly's SVG took ~300 ms of a change for this grid alone (#16.3).
+heatmaps(heatmap_data.prepare(mats, view.labels, view.key_labels, kind=kind, allowed=allowed, words=words,
+                              pick="head", top=top if kind == "weights" else None), key="grid", on_pick=pick_head)
+st.caption(t("pg_grid_click_hint"))
 
 st.subheader(t("hv_section_title"))
 st.caption(t("hv_section_help"))
@@ -63,22 +58,28 @@ head_view(view.weights, view.labels, view.key_labels, key="pg_head_view", words=
           top=scale.top)  # lines on the view's colour scale: at 43 tokens (weights ~1/43) they were all but invisible
 
 
+def pick_cell() -> None:
+    """A click on a cell of the enlarged head: it becomes the query and key below."""
+    cell = picked("one_head_chart")
+    if "query" in cell and cell["query"] < T and cell["key"] < Tk:
+        st.session_state["cell_query"], st.session_state["cell_key"] = cell["query"], cell["key"]
+
+
 @st.fragment
 def one_head() -> None:
     """Picking a head or a cell reruns only this part: the model's numbers come from the cache."""
     st.subheader(t("pg_one_head"))
     head = head_picker("head", H)
-    clickable = max(T, Tk) <= figures.CLICK_MAX_TOKENS
-    st.caption(t("pg_click_hint" if clickable else "pg_click_hint_large", n=figures.CLICK_MAX_TOKENS))
+    st.caption(t("pg_click_hint"))
     c1, c2 = st.columns(2)
     qi = token_picker(t("pg_cell_query"), "cell_query", view.labels, container=c1)
     kj = token_picker(t("pg_cell_key"), "cell_key", view.key_labels, container=c2)
-    fig = cached_figure(figures.head_heatmap, mats[head], view.labels, view.key_labels, kind=kind, head=head,
-                        selected=(qi, kj), clickable=clickable,
-                        allowed=allowed[head] if allowed is not None else None,
-                        zmax=top if kind == "weights" else float(abs(mats).max()) or 1.0, words=words)
-    st.plotly_chart(fig, key="one_head_chart", selection_mode="points", width="content",
-                    on_select=lambda: steps.pick_cell("one_head_chart", "cell_query", "cell_key"))
+    scale_range = None if kind == "weights" else float(abs(mats).max()) or 1.0  # every head's scores: one scale
+    heatmaps(heatmap_data.prepare(mats[head][None], view.labels, view.key_labels, kind=kind, heads=[head],
+                                  allowed=allowed[head][None] if allowed is not None else None, words=words,
+                                  layout="single", pick="cell", selected=(qi, kj), scale_range=scale_range,
+                                  top=top if kind == "weights" else None),
+             key="one_head_chart", on_pick=pick_cell)
     st.markdown(t("pg_cell_summary", head=head, q=escape_markdown(view.labels[qi]), i=qi,
                   k=escape_markdown(view.key_labels[kj]), j=kj, score=float(view.scores[head, qi, kj]),
                   weight=float(view.weights[head, qi, kj]),

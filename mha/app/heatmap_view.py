@@ -1,0 +1,339 @@
+"""Attention heatmaps on a canvas in the page: the Playground's all-heads grid and enlarged head (#16.3).
+
+The numbers are packed once (``mha.heatmap_data.prepare``) and drawn by the page: one pixel per cell put into a
+small picture per head and scaled up without smoothing, token labels, panel titles and the colour bar drawn with
+the page's font, in the page's text colour. Pointing at a cell shows its head, query, key (with a pretrained
+token's raw piece) and number in a tooltip, answered in the page; a click (or Enter on the keyboard: Tab to the
+chart, arrow keys to move) selects the panel's head (``pick="head"``) or the cell (``pick="cell"``) and tells the
+server, which reruns as a Plotly click did.
+
+In the page the chart says what it shows in data attributes of its root (``.hm``), for tests and benchmarks:
+``data-ready`` (the payload's ``sig`` once drawn), ``data-hover`` ("panel,query,key" or ""), ``data-selected``
+("query,key" or ""), ``data-cell`` ("width x height" of a cell, px); ``root.__hm`` has ``box(panel, q, k)`` (a
+cell's rectangle in the viewport) and ``labels`` (every label drawn: axis, panel, index, text, font px, angle).
+
+Every token is user text: drawn with ``fillText`` or set with ``textContent``, never as markup.
+"""
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+import streamlit as st
+
+from mha import heatmap_data
+
+_HTML = '<div class="hm"></div>'
+_CSS = """
+.hm { position: relative; color: var(--st-text-color, #31333f); font-family: inherit; }
+.hm-wrap { position: relative; display: inline-block; max-width: 100%; }
+.hm canvas { display: block; }
+.hm canvas.hm-over { position: absolute; left: 0; top: 0; cursor: pointer; outline: none; }
+.hm canvas.hm-over.hm-nopick { cursor: default; }
+.hm canvas.hm-over:focus-visible { outline: 2px solid var(--st-primary-color, #2b6cb0); outline-offset: 2px; }
+.hm-tip { position: absolute; z-index: 5; pointer-events: none; white-space: pre; font-size: 13px;
+          line-height: 1.35; padding: 4px 8px; border-radius: 4px; background: rgba(38, 39, 48, .92);
+          color: #fff; word-break: keep-all; display: none; }
+.hm-note { font-size: 12px; opacity: .8; margin-top: 2px; word-break: keep-all; }
+"""
+_JS = """
+const b64 = (text) => { const s = atob(text); const out = new Uint8Array(s.length);
+                        for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i); return out; };
+export default function(component) {
+  const { parentElement, data, setTriggerValue } = component;
+  const root = parentElement.querySelector('.hm');
+  if (!root || !data || !data.codes) return;
+  const prev = root.__hmState;
+  if (prev && prev.sig === data.sig) {  // same picture: only the outlined cell may have moved
+    prev.selected = data.selected;
+    prev.drawOver();
+    return;
+  }
+  if (prev && prev.ro) prev.ro.disconnect();
+  const { H, Tq, Tk, heads, q, k, words } = data;
+  const single = data.layout === 'single';
+  const codes = b64(data.codes);
+  const values = data.values ? new Float32Array(b64(data.values).buffer) : null;
+  const blocked = data.blocked ? b64(data.blocked) : null;
+  const lut = [];
+  for (let c = 0; c < 256; c++) { const h = data.lut.slice(6 * c, 6 * c + 6);
+    lut.push([parseInt(h.slice(0, 2), 16), parseInt(h.slice(2, 4), 16), parseInt(h.slice(4, 6), 16)]); }
+  const st = { sig: data.sig, selected: data.selected, hover: null, width: 0, geo: null };
+  root.__hmState = st;
+  root.replaceChildren();
+  const el = (tag, cls) => { const e = document.createElement(tag); if (cls) e.className = cls; return e; };
+  const wrap = el('div', 'hm-wrap');
+  const canvas = el('canvas'), over = el('canvas', 'hm-over'), tip = el('div', 'hm-tip');
+  if (!data.pick) over.classList.add('hm-nopick');
+  over.tabIndex = 0;
+  over.setAttribute('role', 'img');
+  wrap.append(canvas, over, tip);
+  root.appendChild(wrap);
+  const note = el('div', 'hm-note');
+  root.appendChild(note);
+  const ctx = canvas.getContext('2d'), octx = over.getContext('2d');
+
+  // One small picture per head, one pixel per cell (blocked cells grey), scaled up without smoothing.
+  const pictures = [];
+  for (let p = 0; p < H; p++) {
+    const pic = document.createElement('canvas');
+    pic.width = Tk; pic.height = Tq;
+    const pc = pic.getContext('2d'), img = pc.createImageData(Tk, Tq);
+    for (let i = 0; i < Tq * Tk; i++) {
+      const n = p * Tq * Tk + i;
+      const [r, g, b] = blocked && blocked[n] ? [150, 150, 150] : lut[codes[n]];
+      img.data[4 * i] = r; img.data[4 * i + 1] = g; img.data[4 * i + 2] = b; img.data[4 * i + 3] = 255;
+    }
+    pc.putImageData(img, 0, 0);
+    pictures.push(pic);
+  }
+  const headName = (p) => `${words.head} ${heads[p]}`;
+  over.setAttribute('aria-label', single ? `${headName(0)}: ${words.value}` : `${words.value}: ${H} × ${words.head}`);
+
+  const layout = (W) => {
+    const style = getComputedStyle(root);
+    const family = style.fontFamily || 'sans-serif';
+    const F = single ? 12 : 11, TF = 14, BF = 12;
+    const font = (px, bold) => `${bold ? '600 ' : ''}${px}px ${family}`;
+    ctx.font = font(F);
+    const widest = (arr) => arr.reduce((m, s) => Math.max(m, ctx.measureText(s).width), 0);
+    const showY = Tq <= 64;
+    const yLab = showY ? Math.ceil(widest(q)) + 8 : 0;
+    const yTitle = single ? 20 : 0;
+    ctx.font = font(BF);
+    const barLines = data.bar.title;
+    let barW = Math.ceil(widest(barLines));
+    ctx.font = font(11);
+    barW = Math.max(barW, 14 + 6 + Math.ceil(widest(data.bar.ticks.map((t) => t[1])))) + 24;
+    const cols = single ? 1 : Math.min(4, H), rows = Math.ceil(H / cols);
+    const gap = single ? 0 : 16;
+    const avail = Math.max(40, W - yTitle - yLab - barW - gap * (cols - 1) - 4);
+    let cw, ch;
+    if (single) {
+      cw = Math.max(2, Math.min(56, 560 / Math.max(Tq, Tk), avail / Tk));
+    } else {
+      cw = Math.max(2, Math.min(40, avail / cols / Tk));
+    }
+    ctx.font = font(F);
+    const kW = widest(k);
+    const showX = Tk <= 64 && cw >= F + 1;
+    const upright = showX && kW + 4 <= cw;
+    const xBand = !showX ? 0 : upright ? F + 8 : Math.ceil(kW) + 8;
+    ch = single ? Math.max(cw, showY ? 16 : 2) : Math.max(showY ? 15 : 3, Math.min(28, cw));
+    cw = Math.floor(cw * 100) / 100; ch = Math.floor(ch * 100) / 100;
+    const titleBand = single ? 0 : 22;
+    const keyTitle = single ? 20 : 0;
+    const panelH = Tq * ch, panelW = Tk * cw;
+    const rowH = titleBand + panelH + (single ? 0 : xBand) + (single ? 0 : 10);
+    const top0 = single ? keyTitle + xBand : 0;
+    const panels = [];
+    for (let p = 0; p < H; p++) {
+      const c = p % cols, r = Math.floor(p / cols);
+      panels.push({ x: yTitle + yLab + c * (panelW + gap), y: top0 + r * rowH + titleBand, w: panelW, h: panelH });
+    }
+    const right = yTitle + yLab + cols * panelW + gap * (cols - 1);
+    const barX = right + 16, barTop = panels[0].y + barLines.length * (BF + 3) + 10;
+    const cellsBottom = panels[H - 1].y + panelH;
+    const barH = Math.max(80, Math.min(300, cellsBottom - barTop));
+    const width = Math.ceil(Math.max(right + barW, barX + barW - 8));
+    const height = Math.ceil(Math.max(top0 + rows * rowH + (single ? 4 : 0), barTop + barH + 10));
+    return { F, TF, BF, font, showX, showY, upright, xBand, cw, ch, panels, barX, barTop, barH, barLines,
+             width, height, yLab, yTitle, keyTitle, top0, titleBand, cols };
+  };
+
+  const draw = () => {
+    const W = Math.max(120, Math.floor(root.getBoundingClientRect().width));
+    const g = layout(W);
+    st.geo = g; st.width = W;
+    const dpr = window.devicePixelRatio || 1;
+    for (const c of [canvas, over]) {
+      c.width = Math.round(g.width * dpr); c.height = Math.round(g.height * dpr);
+      c.style.width = g.width + 'px'; c.style.height = g.height + 'px';
+    }
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, g.width, g.height);
+    const ink = getComputedStyle(root).color || '#31333f';
+    ctx.imageSmoothingEnabled = false;
+    const labels = [];
+    g.panels.forEach((P, p) => {
+      ctx.drawImage(pictures[p], P.x, P.y, P.w, P.h);
+      ctx.fillStyle = ink;
+      if (!single) {
+        ctx.font = g.font(g.TF, true); ctx.textAlign = 'center'; ctx.textBaseline = 'bottom';
+        ctx.fillText(headName(p), P.x + P.w / 2, P.y - 5);
+        labels.push({ axis: 'title', panel: p, i: heads[p], text: headName(p), font: g.TF, angle: 0 });
+      }
+      ctx.font = g.font(g.F);
+      if (g.showY && (single || p % g.cols === 0)) {
+        ctx.textAlign = 'right'; ctx.textBaseline = 'middle';
+        q.forEach((s, i) => { ctx.fillText(s, P.x - 5, P.y + (i + 0.5) * g.ch);
+                              labels.push({ axis: 'y', panel: p, i, text: s, font: g.F, angle: 0 }); });
+      }
+      if (g.showX) {
+        const y = single ? P.y - 5 : P.y + P.h + 5;
+        k.forEach((s, j) => {
+          const x = P.x + (j + 0.5) * g.cw;
+          if (g.upright) {
+            ctx.textAlign = 'center'; ctx.textBaseline = single ? 'bottom' : 'top';
+            ctx.fillText(s, x, y);
+          } else {  // upright text, read bottom to top
+            ctx.save(); ctx.translate(x, y); ctx.rotate(-Math.PI / 2);
+            ctx.textAlign = single ? 'left' : 'right'; ctx.textBaseline = 'middle';
+            ctx.fillText(s, 0, 0); ctx.restore();
+          }
+          labels.push({ axis: 'x', panel: p, i: j, text: s, font: g.F, angle: g.upright ? 0 : -90 });
+        });
+      }
+    });
+    if (single) {  // axis titles: keys along the top, queries down the left
+      ctx.font = g.font(g.BF); ctx.fillStyle = ink;
+      const P = g.panels[0];
+      ctx.textAlign = 'center'; ctx.textBaseline = 'top';
+      ctx.fillText(words.key_axis, P.x + P.w / 2, 2);
+      ctx.save(); ctx.translate(2, P.y + P.h / 2); ctx.rotate(-Math.PI / 2);
+      ctx.textBaseline = 'top'; ctx.fillText(words.query_axis, 0, 0); ctx.restore();
+      labels.push({ axis: 'xtitle', panel: 0, i: 0, text: words.key_axis, font: g.BF, angle: 0 },
+                  { axis: 'ytitle', panel: 0, i: 0, text: words.query_axis, font: g.BF, angle: -90 });
+    }
+    // The colour bar: its title above, 256 steps, ticks with the values they stand for.
+    ctx.font = g.font(g.BF); ctx.fillStyle = ink; ctx.textAlign = 'left'; ctx.textBaseline = 'top';
+    g.barLines.forEach((s, i) => { ctx.fillText(s, g.barX, g.panels[0].y + i * (g.BF + 3));
+                                   labels.push({ axis: 'bar', panel: -1, i, text: s, font: g.BF, angle: 0 }); });
+    for (let c = 0; c < 256; c++) {
+      const [r, gg, b] = lut[255 - c];
+      ctx.fillStyle = `rgb(${r},${gg},${b})`;
+      ctx.fillRect(g.barX, g.barTop + (c / 256) * g.barH, 14, g.barH / 256 + 0.6);
+    }
+    ctx.fillStyle = ink; ctx.font = g.font(11); ctx.textBaseline = 'middle';
+    for (const [f, text] of data.bar.ticks) {
+      const y = g.barTop + (1 - f) * g.barH;
+      ctx.fillRect(g.barX + 14, y - 0.5, 4, 1);
+      ctx.fillText(text, g.barX + 20, y);
+      labels.push({ axis: 'tick', panel: -1, i: 0, text, font: 11, angle: 0 });
+    }
+    note.textContent = !g.showX ? words.keys_on_hover : '';
+    note.style.display = g.showX ? 'none' : '';
+    root.__hm.labels = labels;
+    root.dataset.cell = `${g.cw}x${g.ch}`;
+    st.drawOver();
+  };
+
+  // The overlay: the pointed-at cell (thin, dark) and the selected one (orange), redrawn alone on every move.
+  st.drawOver = () => {
+    const g = st.geo;
+    if (!g) return;
+    const dpr = window.devicePixelRatio || 1;
+    octx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    octx.clearRect(0, 0, g.width, g.height);
+    const outline = (p, i, j, colour, lw) => {
+      const P = g.panels[p];
+      octx.strokeStyle = colour; octx.lineWidth = lw;
+      octx.strokeRect(P.x + j * g.cw + lw / 2, P.y + i * g.ch + lw / 2, g.cw - lw, g.ch - lw);
+    };
+    if (st.selected && single) outline(0, st.selected[0], st.selected[1], '#ff7f0e', Math.min(3, g.cw / 3));
+    if (st.hover) outline(st.hover[0], st.hover[1], st.hover[2], '#111', Math.min(1.5, g.cw / 4));
+    root.dataset.selected = st.selected ? st.selected.join(',') : '';
+    root.dataset.hover = st.hover ? st.hover.join(',') : '';
+  };
+  const cellAt = (x, y) => {
+    const g = st.geo;
+    for (let p = 0; p < g.panels.length; p++) {
+      const P = g.panels[p];
+      if (x >= P.x && x < P.x + P.w && y >= P.y && y < P.y + P.h)
+        return [p, Math.min(Tq - 1, Math.floor((y - P.y) / g.ch)), Math.min(Tk - 1, Math.floor((x - P.x) / g.cw))];
+    }
+    return null;
+  };
+  const tokenText = (labels, raws, i) => raws[i] && raws[i] !== labels[i] ? `${labels[i]} · ${raws[i]}` : labels[i];
+  const show = (cell, near) => {
+    st.hover = cell;
+    st.drawOver();
+    if (!cell) { tip.style.display = 'none'; return; }
+    const [p, i, j] = cell, n = (p * Tq + i) * Tk + j;
+    const lines = [];
+    lines.push(headName(p));
+    lines.push(`${words.query}: ${tokenText(q, data.q_raw, i)}`, `${words.key}: ${tokenText(k, data.k_raw, j)}`);
+    lines.push(values ? `${words.value}: ${values[n].toFixed(4)}` : words.exact_below);
+    if (blocked && blocked[n]) lines.push(words.masked);
+    tip.textContent = lines.join('\\n');
+    tip.style.display = 'block';
+    const g = st.geo, P = g.panels[p];
+    const [x, y] = near || [P.x + (j + 1) * g.cw, P.y + (i + 1) * g.ch];
+    const tw = tip.offsetWidth, th = tip.offsetHeight;
+    tip.style.left = Math.max(0, Math.min(x + 12, g.width - tw)) + 'px';
+    tip.style.top = Math.max(0, y + 12 + th > g.height ? y - th - 8 : y + 12) + 'px';
+  };
+  const local = (e) => { const r = over.getBoundingClientRect(); return [e.clientX - r.left, e.clientY - r.top]; };
+  over.addEventListener('mousemove', (e) => {
+    const [x, y] = local(e), cell = cellAt(x, y);
+    if (cell && st.hover && cell.every((v, i) => v === st.hover[i])) {
+      tip.style.left = Math.max(0, Math.min(x + 12, st.geo.width - tip.offsetWidth)) + 'px';
+      return;
+    }
+    show(cell, [x, y]);
+  });
+  over.addEventListener('mouseleave', () => show(null));
+  const choose = (cell) => {
+    if (!cell || !data.pick) return;
+    const [p, i, j] = cell;
+    if (data.pick === 'head') setTriggerValue('pick', { head: heads[p] });
+    else { st.selected = [i, j]; st.drawOver(); setTriggerValue('pick', { query: i, key: j }); }
+  };
+  over.addEventListener('click', (e) => { const [x, y] = local(e); choose(cellAt(x, y)); });
+  over.addEventListener('focus', () => { if (!st.hover) show(single && st.selected ? [0, ...st.selected] : [0, 0, 0]); });
+  over.addEventListener('blur', () => show(null));
+  over.addEventListener('keydown', (e) => {
+    if (!st.hover) return;
+    let [p, i, j] = st.hover;
+    if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); choose(st.hover); return; }
+    const cols = st.geo.cols;
+    if (e.key === 'ArrowUp') i -= 1; else if (e.key === 'ArrowDown') i += 1;
+    else if (e.key === 'ArrowLeft') j -= 1; else if (e.key === 'ArrowRight') j += 1;
+    else return;
+    e.preventDefault();
+    if (j < 0 && p % cols > 0) { p -= 1; j = Tk - 1; } else if (j >= Tk && p % cols < cols - 1 && p + 1 < H) { p += 1; j = 0; }
+    if (i < 0 && p >= cols) { p -= cols; i = Tq - 1; } else if (i >= Tq && p + cols < H) { p += cols; i = 0; }
+    show([p, Math.max(0, Math.min(Tq - 1, i)), Math.max(0, Math.min(Tk - 1, j))]);
+  });
+  root.__hm = {
+    labels: [],
+    box: (p, i, j) => { const g = st.geo, P = g.panels[p], r = over.getBoundingClientRect();
+                        return { x: r.left + P.x + j * g.cw, y: r.top + P.y + i * g.ch, w: g.cw, h: g.ch }; },
+    panels: () => st.geo.panels.map((P, p) => ({ head: heads[p], ...P })),
+  };
+  st.ro = new ResizeObserver(() => {
+    const W = Math.floor(root.getBoundingClientRect().width);
+    if (W > 0 && W !== st.width) draw();
+  });
+  st.ro.observe(root);
+  draw();
+  root.dataset.ready = data.sig;
+  return () => { if (st.ro) st.ro.disconnect(); };
+}
+"""
+_component_cache: Optional[Callable] = None
+
+
+def _component() -> Callable:
+    global _component_cache
+    if _component_cache is None:
+        _component_cache = st.components.v2.component("mha_heatmaps", html=_HTML, css=_CSS, js=_JS)
+    return _component_cache
+
+
+def heatmaps(payload: dict, *, key: str, on_pick: Optional[Callable[[], None]] = None) -> None:
+    """Draw a ``heatmap_data.prepare`` payload; ``on_pick`` runs (as a widget callback) when the learner clicks
+    a cell of a payload with ``pick``: read the choice with ``picked(key)``."""
+    if payload.get("pick") and on_pick is not None:
+        _component()(data=payload, key=key, on_pick_change=on_pick)
+    else:
+        _component()(data=payload, key=key)
+
+
+def picked(key: str) -> dict:
+    """The learner's last click on the heatmaps ``key``: {"head": h} or {"query": i, "key": j} (whole numbers), or
+    {} when there is none or it is not understood."""
+    try:
+        value = st.session_state[key]["pick"]
+    except (KeyError, TypeError, AttributeError):
+        return {}
+    return heatmap_data.read_pick(value)
