@@ -59,17 +59,15 @@ st.markdown(t("bz_caught_by", check=t(f"bz_{name}_check"), test=bug.test))
 # combine_heads leaves the weights exactly right and only the output wrong: show the output, no head to pick
 show_weights = name == bugs.SEED_TWO or run.max_error_weights > 0 or H == 1
 head = head_picker("bz_head", H) if show_weights else 0
-# One colour scale for the bug and the correct module side by side (one colour = one weight on both sides), worked
-# out once over both; the second handout's class shows (H, H) weights beside the correct (Tq, Tk) ones.
-shown = [run.head_weights if name == bugs.SEED_TWO else run.weights_bug[head], run.weights_ok[head]] \
-    if show_weights else []  # the seed's class: every token's (H, H) map, so picking a token keeps the scale
-top = weights_scale(shown, toggle=show_weights).top
+# The app's one colour rule, a scale per kind of map, each said in its colour bar: the bug and the correct module side
+# by side share one (one colour = one weight on both sides). The second handout's class weighs heads against heads
+# (rows of H, not of Tk keys): its (H, H) map gets its own, over every token's map (picking a token keeps it).
+shown = [run.weights_ok[head]] + ([run.weights_bug[head]] if name != bugs.SEED_TWO else []) if show_weights else []
+scale = weights_scale(shown, toggle=show_weights)
 # Figures through cached_figure: a warm visit skips Plotly's figure building. Laid out for the columns they are
 # drawn in (measured in Chromium at a 1400 px window: halves 462 px, thirds 302 px); wider, and Plotly keeps the
 # margins and squeezes the cells (they were ~17 x 24 px in the thirds).
 HALF_PX, THIRD_PX = 460, 300
-correct = cached_figure(figures.head_heatmap, run.weights_ok[head], view.labels, view.key_labels, kind="weights",
-                        allowed=run.allowed, head=head, clickable=False, zmax=top, width_px=HALF_PX, words=words)
 
 if name == bugs.SEED_TWO:
     if run.error:
@@ -82,10 +80,13 @@ if name == bugs.SEED_TWO:
     heads = [f"{words.head} {h}" for h in range(H)]
     left, right = st.columns(2)
     head_words = replace(words, query_axis=t("bz_seed_query_axis"), key_axis=t("bz_seed_key_axis"))
+    heads_top = figures.weights_top(run.head_weights, fit=scale.fit)
     left.plotly_chart(cached_figure(figures.head_heatmap, run.head_weights[token], heads, heads, kind="weights",
-                                    clickable=False, zmax=top, width_px=HALF_PX, words=head_words), key="bz_seed_chart",
-                      width="content")
-    right.plotly_chart(correct, key="bz_ok_chart", width="content")
+                                    clickable=False, zmax=heads_top, width_px=HALF_PX, words=head_words),
+                      key="bz_seed_chart", width="content")
+    right.plotly_chart(cached_figure(figures.head_heatmap, run.weights_ok[head], view.labels, view.key_labels,
+                                     kind="weights", allowed=run.allowed, head=head, clickable=False, zmax=scale.top,
+                                     width_px=HALF_PX, words=words), key="bz_ok_chart", width="content")
 else:
     if run.demo_mask:
         st.info(t("bz_demo_mask"))
@@ -99,7 +100,7 @@ else:
         mats, kinds = (run.weights_bug[head], run.weights_ok[head], run.difference[head]), ("weights",) * 2
         draw = lambda m, kind: cached_figure(  # noqa: E731
             figures.head_heatmap, m, view.labels, view.key_labels, kind=kind, allowed=run.allowed, head=head,
-            clickable=False, zmax=top if kind == "weights" else None, width_px=THIRD_PX, words=words)
+            clickable=False, zmax=scale.top if kind == "weights" else None, width_px=THIRD_PX, words=words)
     else:  # (Tq, d_model) outputs, bug and correct on one colour scale
         mats, kinds = (run.output_bug, run.output_ok, run.output_bug - run.output_ok), ("output",) * 2
         zmax = float(max(abs(run.output_bug).max(), abs(run.output_ok).max())) or 1.0

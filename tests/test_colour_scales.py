@@ -24,8 +24,8 @@ PAGES = {
                 ("ex_weights", "ex_cell_chart"), ("ex_bar", "ex_cell_row")),
     "bugs": ("pages/bugs.py", {"bz_bug": "softmax_over_queries", "num_heads": "4"}, ("bz_bug_chart", "bz_ok_chart"),
              ()),
-    "bugs_seed_two": ("pages/bugs.py", {"bz_bug": bugs.SEED_TWO, "num_heads": "4"}, ("bz_seed_chart", "bz_ok_chart"),
-                      ()),
+    # the second handout's class: its heads x heads map has its own scale (test_bug_zoo_heads_map_has_its_own_scale)
+    "bugs_seed_two": ("pages/bugs.py", {"bz_bug": bugs.SEED_TWO, "num_heads": "4"}, ("bz_ok_chart",), ()),
     "masks": ("pages/masks.py", {}, ("mk_weights_chart",), ()),
     "lab": ("pages/lab.py", {"lab_temperature": "2.0"}, ("lab_pair", "lab_temp_weights"), ()),
     "heads_compare": ("pages/heads.py", {"hd_section": "compare"}, ("heads_pair_chart",), ()),
@@ -88,9 +88,9 @@ def test_every_weights_chart_of_a_view_has_one_scale_said_in_its_colour_bar(page
         assert top == 1.0  # short rows: 0 … 1 unless the learner asks
     if top < 1.0 and largest:  # a fitted top covers every weight shown that a query chose (two digits, rounded up)
         assert largest <= top * (1 + 1e-6)
-    # and ends at the view's largest weight (the seed's class: every token's map, one shown; Compare: every head, two
-    # shown, so that picking another pair keeps the scale)
-    if fit and largest and page not in ("bugs_seed_two", "heads_compare"):
+    # and ends at the view's largest weight (Compare: every head, two shown, so that picking another pair keeps the
+    # scale)
+    if fit and largest and page != "heads_compare":
         assert top == 1.0 and largest > 0.9 or top < largest * 1.1 + 1e-6
 
 
@@ -110,6 +110,36 @@ def test_sixteen_tokens_are_not_washed_out_by_default(page):
     assert 16 >= figures.FIT_KEYS
     _, plain, keys, _ = read_view(page, 16, False)
     assert top_of(weights_axes(plain[keys[0]])[0]) < 0.9
+
+
+@pytest.mark.parametrize("n", (5, 43))
+@pytest.mark.parametrize("fit", [False, True])
+def test_bug_zoo_heads_map_has_its_own_scale(n, fit):
+    """The second handout's class: its heads x heads map (rows of H = 4 weights) beside the correct (n, n) map. On one
+    shared 0 … 1 scale the correct 43 x 43 map looked all white (weights ~1/43): each map gets its own top by the
+    one rule, said in its colour bar; the heads map's covers every token's map, so picking a token keeps it."""
+    heads_tops = []
+    for token in (0, n - 1):
+        at = open_page("pages/bugs.py", text=SIZES[n], bz_bug=bugs.SEED_TWO, num_heads="4", bz_token=str(token),
+                       **({"fit_scale": "true"} if fit else {}))
+        assert not at.exception, at.exception
+        charts = charts_by_key(at)
+        (heads_axis,), (ok_axis,) = weights_axes(charts["bz_seed_chart"]), weights_axes(charts["bz_ok_chart"])
+        (heads_map,), (ok_map,) = heatmaps(charts["bz_seed_chart"]), heatmaps(charts["bz_ok_chart"])
+        assert heads_map.shape == (4, 4) and ok_map.shape == (n, n)
+        for axis, z in ((heads_axis, heads_map), (ok_axis, ok_map)):
+            top = top_of(axis)
+            said = "scale 0 … 1" if top == 1.0 else f"scale 0 … {top:.2g}<br>(not 0 … 1)"
+            assert said in axis["colorbar"]["title"]["text"] and chosen_max([z]) <= top * (1 + 1e-6)
+        ok_top = top_of(ok_axis)
+        if fit or n >= figures.FIT_KEYS:  # long rows (or asked): the correct map ends near its own largest weight
+            assert ok_top < 1.0 and ok_top <= chosen_max([ok_map]) * 1.1 + 1e-6
+        else:
+            assert ok_top == 1.0
+        if not fit:  # 4 heads: rows of 4 weights, 0 … 1 unless asked, whatever the sentence's length
+            assert top_of(heads_axis) == 1.0
+        heads_tops.append(top_of(heads_axis))
+    assert heads_tops[0] == heads_tops[1]  # another token: the heads map keeps its scale
 
 
 def test_the_bars_of_a_row_reach_the_top_when_a_query_sees_one_key():
