@@ -3,6 +3,8 @@ AppTest: a link trains (cached) and shows the heads on the learner's sentence, i
 reproduces the view after the caches are emptied; the 1-vs-2-heads lesson; bad link values get a note."""
 from __future__ import annotations
 
+from urllib.parse import parse_qsl, urlsplit
+
 import numpy as np
 import pytest
 import torch
@@ -137,7 +139,32 @@ def test_bad_link_values_get_a_note_and_defaults():
     assert not at.exception
     notes = " ".join(c.value for c in at.sidebar.caption)
     assert "tr_task" in notes and "tr_steps" in notes
-    assert at.selectbox(key="tr_task").value == "previous" and at.number_input(key="tr_steps").value == 300
+    assert at.segmented_control(key="tr_task").value == "previous" and at.number_input(key="tr_steps").value == 300
+    assert at.selectbox(key="tr_task_shown").value == "previous"
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_task_and_layout_are_shown_by_name_and_linked_by_id(lang):
+    """Korean learners saw ``previous`` and ``split``: the options read as names in the page's language, the link
+    keeps the ids in every language, and a pick through the named list sets the task's own defaults."""
+    from mha.i18n import text
+
+    at = open_page(PAGE, lang=lang, tr_layout="added", text=SENTENCE)
+    assert not at.exception, at.exception
+    task, layout = at.selectbox(key="tr_task_shown"), at.segmented_control(key="tr_layout_shown")
+    assert task.options == [text(tr.get_task(k).name_key, lang) for k in tr.TASKS]
+    assert layout.options == [text(f"tr_layout_{k}", lang) for k in tr.LAYOUTS]
+    assert layout.value == "added" and at.segmented_control(key="tr_layout").value == "added"
+    assert not any(o in tr.TASKS or o in tr.LAYOUTS for o in task.options + layout.options)
+    task.set_value("reverse").run()
+    assert not at.exception, at.exception
+    assert at.query_params["tr_task"] == "reverse" and at.query_params["tr_layout"] == "added"
+    assert at.selectbox(key="tr_task_shown").value == "reverse"
+    reverse = tr.get_task("reverse")  # _task_defaults ran after the pick reached tr_task
+    assert at.number_input(key="tr_steps").value == reverse.steps
+    assert at.selectbox(key="tr_d_model").value == reverse.d_model
+    params = dict(parse_qsl(urlsplit(at.session_state["_share_link"]).query))  # the link box's link
+    assert params["tr_task"] == "reverse" and params["tr_layout"] == "added" and params["lang"] == lang
 
 
 def test_too_few_heads_is_explained():

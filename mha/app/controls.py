@@ -395,9 +395,12 @@ def token_picker(label: str, key: str, labels, container=None) -> int:
                                        format_func=options.__getitem__)
 
 
-def named_choice(label: str, options, key: str, names: dict, default=None, container=None, help=None) -> str:
+def named_choice(label: str, options, key: str, names: dict, default=None, container=None, help=None,
+                 select: bool = False, on_change=None) -> str:
     """The one row of buttons whose options are ids ("weights", "causal") shown by their names in the page's
     language ("가중치", "인과"), bound to the URL parameter ``key`` that holds the id in every language.
+    ``select``: a drop-down list instead of buttons (many options in a narrow column). ``on_change``: called (no
+    arguments) after a learner's pick has reached ``key``, before the widgets (a callback).
 
     Streamlit writes a bound control's *shown* label into the URL, so the URL is held by a hidden bound control
     over the ids (anything else in a link gives ``default``), and the visible control mirrors it."""
@@ -412,13 +415,19 @@ def named_choice(label: str, options, key: str, names: dict, default=None, conta
     # Every run, not only when it differs: on a session's first page the widget ids change between the first run and
     # the next (the route decides them: mha.app.frame), and an unbound control whose id changed would come back empty.
     st.session_state[shown] = value
-    where.segmented_control(label, options, key=shown, required=True, format_func=lambda o: names.get(o, o),
-                            help=help, on_change=_copy_choice, args=(key, shown))
+    visible = dict(key=shown, format_func=lambda o: names.get(o, o), help=help, on_change=_copy_choice,
+                   args=(key, shown, on_change))
+    if select:
+        where.selectbox(label, options, **visible)
+    else:
+        where.segmented_control(label, options, required=True, **visible)
     return value
 
 
-def _copy_choice(key: str, shown: str) -> None:
+def _copy_choice(key: str, shown: str, then=None) -> None:
     st.session_state[key] = st.session_state.get(shown)
+    if then is not None:
+        then()
 
 
 def int_input(label: str, key: str, min_value: int, max_value: int, value: int, container=None, **kwargs) -> int:

@@ -18,7 +18,7 @@ from mha import train_figures as tf
 from mha import train_runs as runs
 from mha.app import live
 from mha.app.compute import SEEDED, cached
-from mha.app.controls import Settings, cached_figure, chart_words, int_input, t, weights_scale
+from mha.app.controls import Settings, cached_figure, chart_words, int_input, named_choice, t, weights_scale
 from mha.view import text_batch
 from mha.text import TextError, display_labels, escape_markdown
 
@@ -40,9 +40,10 @@ def _task_defaults() -> None:
 def controls() -> tr.TrainConfig:
     """Task, d_model, num_heads, steps, seed and input layout; every one in the link. Defaults come from the task."""
     c = st.columns([2.2, 1, 1, 1.2, 1.2])
-    # Options are shown as their URL values (the task ids): a link then reads the same in every language.
-    task_id = c[0].selectbox(t("tp_task"), list(tr.TASKS), key="tr_task", bind="query-params",
-                             on_change=_task_defaults, help=t("tp_task_help"))
+    # Shown by their names in the page's language; the link holds the ids ("previous", "split") in every language.
+    task_id = named_choice(t("tp_task"), tr.TASKS, "tr_task", {k: t(tr.get_task(k).name_key) for k in tr.TASKS},
+                           default=tr.DEFAULT_TASK, container=c[0], help=t("tp_task_help"), select=True,
+                           on_change=_task_defaults)
     task = tr.get_task(task_id)
     # Fixed widget defaults (the default task's): a link names every size that differs from them, whatever the task
     # (picking a task sets its own sizes through _task_defaults).
@@ -57,9 +58,9 @@ def controls() -> tr.TrainConfig:
     steps = int_input(t("tp_steps"), "tr_steps", 1, tr.MAX_TRAIN_STEPS, base.steps, container=c[3],
                       help=t("tp_steps_help", default=task.steps))
     seed = int_input(t("ctl_seed"), "tr_seed", 0, tr.MAX_TRAIN_SEED, 0, container=c[4], help=t("tp_seed_help"))
-    layout = st.segmented_control(t("tp_layout"), list(tr.LAYOUTS), default=tr.DEFAULT_LAYOUT, key="tr_layout",
-                                  bind="query-params", required=True, help=t("tp_layout_help"))
-    st.caption(t(f"tr_layout_{layout}") + ": " + t(f"tr_layout_{layout}_help"))
+    layout = named_choice(t("tp_layout"), tr.LAYOUTS, "tr_layout", {k: t(f"tr_layout_{k}") for k in tr.LAYOUTS},
+                          default=tr.DEFAULT_LAYOUT, help=t("tp_layout_help"))
+    st.caption(t(f"tr_layout_{layout}_help"))
     return tr.TrainConfig(task=task_id, d_model=int(d_model), num_heads=int(num_heads), steps=int(steps),
                           seed=int(seed), layout=layout)
 

@@ -36,12 +36,12 @@ STRINGS = {
     },
     "tp_task": {"en": "Task", "ko": "과제"},
     "tp_task_help": {
-        "en": "previous · next · first: copy that word; reverse: the word at the mirrored position; same_word: the "
-              "first place the same word appears; prev_next: previous and next at once (needs 2 heads); mixed: four "
-              "at once (needs 4 heads). The id is what the link carries.",
-        "ko": "previous·next·first: 그 단어를 복사; reverse: 거울 위치의 단어; same_word: 같은 단어가 처음 나온 "
-              "자리; prev_next: 이전과 다음을 한꺼번에(헤드 2개 필요); mixed: 네 가지 한꺼번에(헤드 4개 필요). 링크에는 "
-              "이 이름이 들어갑니다.",
+        "en": "Previous, next or first word: copy that word; reverse order: the word at the mirrored position; same "
+              "word earlier: the first place the same word appears; previous and next: both at once (needs 2 heads); "
+              "four at once: needs 4 heads. The link carries the task's short id (previous, next, …).",
+        "ko": "이전·다음·첫 단어: 그 단어를 복사; 역순: 거울 위치의 단어; 앞에 나온 같은 단어: 같은 단어가 처음 "
+              "나온 자리; 이전과 다음: 둘을 한꺼번에(헤드 2개 필요); 네 가지 한꺼번에: 헤드 4개 필요. 링크에는 "
+              "과제의 짧은 영문 이름(previous, next, …)이 들어갑니다.",
     },
     "tp_d_model_help": {
         "en": "Size of each token's vector. Training is kept to d_model ≤ {max} so that it takes seconds.",
