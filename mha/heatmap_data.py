@@ -18,6 +18,7 @@ Labels travel as plain text: the browser sets them with ``textContent`` and ``fi
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import json
 import math
@@ -35,6 +36,7 @@ KINDS = ("weights", "scores")
 PICKS = (None, "head", "cell")
 
 
+@functools.lru_cache(maxsize=None)
 def colour_table(kind: str) -> str:
     """The chart's colour scale as LEVELS colours, "#rrggbb" each, concatenated: code c is colour c. Sampled from
     Plotly's own scale (Blues for weights, RdBu reversed for scores), so the canvas shows the colours Plotly would."""

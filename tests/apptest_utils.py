@@ -77,6 +77,29 @@ def charts_by_key(at: AppTest) -> dict:
     return {el.proto.id.split("-", 2)[-1]: json.loads(el.proto.spec) for el in at.get("plotly_chart")}
 
 
+def canvas_charts(at: AppTest) -> dict:
+    """{key: payload} of every heatmap drawn on a canvas in the page (``mha.app.heatmap_view``: the Playground's
+    all-heads grid and enlarged head); ``mha.heatmap_data.unpack`` gives their numbers."""
+    return {el.proto.id.split("-", 2)[-1]: json.loads(el.proto.json) for el in at.get("bidi_component")
+            if el.proto.component_name == "mha_heatmaps"}
+
+
+def canvas_values(payload: dict) -> np.ndarray:
+    """The exact numbers of a canvas payload, (H, Tq, Tk) float64."""
+    from mha.heatmap_data import unpack
+
+    return unpack(payload)["values"].astype(float)
+
+
+def canvas_as_spec(payload: dict) -> dict:
+    """A canvas payload in the shape of a Plotly heatmap spec (one heatmap trace per head, one colour axis whose
+    colour bar title is the bar's lines joined by <br>), for tests that check every weights chart of a page alike."""
+    title = "<br>".join(payload["bar"]["title"])
+    return {"data": [{"type": "heatmap", "z": z.tolist()} for z in canvas_values(payload)],
+            "layout": {"coloraxis": {"cmin": payload["lo"], "cmax": payload["hi"],
+                                     "colorbar": {"title": {"text": title}}}}}
+
+
 def heatmaps(spec: dict, name: str | None = None) -> list[np.ndarray]:
     """The z matrices of the heatmap traces in a spec (the mask overlays, named "masked", are left out)."""
     return [decode(tr["z"]).astype(float) for tr in spec["data"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from apptest_utils import charts_by_key, decode, heatmaps, nonfinite_in, open_page
+from apptest_utils import canvas_as_spec, canvas_charts, charts_by_key, decode, heatmaps, nonfinite_in, open_page
 from mha import bugs, figures
 from mha.i18n import text as i18n_text
 
@@ -58,7 +58,8 @@ def read_view(page: str, n: int, fit: bool):
     params = {"text": SIZES[n], **extra, **({"fit_scale": "true"} if fit else {})}
     at = open_page(path, **params)
     assert not at.exception, at.exception
-    charts = charts_by_key(at)
+    # the Playground's grid and enlarged head are drawn in the page (mha.app.heatmap_view): read alike
+    charts = {**charts_by_key(at), **{k: canvas_as_spec(p) for k, p in canvas_charts(at).items()}}
     missing = [k for k in weight_keys + bar_keys if k not in charts]
     assert not missing, (missing, sorted(charts))
     return at, charts, weight_keys, bar_keys

@@ -10,7 +10,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from apptest_utils import FOLDED, charts_by_key, open_page
+from apptest_utils import FOLDED, canvas_charts, canvas_values, charts_by_key, open_page
 
 PLAYGROUND, EXPLAIN = "pages/playground.py", "pages/explain.py"
 # Each folded section's charts (chart keys), by its URL parameter.
@@ -28,6 +28,11 @@ SECTION_CHARTS = {
     "ex_show_output_linear": {"ex_output"},
     "ex_show_cell": {"ex_cell_vectors", "ex_cell_sum", "ex_cell_row"},
 }
+def drawn(at) -> set[str]:
+    """The keys of every chart drawn: Plotly's and the canvas heatmaps (the Playground's grid and enlarged head)."""
+    return set(charts_by_key(at)) | set(canvas_charts(at))
+
+
 # What a default visit shows: the Playground's all-heads grid and enlarged head; Step by step's scores and weights
 # (the key steps, open), the course's bar of one query's row and the clickable cell chart.
 SHOWN = {PLAYGROUND: {"grid", "one_head_chart"}, EXPLAIN: {"ex_scores", "ex_weights", "ex_bar", "ex_cell_chart"}}
@@ -48,27 +53,26 @@ def test_every_folded_section_is_listed_with_its_charts():
 def test_a_default_visit_sends_only_the_charts_it_shows(page):
     at = open_page(page)
     assert not at.exception
-    assert set(charts_by_key(at)) == SHOWN[page]
+    assert drawn(at) == SHOWN[page]
     at.run()  # and a rerun (a warm visit) the same
-    assert set(charts_by_key(at)) == SHOWN[page]
+    assert drawn(at) == SHOWN[page]
 
 
 @pytest.mark.parametrize("page,key", CASES)
 def test_opening_a_folded_section_sends_its_charts_and_the_link_keeps_it_open(page, key):
     at = open_page(page)
-    assert not SECTION_CHARTS[key] & set(charts_by_key(at))
+    assert not SECTION_CHARTS[key] & drawn(at)
     at.session_state[key] = True  # what a click on the expander's label sets
     at.run()
     assert not at.exception
-    assert set(charts_by_key(at)) == SHOWN[page] | SECTION_CHARTS[key]
+    assert drawn(at) == SHOWN[page] | SECTION_CHARTS[key]
     at.run()  # the link box is built before the page: it names the section from the next run on
     params = link_params(at)
     assert params.get(key) == "true", params
     again = open_page(page, params)  # the link, in a new session
     assert not again.exception
-    drawn = charts_by_key(again)
-    assert set(drawn) == SHOWN[page] | SECTION_CHARTS[key]
-    assert [drawn[c]["data"] for c in sorted(SECTION_CHARTS[key])] == \
+    assert drawn(again) == SHOWN[page] | SECTION_CHARTS[key]
+    assert [charts_by_key(again)[c]["data"] for c in sorted(SECTION_CHARTS[key])] == \
         [charts_by_key(at)[c]["data"] for c in sorted(SECTION_CHARTS[key])]
 
 
@@ -78,24 +82,24 @@ def test_a_link_can_open_every_section_at_once_and_close_the_open_ones(page):
     at = open_page(page, {k: "true" for k in keys}, text="the cat sat on the mat")
     assert not at.exception
     every = SHOWN[page].union(*(SECTION_CHARTS.get(k, set()) for k in keys))
-    assert set(charts_by_key(at)) == every
+    assert drawn(at) == every
     closed = {k: "false" for k in OPEN_BY_DEFAULT if k in keys}
     if closed:  # Step by step: a link may close the key steps' pictures too
         at = open_page(page, closed)
         assert not at.exception
-        assert not set(charts_by_key(at)) & set().union(*OPEN_BY_DEFAULT.values())
+        assert not drawn(at) & set().union(*OPEN_BY_DEFAULT.values())
 
 
 def test_the_mask_step_shows_its_picture_when_there_is_a_mask():
     at = open_page(EXPLAIN, causal="true")
-    assert set(charts_by_key(at)) == SHOWN[EXPLAIN] | {"ex_masked"}
+    assert drawn(at) == SHOWN[EXPLAIN] | {"ex_masked"}
 
 
 @pytest.mark.parametrize("page,key", [(PLAYGROUND, "show_cell"), (EXPLAIN, "ex_show_qk")])
 def test_a_garbage_value_leaves_the_section_folded_and_is_named(page, key):
     at = open_page(page, {key: "maybe"})
     assert not at.exception
-    assert set(charts_by_key(at)) == SHOWN[page]
+    assert drawn(at) == SHOWN[page]
     notes = " ".join(c.value for c in at.sidebar.caption)
     assert f"{key}=" in notes and "maybe" in notes, notes
 
@@ -111,15 +115,13 @@ def test_opening_the_cell_breakdown_keeps_the_picked_cell_and_head():
 def test_the_weights_table_and_its_csv_are_built_only_once_opened():
     import numpy as np
 
-    from apptest_utils import heatmaps
-
     at = open_page(PLAYGROUND, head="2")
     assert not at.exception and not at.dataframe and not at.get("download_button")  # folded: nothing built
     at.session_state["pg_table_open"] = True  # what a click on its label sets
     at.run()
     [table] = at.dataframe
     [button] = at.get("download_button")
-    grid = heatmaps(charts_by_key(at)["grid"])[2]  # head 2 in the all-heads grid: the same numbers another way
+    grid = canvas_values(canvas_charts(at)["grid"])[2]  # head 2 in the all-heads grid: the same numbers another way
     assert table.value.shape == grid.shape == (5, 5)
     np.testing.assert_allclose(table.value.to_numpy(), grid, atol=1e-6)
     assert button.proto.url or button.proto.deferred_file_id  # the CSV is there to download

@@ -183,7 +183,7 @@ def test_words_in_both_languages(lang):
 def test_playground_sends_the_views_weights_and_labels():
     """The Playground's head view gets the same weights as its all-heads grid (two paths to the browser), the
     sentence's tokens, and Korean words; cross-attention keeps its own key tokens."""
-    from apptest_utils import charts_by_key, decode, open_page
+    from apptest_utils import canvas_charts, canvas_values, open_page
 
     at = open_page("pages/playground.py", text="the cat sat on the mat", kv_text="a dog ran", num_heads="2",
                    lang="ko")
@@ -194,8 +194,8 @@ def test_playground_sends_the_views_weights_and_labels():
     assert (p["H"], p["Tq"], p["Tk"]) == (2, 6, 3)
     assert p["queries"] == ["the", "cat", "sat", "on", "the", "mat"] and p["keys"] == ["a", "dog", "ran"]
     assert p["words"] == hvd.words("ko")
-    grid = [tr for tr in charts_by_key(at)["grid"]["data"] if tr["type"] == "heatmap" and tr.get("name") != "masked"]
-    shown = np.stack([decode(tr["z"]).reshape(6, 3) for tr in grid])
+    shown = canvas_values(canvas_charts(at)["grid"])
+    assert shown.shape == (2, 6, 3)
     np.testing.assert_allclose(hvd.unpack(p), shown, atol=0.5 / hvd.SCALE + 1e-6)
 
 
@@ -209,14 +209,12 @@ def test_top_must_be_a_weight(top):
 def test_playground_lines_follow_the_views_colour_scale(n):
     """At 43 tokens every weight is near 1/43: on 0 … 1 the lines were all but invisible. The head view's full
     strength is the top of the view's colour scale, the one its grid says in its colour bar."""
-    from apptest_utils import charts_by_key, open_page
+    from apptest_utils import canvas_charts, open_page
 
     at = open_page("pages/playground.py", text=" ".join(f"w{i}" for i in range(n)))
     [p] = [json.loads(el.proto.json) for el in at.get("bidi_component")
            if el.proto.component_name == "mha_head_view"]
-    grid = charts_by_key(at)["grid"]
-    axis = grid["layout"]["coloraxis"]
-    top = float(axis["colorbar"]["ticktext"][-1]) if axis["cmax"] == 255 else float(axis["cmax"])
+    top = canvas_charts(at)["grid"]["hi"]
     assert p["top"] == int(np.ceil(top * hvd.SCALE))
     assert (p["top"] == hvd.SCALE) == (n == 5)  # short rows: 0 … 1; 43 keys of small weights: fitted
     assert hvd.unpack(p).max() * hvd.SCALE <= p["top"] + 0.5 or n == 5

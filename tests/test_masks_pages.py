@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from apptest_utils import all_numbers_finite, chart_specs, decode, heatmaps, open_page, table
+from apptest_utils import (all_numbers_finite, canvas_charts, canvas_values, chart_specs, decode, heatmaps, open_page,
+                           table)
 from mha import bugs, i18n
 from mha.batch import PAD, decode_mask, encode_mask, sentence_mask
-from mha.figures import axis_labels
 from mha.pages import PAGES
 from mha.attention import MultiHeadAttention
 from mha.text import init_weights
@@ -59,8 +59,8 @@ def test_sentence_control_appears_for_a_batch_and_picks_the_sentence():
     assert list(sentence.options) == ["0", "1"] and sentence.value == 0
     sentence.set_value(1).run()
     assert not at.exception and at.session_state["_settings"].sentence == 1
-    grid = charts(at)["grid"]["data"][0]
-    assert grid["y"] == grid["x"] == axis_labels(["hello", PAD, PAD])
+    grid = canvas_charts(at)["grid"]
+    assert grid["q"] == grid["k"] == ["hello", PAD, PAD]
     assert "hello" in sidebar_texts(at) and "2 × [PAD]" in sidebar_texts(at)
 
 
@@ -75,11 +75,11 @@ def test_sentence_is_kept_valid_when_lines_are_removed():
 
 def test_padding_toggle_blocks_and_unblocks_the_pads():
     at = direct_link("pages/playground.py", text=BATCH, sentence="1")
-    weights = np.stack(heatmaps(charts(at)["grid"]))  # (H, Tq, Tk)
+    weights = canvas_values(canvas_charts(at)["grid"])  # (H, Tq, Tk)
     assert weights.shape == (4, 4, 4) and (weights[:, :, 2:] == 0).all()
     at.toggle(key="padding").set_value(False).run()
     assert not at.exception and not at.session_state["_settings"].padding
-    weights = np.stack(heatmaps(charts(at)["grid"]))
+    weights = canvas_values(canvas_charts(at)["grid"])
     assert (weights[:, :, 2:].sum(-1) > 0.05).all()  # the pads soak up attention
     np.testing.assert_allclose(weights.sum(-1), 1.0, atol=1e-5)
 
@@ -89,10 +89,9 @@ def test_kv_text_switches_to_cross_attention_and_disables_causal():
     assert at.toggle(key="causal").proto.disabled
     assert "not applied in cross-attention" in sidebar_texts(at)
     assert not at.session_state["_settings"].causal
-    grid = charts(at)["grid"]
-    assert grid["data"][0]["x"] == axis_labels(["a", "dog", "ran", "far", "away"])
-    assert grid["data"][0]["y"] == axis_labels(["the", "cat", "sat"])
-    assert all(m.shape == (3, 5) for m in heatmaps(grid))
+    grid = canvas_charts(at)["grid"]
+    assert grid["k"] == ["a", "dog", "ran", "far", "away"] and grid["q"] == ["the", "cat", "sat"]
+    assert all(m.shape == (3, 5) for m in canvas_values(grid))
     at.selectbox(key="cell_key").set_value(4).run()  # a key position beyond Tq
     assert not at.exception and "away" in texts(at)
     at.text_area(key="kv_text").set_value("").run()

@@ -5,13 +5,14 @@ import numpy as np
 import pytest
 import torch
 
-from apptest_utils import all_numbers_finite, all_open, charts_by_key, decode, heatmaps, open_page
-from mha.figures import axis_labels
+from apptest_utils import all_numbers_finite, all_open, canvas_charts, canvas_values, charts_by_key, heatmaps, open_page
+from mha.heatmap_data import unpack
 from mha.text import token_inputs, tokenize
 from mha.view import MAX_TOKENS, build_model
 
 PAGE = "pages/playground.py"
 GRID, ONE_HEAD, HEAD_OUTPUTS, OUTPUT = "grid", "one_head_chart", "head_outputs", "output"  # chart keys
+CANVAS = {GRID, ONE_HEAD}  # drawn in the page (mha.app.heatmap_view); the others are Plotly charts
 
 
 def expected_scores(text, d_model, num_heads, seed=0, positional=True):
@@ -30,7 +31,7 @@ def test_home_and_playground_run_with_defaults():
     assert at.title[0].value.endswith("Multi-Head Attention Playground")
     at = open_page(PAGE, all_open(PAGE))
     assert not at.exception
-    assert {GRID, ONE_HEAD, HEAD_OUTPUTS, OUTPUT} <= set(charts_by_key(at))
+    assert CANVAS <= set(canvas_charts(at)) and {HEAD_OUTPUTS, OUTPUT} <= set(charts_by_key(at))
 
 
 @pytest.mark.parametrize("d_model,num_heads", [(16, 4), (12, 3), (8, 1), (64, 16)])
@@ -38,11 +39,10 @@ def test_one_heatmap_per_head_and_rows_sum_to_one(d_model, num_heads):
     at = open_page(PAGE, all_open(PAGE), d_model=str(d_model), num_heads=str(num_heads),
                    text="the cat sat on the mat")
     assert not at.exception
-    grid = charts_by_key(at)[GRID]
-    mats = heatmaps(grid)
+    grid = canvas_charts(at)[GRID]
+    mats = canvas_values(grid)
     assert len(mats) == num_heads
-    titles = [a["text"] for a in grid["layout"]["annotations"]]
-    assert titles == [f"head {h}" for h in range(num_heads)]
+    assert grid["heads"] == list(range(num_heads)) and grid["words"]["head"] == "head"  # panel titles "head h"
     for m in mats:
         assert m.shape == (6, 6)
         np.testing.assert_allclose(m.sum(axis=1), 1.0, atol=1e-5)
@@ -53,39 +53,39 @@ def test_one_heatmap_per_head_and_rows_sum_to_one(d_model, num_heads):
 
 def test_axis_labels_are_the_tokens_and_repeats_stay_separate():
     at = open_page(PAGE, text="the cat saw the dog")
-    tr = charts_by_key(at)[GRID]["data"][0]
-    assert tr["y"] == tr["x"] == axis_labels(["the", "cat", "saw", "the", "dog"])
-    assert len(set(tr["y"])) == 5  # two "the" rows, not one merged category
+    grid = canvas_charts(at)[GRID]
+    assert grid["q"] == grid["k"] == ["the", "cat", "saw", "the", "dog"]  # by position: two "the" rows
+    assert canvas_values(grid).shape[1:] == (5, 5)
 
 
 def test_scores_match_the_module():
     text = "Orange is my favorite fruit"
     at = open_page(PAGE, text=text, d_model="24", num_heads="3", seed="7", matrix="scores")
     assert not at.exception
-    got = np.stack(heatmaps(charts_by_key(at)[GRID]))
+    got = canvas_values(canvas_charts(at)[GRID])
     np.testing.assert_allclose(got, expected_scores(text, 24, 3, seed=7), atol=1e-5)
 
 
 def test_causal_gives_zero_upper_triangle_and_a_grey_overlay():
     at = open_page(PAGE, text="one two three four", causal="true")
-    grid = charts_by_key(at)[GRID]
-    for m in heatmaps(grid):
+    grid = canvas_charts(at)[GRID]
+    for m in canvas_values(grid):
         assert np.all(m[np.triu_indices(4, k=1)] == 0.0)
         assert np.all(m[np.tril_indices(4)] > 0.0)
-    overlays = [decode(t["z"]) for t in grid["data"] if t.get("name") == "masked"]
-    assert len(overlays) == 4 and np.array_equal(overlays[0], np.triu(np.ones((4, 4)), k=1))
+    blocked = unpack(grid)["blocked"]  # drawn grey
+    assert blocked.shape == (4, 4, 4) and all(np.array_equal(b, np.triu(np.ones((4, 4)), k=1)) for b in blocked)
     at.toggle(key="causal").set_value(False).run()
-    assert not any(t.get("name") == "masked" for t in charts_by_key(at)[GRID]["data"])
+    assert canvas_charts(at)[GRID]["blocked"] is None
 
 
 def test_changing_controls_changes_the_charts():
     at = open_page(PAGE, text="a b c")
-    before = np.stack(heatmaps(charts_by_key(at)[GRID]))
+    before = canvas_values(canvas_charts(at)[GRID])
     at.number_input(key="seed").set_value(3).run()
-    after = np.stack(heatmaps(charts_by_key(at)[GRID]))
+    after = canvas_values(canvas_charts(at)[GRID])
     assert before.shape == after.shape and not np.allclose(before, after)
     at.selectbox(key="num_heads").set_value(2).run()
-    assert len(heatmaps(charts_by_key(at)[GRID])) == 2
+    assert len(canvas_values(canvas_charts(at)[GRID])) == 2
     at.selectbox(key="d_model").set_value(12).run()  # 2 still divides 12
     assert at.selectbox(key="num_heads").value == 2
     at.selectbox(key="num_heads").set_value(3).run()
@@ -105,9 +105,10 @@ def test_url_parameters_set_every_control():
     assert at.number_input(key="seed").value == 42
     assert at.session_state["head"] == 5
     assert (at.session_state["cell_query"], at.session_state["cell_key"]) == (2, 1)
-    one = charts_by_key(at)[ONE_HEAD]
+    one = canvas_charts(at)[ONE_HEAD]
     expected = expected_scores("안녕 세상 안녕", 48, 6, seed=42, positional=False)[5]
-    np.testing.assert_allclose(heatmaps(one)[0], expected, atol=1e-5)
+    assert one["heads"] == [5] and one["selected"] == [2, 1]  # the enlarged head, the chosen cell outlined
+    np.testing.assert_allclose(canvas_values(one)[0], expected, atol=1e-5)
     assert not at.sidebar.warning  # nothing was refused
 
 
@@ -122,7 +123,7 @@ def test_garbage_url_parameters_fall_back_with_a_note(params, refused):
     at = open_page(PAGE, all_open(PAGE), **params)
     assert not at.exception
     assert any(f"{refused}=" in w.value for w in at.sidebar.warning)
-    assert {GRID, ONE_HEAD, HEAD_OUTPUTS, OUTPUT} <= set(charts_by_key(at))
+    assert CANVAS <= set(canvas_charts(at)) and {HEAD_OUTPUTS, OUTPUT} <= set(charts_by_key(at))
 
 
 def test_head_and_cell_out_of_range_are_clamped():
@@ -138,7 +139,7 @@ def test_selected_cell_summary_and_csv_follow_the_selectors():
     at.selectbox(key="cell_key").set_value(0).run()
     assert at.selectbox(key="cell_query").value == 4
     summary = " ".join(m.value for m in at.markdown)
-    w = heatmaps(charts_by_key(at)[ONE_HEAD])[0]
+    w = canvas_values(canvas_charts(at)[ONE_HEAD])[0]
     assert "query **fruit** (position 4)" in summary and "key **Orange** (position 0)" in summary
     assert f"{w[4, 0]:.4f}" in summary
     at.session_state["pg_table_open"] = True  # the table (and its CSV) is built once opened
@@ -152,7 +153,7 @@ def test_empty_text_gets_a_message_next_to_the_box(text):
     at = open_page(PAGE, text=text)
     assert not at.exception
     assert any("empty" in e.value for e in at.sidebar.error)
-    assert not at.get("plotly_chart")
+    assert not at.get("plotly_chart") and not canvas_charts(at)
     assert at.info  # the page says what to do
 
 
@@ -161,9 +162,8 @@ def test_a_10000_character_paste_is_cut_with_a_note():
     assert not at.exception
     notes = " ".join(c.value for c in at.sidebar.caption)
     assert "10,000 characters" in notes and f"first {MAX_TOKENS}" in notes
-    grid = charts_by_key(at)[GRID]
-    assert heatmaps(grid)[0].shape == (MAX_TOKENS, MAX_TOKENS)
-    assert grid["layout"]["height"] <= 2400
+    grid = canvas_charts(at)[GRID]
+    assert unpack(grid)["codes"].shape == (4, MAX_TOKENS, MAX_TOKENS) and len(grid["q"]) == MAX_TOKENS
 
 
 @pytest.mark.parametrize("text", [
@@ -174,13 +174,15 @@ def test_a_10000_character_paste_is_cut_with_a_note():
     "x" * 500,
 ])
 def test_hostile_and_odd_text_is_shown_not_interpreted(text):
-    at = open_page(PAGE, text=text)
+    at = open_page(PAGE, all_open(PAGE), text=text)
     assert not at.exception
     specs = charts_by_key(at)
     assert specs and all(all_numbers_finite(s) for s in specs.values())
-    labels = specs[GRID]["data"][0]["y"]
-    assert not any("<" in lab or "\u202e" in lab or "\x00" in lab for lab in labels)
-    assert all(len(lab.rstrip("\u200b")) <= 16 * 6 for lab in labels)  # capped (escaping may lengthen it)
+    for payload in canvas_charts(at).values():  # plain text, set with textContent / fillText in the page
+        assert np.isfinite(canvas_values(payload)).all()
+        labels = payload["q"] + payload["k"]
+        assert not any("\u202e" in lab or "\x00" in lab for lab in labels)
+        assert all(len(lab) <= 16 for lab in labels)  # capped
 
 
 def test_a_long_sentence_says_its_weights_scale_ends_below_one_and_the_chart_agrees():
@@ -194,16 +196,14 @@ def test_a_long_sentence_says_its_weights_scale_ends_below_one_and_the_chart_agr
     assert not at.exception
     top = figures.weights_top(run_view(ViewSpec(text=text)).weights)
     assert top < 0.5
-    grid = charts_by_key(at)["grid"]
-    cmax = grid["layout"]["coloraxis"]["cmax"]
-    assert cmax == pytest.approx(top)
+    grid = canvas_charts(at)["grid"]
+    assert grid["hi"] == pytest.approx(top) and f"0 … {top:.2g}" in " ".join(grid["bar"]["title"])
     captions = " ".join(c.value for c in at.main.caption)
     assert f"{top:.2g} = dark blue" in captions and "(0 = white, 1 = dark blue)" not in captions
 
 
-def _weights_scale(spec: dict) -> tuple[float, float, str]:
-    axis = spec["layout"]["coloraxis"]
-    return axis["cmin"], axis["cmax"], axis["colorbar"]["title"]["text"]
+def _weights_scale(payload: dict) -> tuple[float, float, str]:
+    return payload["lo"], payload["hi"], " ".join(payload["bar"]["title"])
 
 
 @pytest.mark.parametrize("fit", [False, True])
@@ -213,10 +213,10 @@ def test_one_weights_scale_for_the_grid_and_the_enlarged_head(fit):
     params = {"fit_scale": "true"} if fit else {}
     at = open_page("pages/playground.py", text="the cat sat on the mat", **params)  # short rows: 0 … 1 by default
     assert not at.exception and at.toggle(key="fit_scale").value is fit
-    charts = charts_by_key(at)
+    charts = canvas_charts(at)
     grid, one = _weights_scale(charts[GRID]), _weights_scale(charts[ONE_HEAD])
     assert grid == one
-    weights = np.stack(heatmaps(charts[GRID]))
+    weights = canvas_values(charts[GRID])
     if fit:  # fitted: up to the view's largest weight (all heads), rounded up, and the colour bar says so
         assert weights.max() <= grid[1] < 1.0 and grid[1] - weights.max() < 0.01 * 1.0001
         assert "(not 0 … 1)" in grid[2]

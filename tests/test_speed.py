@@ -116,11 +116,11 @@ CACHED_PAGES = ["pages/playground.py", "pages/heads.py", "pages/explain.py", "pa
 def test_a_warm_visit_builds_no_figure(page):
     """Back on a page already drawn (same settings, nothing changed), every chart comes from the figures cache:
     Plotly's figure building was most of a warm page switch's server time (bench/profile_rerun.py)."""
-    from apptest_utils import open_page
+    from apptest_utils import all_open, open_page
 
     import plotly.graph_objects as go
 
-    at = open_page(page)
+    at = open_page(page, all_open(page))  # folded sections open: their charts too
     assert not at.exception
     at.switch_page("pages/home.py")
     at.run()
