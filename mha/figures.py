@@ -357,36 +357,12 @@ GRID_WIDTH_PX = 940  # how wide the page's main column draws a grid (wide layout
 GRID_MAX_PX = 3000
 
 
-# Up to this many cells (H x Tq x Tk: 16 heads x 16 tokens) a clickable grid puts an invisible marker on every cell,
-# which carries the cell's hover and, clicked, its head (Plotly heatmap cells emit no selection events, markers do).
-# Beyond, a marker per cell would weigh more than the heatmaps; fewer markers would take the cells' hover away.
-GRID_CLICK_CELLS = 16 * 16 * 16
-
-
-def grid_clickable(shape) -> bool:
-    """Whether ``heads_grid(..., clickable=True)`` can make a grid of this (H, Tq, Tk) shape clickable."""
-    return math.prod(shape) <= GRID_CLICK_CELLS
-
-
-def clicked_head(event) -> int | None:
-    """The head a click on a clickable ``heads_grid`` chose (the first point's customdata), from a
-    ``st.plotly_chart`` selection event; None when nothing usable was clicked. A typed-array row comes back from
-    the browser as ``{"0": h}``, a plain list as ``[h]``: both are read."""
-    data = _clicked_customdata(event)
-    try:
-        head = int(data[0])
-    except (IndexError, TypeError, ValueError):
-        return None
-    return head if head >= 0 else None
-
-
 def heads_grid(mats: np.ndarray, q_labels, k_labels, kind: str = "weights", allowed: np.ndarray | None = None,
-               cols: int = 4, heads=None, words: Words = ENGLISH, clickable: bool = False,
-               zmax: float | None = None) -> go.Figure:
+               cols: int = 4, heads=None, words: Words = ENGLISH, zmax: float | None = None) -> go.Figure:
     """Small multiples: one heatmap per head (H, Tq, Tk) on one shared colour scale. A large grid sends 8-bit
     colour codes (see GRID_CODED_CELLS) and its hover names the cell but not the number. Weights of long rows get
-    a colour scale fitted to them (``weights_top``). With ``clickable`` (and at most GRID_CLICK_CELLS cells), a
-    click on a panel selects its head: ``clicked_head`` reads the selection event."""
+    a colour scale fitted to them (``weights_top``). (The Playground draws its grid in the page instead, with a
+    click that selects a head: ``mha.app.heatmap_view``.)"""
     H, Tq, Tk = mats.shape
     top = (zmax or weights_top(mats)) if kind == "weights" else None  # zmax: the view's top (same as its other charts)
     color = _color_kwargs(kind, top if kind == "weights" else symmetric_range(mats))
@@ -424,33 +400,18 @@ def heads_grid(mats: np.ndarray, q_labels, k_labels, kind: str = "weights", allo
     layout = _subplot_grid(rows, cols, 0.03, v_space, [f"{words.head} {h}" for h in heads], xaxis, yaxis)
     _first_column_labels_only(layout, rows * cols, cols)
     data = []
-    click = clickable and grid_clickable(mats.shape)
-    if click:
-        ii, jj = np.meshgrid(np.arange(Tq), np.arange(Tk), indexing="ij")
     for i, h in enumerate(heads):
         refs = _subplot_refs(i)
         data.append(dict(type="heatmap", z=z[i], x=x, y=y, coloraxis="coloraxis",
                          hovertemplate=_hover(kind, h, words, value), **refs))
         if allowed is not None and not allowed[i].all():
             data.append(_mask_overlay(allowed[i], x, y, **refs))
-        if click:
-            data.append(dict(type="scatter", x=[x[j] for j in jj.ravel()], y=[y[q] for q in ii.ravel()],
-                             mode="markers", customdata=np.full((Tq * Tk, 1), h, dtype=np.int32),
-                             marker=dict(symbol="square", size=max(6, cell_px), opacity=0),
-                             hovertemplate=_hover(kind, h, words).replace("%{z:.4f}", "%{text}"),
-                             text=[f"{v:.4f}" for v in mats[i].ravel()], name="cells", showlegend=False, **refs))
     layout.update(coloraxis=dict(**color, colorbar=colorbar), height=height,
                   margin=dict(l=10, r=10, t=50, b=10 if show_x or not Tk else 30))
     if Tk and not show_x:  # too many keys to name under each panel: say where the names are
         layout["annotations"].append(dict(text=words.keys_on_hover, showarrow=False, xref="paper", yref="paper",
                                           x=0, xanchor="left", y=0, yanchor="top", yshift=-6,
                                           font=dict(size=12, color=TICK_COLOR)))
-    if click:  # markers would pad the axes' autorange: keep each panel exactly its cells
-        for name in [k for k in layout if k.startswith(("xaxis", "yaxis"))]:
-            n = Tk if name.startswith("x") else Tq
-            layout[name] = dict(layout[name], autorange=False,
-                                range=[-0.5, n - 0.5] if name.startswith("x") else [n - 0.5, -0.5])
-        layout.update(dragmode=False, clickmode="event+select")
     return go.Figure(dict(data=data, layout=layout))
 
 

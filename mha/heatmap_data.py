@@ -183,7 +183,7 @@ def read_pick(value, payload: dict | None = None) -> dict:
             ok = payload is None or (out["query"] < payload["Tq"] and out["key"] < payload["Tk"])
         else:
             return {}
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return {}
     return out if ok else {}
 

@@ -53,12 +53,6 @@ STRINGS = {
         "en": "Click a cell (or pick a query and key below) to see the numbers behind it.",
         "ko": "칸을 클릭하거나 아래에서 쿼리와 키를 고르면 그 뒤의 숫자를 볼 수 있습니다.",
     },
-    "pg_click_hint_large": {
-        "en": "Pick a query and key below to see the numbers behind a cell (with more than {n} tokens the cells are "
-              "too small to click).",
-        "ko": "아래에서 쿼리와 키를 고르면 칸 뒤의 숫자를 볼 수 있습니다(토큰이 {n}개를 넘으면 칸이 너무 작아 클릭할 수 "
-              "없습니다).",
-    },
     "pg_cell_query": {"en": "Query token (row)", "ko": "쿼리 토큰 (행)"},
     "pg_cell_key": {"en": "Key token (column)", "ko": "키 토큰 (열)"},
     "pg_cell_summary": {
