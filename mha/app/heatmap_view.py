@@ -96,7 +96,10 @@ export default function(component) {
     const font = (px, bold) => `${bold ? '600 ' : ''}${px}px ${family}`;
     ctx.font = font(F);
     const widest = (arr) => arr.reduce((m, s) => Math.max(m, ctx.measureText(s).width), 0);
-    const showY = Tq <= 64;
+    const cols = single ? 1 : Math.min(4, H), rows = Math.ceil(H / cols);
+    // Every query named down the first column while rows can be 15 px high and the grid stays under 3000 px
+    // (16 heads x 64 tokens would be 4000 px): else the names are in the hover.
+    const showY = Tq <= 64 && (single || rows * (22 + Tq * 15 + 10) <= 3000);
     const yLab = showY ? Math.ceil(widest(q)) + 8 : 0;
     const yTitle = single ? 20 : 0;
     ctx.font = font(BF);
@@ -104,7 +107,6 @@ export default function(component) {
     let barW = Math.ceil(widest(barLines));
     ctx.font = font(11);
     barW = Math.max(barW, 14 + 6 + Math.ceil(widest(data.bar.ticks.map((t) => t[1])))) + 24;
-    const cols = single ? 1 : Math.min(4, H), rows = Math.ceil(H / cols);
     const gap = single ? 0 : 16;
     const avail = Math.max(40, W - yTitle - yLab - barW - gap * (cols - 1) - 4);
     let cw, ch;
