@@ -54,6 +54,26 @@ def test_start_here_puts_the_courses_sentence_back_and_leaves_no_trace():
     assert at.text_area(key="text").value == "typed after starting"  # once: the learner's next sentence stays
 
 
+def test_start_here_in_a_new_session_wins_over_the_links_text():
+    """A Start-here link opened in a new session (shared, bookmarked, a new tab) that also carries text=: Start here
+    means the course's sentence (a new session's box is otherwise seeded from the link's text), and neither start
+    nor text is named as an unused link value."""
+    from urllib.parse import parse_qsl, urlsplit
+
+    for lang in ("en", "ko"):
+        at = open_page("pages/playground.py", start="course", text="my own words here", seed="4", lang=lang)
+        assert not at.exception, at.exception
+        assert at.text_area(key="text").value == DEFAULT_TEXT
+        assert START_PARAM not in at.query_params and "text" not in at.query_params  # the address bar
+        assert at.query_params.get("seed") in ("4", ["4"])  # the rest is kept
+        assert not [c.value for c in at.sidebar.caption if "🔗" in c.value]  # no note about start or text
+        link = dict(parse_qsl(urlsplit(at.session_state["_share_link"]).query))
+        assert link == {"seed": "4", "lang": lang}
+        at.text_area(key="text").set_value("typed after starting").run()
+        assert at.text_area(key="text").value == "typed after starting"  # once: the learner's next sentence stays
+        assert dict(parse_qsl(urlsplit(at.session_state["_share_link"]).query))["text"] == "typed after starting"
+
+
 def test_home_shows_a_picture_of_the_weights():
     at = open_page(lang="ko")
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)

@@ -168,6 +168,13 @@ def sidebar_controls() -> Settings:
     if st.query_params.get(START_PARAM) is not None:  # Home's "Start here": the course's sentence, once
         del st.query_params[START_PARAM]
         st.session_state["text"] = DEFAULT_TEXT
+        # A new session's box is seeded from the link's own text= (the link wins over session state on a first
+        # load): Start here means the course's sentence, so that value is not seeded; neither it nor start is
+        # named as a link value left unused.
+        internals.refuse_link_value("text")
+        raw = st.session_state.get("_url_params_at_start") or {}
+        for key in (START_PARAM, "text"):
+            raw.pop(key, None)
     sb.segmented_control("🌐 English · 한국어", options=list(i18n.LANGS), default=None, key="lang",
                          bind="query-params", required=True)
     src = sources.source_controls(sb)  # first: it decides which of the controls below apply
