@@ -62,7 +62,7 @@ def test_a_short_link_trains_and_draws_every_chart():
     assert all(np.allclose(np.triu(w, 1), 0) for w in grid)  # causal: nothing above the diagonal
     labels = [x.replace("\u200b", "") for x in charts["ind_grid_l1"]["data"][0]["x"]]
     assert labels == TEXT.split() * 2
-    assert at.select_slider(key="ind_at").value == 30
+    assert at.select_slider(key="ind_at_shown").value == 30
     assert len(at.get("download_button")) == 2
     assert any("No phase change" in m.value for m in at.info)  # 30 steps are still on the plateau
 

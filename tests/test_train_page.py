@@ -99,7 +99,7 @@ def test_link_trains_and_shows_a_previous_head_on_the_sentence():
     loss = charts["tr_loss"]["data"][0]
     assert len(decode(loss["y"])) == 300 and not nonfinite_in(charts["tr_loss"])
     assert any("✅" in m.value and "previous word" in m.value for m in at.markdown)
-    assert at.select_slider(key="tr_at").value == 300
+    assert at.select_slider(key="tr_at_shown").value == 300
     assert any(b.label.startswith("Download") for b in at.get("download_button"))
     link = [m.value for m in at.markdown if "source=trained" in m.value][0]
     for part in ("task=previous", "train_steps=300", "d_model=32", "num_heads=4", "seed=0", "lang=en"):
@@ -113,7 +113,7 @@ def test_link_reproduces_the_view_on_a_fresh_server_and_in_korean():
     at = open_page(PAGE, lang="ko", **params)
     assert not at.exception and at.title[0].value == "헤드 학습시키기"
     again = heatmaps(charts_by_key(at)["tr_heads"])
-    assert at.select_slider(key="tr_at").value == 60  # the snapshot the link names, not the last one
+    assert at.select_slider(key="tr_at_shown").value == 60  # the snapshot the link names, not the last one
     for a, b in zip(first, again):
         np.testing.assert_array_equal(a, b)
     assert any("학습" in m.value for m in at.success) or any("학습" in m.value for m in at.warning)
@@ -123,6 +123,51 @@ def test_snapshot_zero_is_the_random_module():
     at = open_page(PAGE, tr_task="previous", tr_at="0", text=SENTENCE)
     grid = heatmaps(charts_by_key(at)["tr_heads"])
     assert max(_previous_weight(w) for w in grid) < 0.5  # before training nothing points at the previous word
+
+
+def _link_params(at) -> dict:
+    return dict(parse_qsl(urlsplit(at.session_state["_share_link"]).query))  # the link box's link
+
+
+@pytest.mark.parametrize("stopped", [False, True])
+def test_the_link_keeps_the_step_shown_even_step_zero(stopped):
+    """Scrubbed to step 0 (the slider's first step: a bound control's default, which Streamlit leaves out), a view
+    lost tr_at from the address bar and the link, and the link then opened on the Train button. Now the step shown
+    is in both at every step, and the link opens the trained view at that step; also for a run stopped by Stop."""
+    params = dict(tr_task="previous", tr_steps="40", text=SENTENCE)
+    if stopped:  # the session after Stop at step 40 of 100: what _stop leaves (the steps control is then 40)
+        rec = runs.RecordingTrainer(tr.TrainConfig.for_task("previous", steps=100))
+        next(p for p in rec.run() if p.step >= 40)
+        record = rec.record()
+        c = record.config
+        at = open_page(PAGE, **params, state={"_tr_stopped": ((c.task, c.d_model, c.num_heads, 40, c.seed, c.layout),
+                                                             record)})
+        assert any("40" in w.value for w in at.warning)  # "stopped at step 40 of 100"
+    else:  # a link to a trained view: trained at once, its step kept in the address bar and the link, not named unused
+        at = open_page(PAGE, **params, tr_at="40")
+        assert at.query_params["tr_at"] == "40" and _link_params(at)["tr_at"] == "40"
+        assert not [c.value for c in at.sidebar.caption if "🔗" in c.value]
+    assert not at.exception, at.exception
+    assert at.select_slider(key="tr_at_shown").value == 40 and at.selectbox(key="tr_at").value == 40
+    at.select_slider(key="tr_at_shown").set_value(0).run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="tr_at").value == 0 and at.select_slider(key="tr_at_shown").value == 0
+    assert at.query_params["tr_at"] == "0"  # the address bar
+    link = _link_params(at)
+    assert link["tr_at"] == "0" and link["tr_steps"] == "40"
+    shown = heatmaps(charts_by_key(at)["tr_heads"])
+    again = open_page(PAGE, link)  # a fresh session: trains the 40 steps (deterministic) and shows step 0
+    assert not again.exception, again.exception
+    assert again.select_slider(key="tr_at_shown").value == 0 and "tr_heads" in charts_by_key(again)
+    for a, b in zip(shown, heatmaps(charts_by_key(again)["tr_heads"]), strict=True):
+        np.testing.assert_allclose(a, b, atol=1e-6)
+
+
+def test_the_idle_page_has_no_step_in_its_link():
+    compute.clear()
+    at = open_page(PAGE, tr_task="first", tr_steps="30", text=SENTENCE)
+    assert "tr_heads" not in charts_by_key(at) and "tr_at" not in _link_params(at)
+    assert at.selectbox(key="tr_at").value is None and at.select_slider(key="tr_at_shown").value == 0
 
 
 def test_one_head_cannot_do_previous_and_next_two_can():
@@ -178,7 +223,7 @@ def test_without_a_link_the_page_waits_for_train():
     assert "tr_heads" not in charts_by_key(at) and any("Train" in i.value for i in at.info)
     at.button(key="tr_train").click().run()
     assert not at.exception and "tr_heads" in charts_by_key(at)
-    assert at.select_slider(key="tr_at").value == 300  # right after training: the last snapshot
+    assert at.select_slider(key="tr_at_shown").value == 300  # right after training: the last snapshot
 
 
 def test_explore_link_opens_the_playground_on_these_trained_weights():

@@ -155,6 +155,8 @@ def _train(live: Live, start: Start, draw: Optional[Draw], n_slots: int, label: 
     place = _buttons(live, training=True, label=label)  # removed when training ends
     if live.scrub_key and idle_slider:
         _idle_scrub(live.scrub_key, live.total)
+    elif live.scrub_key:
+        _hold_link_step(live.scrub_key)
     bar = st.progress(0.0, text=t("lv_starting"))
     places = [st.empty() for _ in range(n_slots)]
 
@@ -188,30 +190,60 @@ def _train(live: Live, start: Start, draw: Optional[Draw], n_slots: int, label: 
     return result
 
 
+def _step_in_link(key: str, steps: list[int]) -> int | None:
+    """The control that holds the snapshot shown in the link (URL-bound as ``key``), hidden: the slider a learner
+    sees mirrors it. Its default is no step at all (None), never a step: Streamlit leaves a bound control at its
+    default out of the address bar, and a slider's default is its first step, so a view scrubbed to step 0 lost
+    ``key`` from its link, which then opened on the Train button. In the link = a trained view, at that step."""
+    st.html(f"<style>.st-key-{key} {{ display: none; }}</style>")  # only a style: no visible element
+    return st.selectbox(t("lv_scrub"), steps, index=None, key=key, bind="query-params", label_visibility="collapsed")
+
+
+def _hold_link_step(key: str) -> None:
+    """While a link's run trains (before its steps are known): the link's snapshot, held by the link's control
+    seeded with it alone. Without it the training run drew no control for ``key``, and the link's value was named
+    unused and removed from the address bar (and from the link box) when the trained view came up."""
+    given = (st.session_state.get("_url_params_at_start") or {}).get(key) or []
+    _step_in_link(key, [int(v) for v in given[:1] if v.strip().isdigit()])
+
+
+def _copy_step(key: str, shown: str) -> None:
+    st.session_state[key] = st.session_state.get(shown)
+
+
 def _idle_scrub(key: str, total: int) -> None:
-    """The snapshot slider before and while training: disabled, at step 0 (its default, so not in the link). Drawn
-    so that the run showing the result (after the training run, or after Stop) finds it in the previous run's
+    """The snapshot slider before and while training: disabled, at step 0, no step in the link. Drawn so that the
+    run showing the result (after the training run, or after Stop) finds the link's control in the previous run's
     widgets: Streamlit 1.67 writes a bound widget's value set from session state into the address bar only for a
     widget the previous run drew, and the snapshot in the address bar is what makes a copied link show the trained
     run."""
-    if st.session_state.get(key) not in (0, total):
-        st.session_state[key] = 0
-    st.select_slider(t("lv_scrub"), options=[0, total], key=key, bind="query-params", disabled=True,
-                     help=t("lv_scrub_help"))
+    if st.session_state.get(key) is not None:
+        st.session_state[key] = None
+    _step_in_link(key, [])  # no step to hold: nothing to pick either
+    st.session_state[f"{key}_shown"] = 0
+    st.select_slider(t("lv_scrub"), options=[0, total], key=f"{key}_shown", disabled=True, help=t("lv_scrub_help"))
 
 
 def scrub(key: str, steps: list[int], outcome: Outcome, *, label: Optional[str] = None) -> int:
-    """The snapshot slider (URL-bound as ``key``): which training step to show. Right after a training it moves to
-    the last snapshot; a value the options no longer hold goes there too."""
+    """The snapshot slider: which training step to show, in the link as ``key`` at every step (``_step_in_link``).
+    Right after a training it moves to the last snapshot; a value the options no longer hold goes there too."""
     if len(steps) < 2:
         return steps[-1]
     here = st.session_state.get(key)
     raw = st.session_state.get("_url_params_at_start") or {}
     consumed = f"_{key}_link_read"
     if key in raw and consumed not in st.session_state:
-        st.session_state[consumed] = True  # the link's snapshot, once: Streamlit seeds the slider from it
+        st.session_state[consumed] = True  # the link's snapshot, once: Streamlit seeds the control from it ...
+        if here not in steps:
+            st.session_state[key] = steps[-1]  # ... unless it is no snapshot: then the last one
     elif outcome.fresh or here not in steps:
         st.session_state[key] = steps[-1]
-    step = st.select_slider(label or t("lv_scrub"), options=steps, key=key, bind="query-params",
-                            help=t("lv_scrub_help"))
+    step = _step_in_link(key, steps)
+    step = steps[-1] if step is None else step
+    shown = f"{key}_shown"
+    # Every run: on a session's first page the widget ids change between the first run and the next (the route
+    # decides them: mha.app.frame), and an unbound control whose id changed would come back at its default.
+    st.session_state[shown] = step
+    st.select_slider(label or t("lv_scrub"), options=steps, key=shown, on_change=_copy_step, args=(key, shown),
+                     help=t("lv_scrub_help"))
     return step

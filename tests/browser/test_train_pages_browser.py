@@ -69,6 +69,21 @@ def test_train_page_trains_stops_and_the_link_retrains_it(fresh_server, open_pag
     for a, b in zip(heads, again):
         np.testing.assert_allclose(a, b, atol=1e-6)
 
+    # Scrubbed back to step 0 (the slider's first step): the step stays in the address bar, and a new session opens
+    # the trained view at step 0, not the Train button (tr_at used to drop out there: a bound control's default).
+    page.locator(".st-key-tr_at_shown input[type='range']").press("Home")
+    wait_app_idle(page, rerun=True, timeout_ms=60_000)
+    page.wait_for_function("() => new URL(location.href).searchParams.get('tr_at') === '0'", timeout=15_000)
+    assert _address_params(page)["tr_steps"] == [str(done)]
+    start = _heatmaps(plotly_data(page)["tr_heads"])
+    third = open_page(server.url, "train-link-step-0")
+    open_url(third, page.evaluate("location.href"), timeout_ms=120_000)
+    shown = plotly_data(third)
+    assert "tr_heads" in shown, sorted(shown)  # the trained view, not the Train button
+    for a, b in zip(start, _heatmaps(shown["tr_heads"]), strict=True):  # at step 0, not at the last step
+        np.testing.assert_allclose(a, b, atol=1e-6)
+    assert not np.allclose(start[0], heads[0], atol=1e-3)  # (step 0 and the last step do differ)
+
 
 def test_induction_page_trains_live_by_direct_link(fresh_server, open_page):
     server = fresh_server()
