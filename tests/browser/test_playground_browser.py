@@ -5,23 +5,23 @@ HTML, clicking a cell of the enlarged head, and links that reproduce a view. Fix
 """
 from __future__ import annotations
 
-import io
 import time
 import urllib.parse
 
+import numpy as np
 import pytest
-from PIL import Image
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from mha.figures import ENGLISH
 from mha.i18n import text as i18n_text
 from mha.text import display_labels, tokenize
-from mha.view import DEFAULT_NUM_HEADS, DEFAULT_TEXT
+from mha.view import DEFAULT_NUM_HEADS, DEFAULT_TEXT, ViewSpec, run_view
 
+from . import canvas as cv
 from .conftest import app_pages, wait_app_idle
 
 pytestmark = pytest.mark.browser
 
-ZWSP = "\u200b"  # figures.axis_labels makes repeated labels unique with zero-width spaces
 GREY = (150, 150, 150)  # figures.MASKED_GREY
 
 
@@ -34,28 +34,6 @@ def goto(page, base: str, path: str = "", **params) -> None:
     query = ("?" + urllib.parse.urlencode(params)) if params else ""
     page.goto(f"{base}/{path}{query}")
     wait_app_idle(page)
-
-
-def subplot_count(page, chart_key: str) -> int:
-    return page.locator(f".st-key-{chart_key} .cartesianlayer .subplot").count()
-
-
-def tick_texts(page, chart_key: str, axis: str) -> list[str]:
-    """The tick labels of the first subplot as drawn, in screen order (top to bottom, left to right), with the
-    zero-width spaces that keep repeated labels apart removed."""
-    ticks = page.locator(f".st-key-{chart_key} .{axis}axislayer-above .{axis}tick text").evaluate_all(
-        "ts => ts.map(t => { const r = t.getBoundingClientRect(); return [r.top + r.height / 2, r.left + r.width / 2,"
-        " t.textContent]; })")
-    ticks.sort(key=lambda t: t[0] if axis == "y" else t[1])
-    return [t[2].replace(ZWSP, "") for t in ticks]
-
-
-def wait_for_ticks(page, chart_key: str, axis: str, expected: list[str], timeout_s: float = 20) -> None:
-    """Wait until the chart shows exactly these tick labels (a repaint may still show the previous ones)."""
-    deadline = time.monotonic() + timeout_s
-    while (shown := tick_texts(page, chart_key, axis)) != expected:
-        assert time.monotonic() < deadline, f"{chart_key} {axis} ticks: {shown} != {expected}"
-        page.wait_for_timeout(200)
 
 
 def selected_option(page, key: str) -> str:
@@ -83,15 +61,9 @@ def choose(page, key: str, option: str) -> None:
     wait_app_idle(page, rerun=True)
 
 
-def wait_for_subplots(page, chart_key: str, n: int) -> None:
-    page.wait_for_function(
-        "([sel, n]) => document.querySelectorAll(sel).length === n",
-        arg=[f".st-key-{chart_key} .cartesianlayer .subplot", n])
-
-
 def cell_box(page, chart_key: str, n_rows: int, n_cols: int, i: int, j: int) -> tuple[float, float, float]:
-    """Viewport coordinates of the centre of cell (row i, column j) of a single heatmap (scrolled into view), and
-    the cell width."""
+    """Viewport coordinates of the centre of cell (row i, column j) of a single Plotly heatmap (scrolled into view),
+    and the cell width. (The Playground's grid and enlarged head are a canvas: tests/browser/canvas.py.)"""
     image = page.locator(f".st-key-{chart_key} .heatmaplayer image").first
     image.scroll_into_view_if_needed()
     box = image.bounding_box()
@@ -100,7 +72,8 @@ def cell_box(page, chart_key: str, n_rows: int, n_cols: int, i: int, j: int) -> 
 
 
 def click_cell(page, chart_key: str, n: int, i: int, j: int, query_key: str, label: str) -> None:
-    """Click cell (query i, key j) of a clickable n x n heatmap and wait for the query picker to show it."""
+    """Click cell (query i, key j) of a clickable n x n Plotly heatmap (Step by step's) and wait for the query picker
+    to show it."""
     x, y, _ = cell_box(page, chart_key, n, n, i, j)
     page.mouse.move(x, y)
     page.mouse.click(x, y)
@@ -109,19 +82,8 @@ def click_cell(page, chart_key: str, n: int, i: int, j: int, query_key: str, lab
                            arg=[f".st-key-{query_key} input[role='combobox']", f"{i}: {label}"])
 
 
-def pixel(page, x: float, y: float) -> tuple[int, int, int]:
-    png = page.screenshot(clip={"x": x - 1, "y": y - 1, "width": 3, "height": 3})
-    return Image.open(io.BytesIO(png)).convert("RGB").getpixel((1, 1))
-
-
 def is_grey(rgb) -> bool:
     return all(abs(a - b) <= 6 for a, b in zip(rgb, GREY))
-
-
-def heatmap_images(page, chart_key: str) -> list[str]:
-    """The painted heatmaps of a chart (Plotly draws each as a PNG data URL): equal lists = equal pictures."""
-    return page.locator(f".st-key-{chart_key} .heatmaplayer image").evaluate_all(
-        "imgs => imgs.map(i => i.getAttribute('href'))")
 
 
 # ------------------------------------------------------------------------------------------------------ tests
@@ -167,88 +129,198 @@ def test_every_page_opens_by_direct_link_on_a_fresh_server(fresh_server, open_pa
     assert not failures, "\n".join(failures)
 
 
+def grey_corners(page, key: str, T: int) -> list[tuple[bool, bool]]:
+    """For each panel of a canvas chart: (is its top-right cell grey, is its bottom-left cell grey)."""
+    out = []
+    for p in range(len(cv.panels(page, key))):
+        out.append(tuple(is_grey(cv.pixel(page, key, *cv.cell_centre(page, key, p, i, j)))
+                         for i, j in ((0, T - 1), (T - 1, 0))))
+    return out
+
+
 def test_controls_repaint_and_the_link_reproduces_the_view(page, server, open_page):
-    """Change the sentence, num_heads and the causal mask; each repaints the heatmaps; the URL carries the view."""
+    """Change the sentence, num_heads and the causal mask; each repaints the heatmaps; the URL carries the view, and
+    the link opened anew draws the same pictures, pixel for pixel."""
     goto(page, server.url, PLAYGROUND)
     _page_checks(page, PLAYGROUND, "nav_playground")
     assert page.locator("h1").first.inner_text().strip() == en("pg_title")
-    assert subplot_count(page, "grid") == DEFAULT_NUM_HEADS
+    cv.wait_ready(page, "grid")
+    assert cv.titles(page, "grid") == [f"head {h}" for h in range(DEFAULT_NUM_HEADS)]
+    assert [p["head"] for p in cv.panels(page, "grid")] == list(range(DEFAULT_NUM_HEADS))
     n = len(tokenize(DEFAULT_TEXT).tokens)
-    x, y, _ = cell_box(page, "one_head_chart", n, n, 0, n - 1)
-    assert not is_grey(pixel(page, x, y)), "without the causal mask the top-right cell must not be grey"
+    cv.wait_ready(page, "one_head_chart")
+    assert grey_corners(page, "one_head_chart", n) == [(False, False)], "no mask: no grey cell"
+    assert grey_corners(page, "grid", n) == [(False, False)] * DEFAULT_NUM_HEADS
 
-    # A repeated word stays two rows and two columns.
+    # A repeated word stays two rows and two columns, in the enlarged head and in every panel of the grid.
     sentence = "the cat saw the mat"
+    words = ["the", "cat", "saw", "the", "mat"]
     page.locator(".st-key-text textarea").fill(sentence)
     page.locator(".st-key-text textarea").press("Control+Enter")
     wait_app_idle(page, rerun=True)
-    wait_for_ticks(page, "one_head_chart", "y", ["the", "cat", "saw", "the", "mat"])
-    wait_for_ticks(page, "one_head_chart", "x", ["the", "cat", "saw", "the", "mat"])
+    cv.wait_for_labels(page, "one_head_chart", "y", words)
+    cv.wait_for_labels(page, "one_head_chart", "x", words)
+    cv.wait_for_labels(page, "grid", "y", words)
+    for p in range(DEFAULT_NUM_HEADS):
+        assert cv.axis_texts(page, "grid", "x", p) == words, p
 
     # Enlarge the last head, then ask for fewer heads: the enlarged head falls back to one that exists.
     page.locator(".st-key-head button").last.click()
     wait_app_idle(page, rerun=True)
     choose(page, "num_heads", "2")
-    wait_for_subplots(page, "grid", 2)
+    cv.poll(page, lambda: cv.titles(page, "grid") == ["head 0", "head 1"], "a grid of 2 heads")
     assert page.locator(".st-key-head button").count() == 2, "the head picker offers one button per head"
     assert page.locator("[data-testid='stException']").count() == 0
 
+    before = {key: cv.ready(page, key) for key in ("grid", "one_head_chart")}
     page.locator(".st-key-causal label").first.click()
     wait_app_idle(page, rerun=True)
-    page.wait_for_function(  # every head gets its grey overlay: two heatmaps per subplot, two in the enlarged head
-        "([a, b]) => document.querySelectorAll(a).length === 4 && document.querySelectorAll(b).length === 2",
-        arg=[".st-key-grid .heatmaplayer image", ".st-key-one_head_chart .heatmaplayer image"])
-    x, y, _ = cell_box(page, "one_head_chart", 5, 5, 0, 4)
-    assert is_grey(pixel(page, x, y)), "with the causal mask the top-right cell (a future key) must be grey"
-    x, y, _ = cell_box(page, "one_head_chart", 5, 5, 4, 0)
-    assert not is_grey(pixel(page, x, y)), "the last query may attend to the first key: not grey"
+    for key in before:  # every head: future keys grey, the last query may attend to the first key
+        cv.wait_ready(page, key, other_than=before[key])
+    assert grey_corners(page, "grid", 5) == [(True, False)] * 2
+    assert grey_corners(page, "one_head_chart", 5) == [(True, False)]
 
     params = urllib.parse.parse_qs(urllib.parse.urlsplit(page.url).query)
     assert params.get("text") == [sentence] and params.get("num_heads") == ["2"] and params.get("causal") == ["true"]
 
-    # The copied link, opened in a new page, gives the same view.
+    # The copied link, opened in a new page, gives the same view: the same payloads and the same pixels.
+    page.mouse.move(0, 0)  # nothing hovered (the hover outline is on a canvas of its own anyway)
     again = open_page(server.url, "reopened")
     again.goto(page.url)
     wait_app_idle(again)
     assert again.locator(".st-key-text textarea").input_value() == sentence
     assert selected_option(again, "num_heads") == "2"
     assert again.locator(".st-key-causal input[type='checkbox']").is_checked()
-    assert subplot_count(again, "grid") == 2
-    assert tick_texts(again, "one_head_chart", "y") == tick_texts(page, "one_head_chart", "y")
-    assert heatmap_images(again, "grid") == heatmap_images(page, "grid"), "the same link drew different heatmaps"
+    for key in ("grid", "one_head_chart"):
+        assert cv.wait_ready(again, key) == cv.ready(page, key), f"{key}: the same link sent another picture"
+        assert cv.labels(again, key) == cv.labels(page, key), key
+        assert cv.picture(again, key) == cv.picture(page, key), f"{key}: the same link drew other pixels"
 
 
-# Short enough (29 tokens) for Plotly to label every row of the enlarged head.
-HOSTILE = '<b>x</b> <a href=javascript:alert(1)>y</a> **z**'
+def test_hover_shows_each_cells_tokens_and_number(page, server):
+    """Pointing at any cell of the grid or the enlarged head shows its head, query, key and number: the numbers equal
+    the model's, run here (weights, then scores)."""
+    spec = ViewSpec(text="the cat saw the mat", num_heads=4, causal=True)
+    view = run_view(spec)
+    labels = display_labels(tokenize(spec.text).tokens)
+    T, H = len(labels), spec.num_heads
+    for kind, mats in (("weights", view.weights), ("scores", view.scores)):
+        goto(page, server.url, PLAYGROUND, text=spec.text, num_heads=H, causal="true", head=3, matrix=kind)
+        cells = [(p, i, j) for p in range(H) for i in range(T) for j in range(T)]
+        shown = {}
+        for p, i, j in cells:
+            tip = cv.hover_cell(page, "grid", p, i, j).split("\n")
+            assert tip[:3] == [f"head {p}", f"query: {labels[i]}", f"key: {labels[j]}"], tip
+            assert tip[3].startswith(f"{kind}: ")
+            # causal: the weights' future keys are said to be masked (the scores chart shows every score)
+            assert tip[4:] == (["masked"] if kind == "weights" and j > i else []), tip
+            shown[p, i, j] = cv.tooltip_number("\n".join(tip))
+        got = np.array([shown[c] for c in cells]).reshape(H, T, T)
+        assert np.allclose(got, mats, atol=1e-4), (got, mats)
+        # the enlarged head is head 3 (by link): its cells say so and show head 3's numbers
+        one = [cv.hover_cell(page, "one_head_chart", 0, i, j) for i, j in ((T - 1, 0), (2, 1), (4, 4))]
+        assert [t.split("\n")[0] for t in one] == ["head 3"] * 3
+        assert np.allclose([cv.tooltip_number(t) for t in one],
+                           [mats[3, T - 1, 0], mats[3, 2, 1], mats[3, 4, 4]], atol=1e-4)
+    page.mouse.move(0, 0)
+    cv.poll(page, lambda: cv.chart(page, "one_head_chart").evaluate("r => r.dataset.hover") == ""
+            and not page.locator(".st-key-one_head_chart .hm-tip").is_visible(), "the tooltip gone off the chart")
+
+
+# Hostile tokens: markup, a link, Markdown, bidi controls.
+HOSTILE = '<b>x</b> <a href=javascript:alert(1)>y</a> **z** <img src=x onerror=alert(1)> \u202eevil\u202c'
 
 
 def test_tokens_that_look_like_html_are_shown_as_text(page, server):
     goto(page, server.url, PLAYGROUND, text=HOSTILE)
     expected = display_labels(tokenize(HOSTILE).tokens)
-    wait_for_ticks(page, "one_head_chart", "y", expected)
-    wait_for_ticks(page, "one_head_chart", "x", expected)
-    # Plotly turns <b> into a styled <tspan> and <a href> into an SVG link: no tick label may contain either, and
-    # no chart may hold a link at all (a chart's own bold title is fine, a token's bold is not).
-    injected = page.locator(".js-plotly-plot .main-svg").evaluate_all(
-        "svgs => svgs.flatMap(s => [...s.querySelectorAll("
-        "':is(.xtick, .ytick) :is(a, tspan[style]), a, [href^=\"javascript\"]')]).map(e => e.outerHTML)")
-    assert injected == []
-    assert page.locator("[data-testid='stMain'] a[href^='javascript']").count() == 0
+    assert "<" in expected and "evil" in expected and not any("\u202e" in s for s in expected)
+    cv.wait_for_labels(page, "one_head_chart", "y", expected)
+    cv.wait_for_labels(page, "one_head_chart", "x", expected)
+    cv.wait_for_labels(page, "grid", "y", expected)
+    assert not cv.labels(page, "grid", "x"), "42 keys are too many to name under a grid panel"
+    assert cv.note(page, "grid") == ENGLISH.keys_on_hover  # the note says where they are
+    # The tooltip of the cell (query "<", key "onerror"): the tokens as text, no element inside it.
+    i, j = expected.index("<"), expected.index("onerror")
+    tip = cv.hover_cell(page, "one_head_chart", 0, i, j)
+    assert tip.split("\n")[1:3] == ["query: <", "key: onerror"], tip
+    assert page.locator(".st-key-one_head_chart .hm-tip").evaluate("t => t.childElementCount") == 0
+    # Nothing in the charts but what the component makes: divs and canvases.
+    for key in ("grid", "one_head_chart"):
+        tags = cv.chart(page, key).evaluate("r => [...new Set([...r.querySelectorAll('*')].map(e => e.tagName))]")
+        assert set(tags) <= {"DIV", "CANVAS"}, (key, tags)
+    assert page.locator("[data-testid='stMain'] :is(a[href^='javascript'], img[src='x'])").count() == 0
     assert page.locator(".st-key-text textarea").input_value() == HOSTILE  # shown exactly as typed
     # No dialog opened: the page fixture fails the test on any dialog or console error.
 
 
 def test_clicking_a_cell_picks_its_query_and_key(page, server):
+    """A click on a cell of the enlarged head: the Query and Key pickers, the summary line and the link follow, and
+    the cell is outlined."""
     tokens = display_labels(tokenize(DEFAULT_TEXT).tokens)
     n = len(tokens)
     goto(page, server.url, PLAYGROUND)
     assert selected_option(page, "cell_query") == f"0: {tokens[0]}"
+    cv.wait_ready(page, "one_head_chart")
+    assert cv.selected(page, "one_head_chart") == "0,0"
     i, j = n - 2, 1
-    click_cell(page, "one_head_chart", n, i, j, "cell_query", tokens[i])
-    assert selected_option(page, "cell_key") == f"{j}: {tokens[j]}"
+    cv.pick_cell(page, i, j, tokens[i], tokens[j])
+    summary = page.locator("[data-testid='stMain'] [data-testid='stMarkdownContainer']").filter(
+        has_text="(position").first.inner_text()
+    assert f"query {tokens[i]} (position {i}) → key {tokens[j]} (position {j})" in summary, summary
     params = urllib.parse.parse_qs(urllib.parse.urlsplit(page.url).query)
     # The link names the cell too (a selectbox puts its shown label, "position: token", in the URL).
     assert [v.split(":")[0] for v in params.get("cell_query", []) + params.get("cell_key", [])] == [str(i), str(j)]
+
+
+def test_clicking_a_grid_panel_enlarges_its_head(page, server):
+    """Issue 16 item 2: a click on a head's panel in the all-heads grid enlarges that head (picker, link and the
+    enlarged head's numbers follow)."""
+    view = run_view(ViewSpec(num_heads=4))
+    goto(page, server.url, PLAYGROUND, num_heads=4)
+    assert page.locator(".st-key-head button[aria-checked='true']").inner_text().strip() == "0"
+    cv.wait_ready(page, "grid")
+    cv.click_cell(page, "grid", 2, 3, 1)
+    wait_app_idle(page, rerun=True)
+    page.wait_for_function("() => document.querySelector(\".st-key-head button[aria-checked='true']\")"
+                           "?.innerText.trim() === '2'", timeout=20_000)
+    page.wait_for_function("() => new URL(location.href).searchParams.get('head') === '2'", timeout=5_000)
+    tip = cv.hover_cell(page, "one_head_chart", 0, 3, 1)
+    assert tip.split("\n")[0] == "head 2" and abs(cv.tooltip_number(tip) - view.weights[2, 3, 1]) <= 1e-4, tip
+
+
+def test_keyboard_points_and_picks(page, server):
+    """Tab to a chart, arrows move the pointed-at cell (the tooltip follows), Enter picks it: in the enlarged head a
+    cell, in the grid a head (the arrows cross into the next panel)."""
+    tokens = display_labels(tokenize(DEFAULT_TEXT).tokens)
+    T = len(tokens)
+    goto(page, server.url, PLAYGROUND, num_heads=4)
+    cv.wait_ready(page, "one_head_chart")
+    over = page.locator(".st-key-one_head_chart canvas.hm-over")
+    over.focus()
+    hover = lambda key: cv.chart(page, key).evaluate("r => r.dataset.hover")  # noqa: E731
+    assert hover("one_head_chart") == "0,0,0"  # from the selected cell
+    for k in ("ArrowDown", "ArrowDown", "ArrowRight", "ArrowUp", "ArrowDown", "ArrowLeft", "ArrowLeft",
+              "ArrowLeft", "ArrowRight", "ArrowRight", "ArrowRight"):  # left of 0 stays at 0
+        page.keyboard.press(k)
+    assert hover("one_head_chart") == "0,2,3"
+    tip = page.locator(".st-key-one_head_chart .hm-tip").text_content().split("\n")
+    assert tip[1:3] == [f"query: {tokens[2]}", f"key: {tokens[3]}"], tip
+    page.keyboard.press("Enter")
+    wait_app_idle(page, rerun=True)
+    cv.wait_selected(page, "one_head_chart", 2, 3)
+    cv.poll(page, lambda: (selected_option(page, "cell_query"), selected_option(page, "cell_key")) ==
+            (f"2: {tokens[2]}", f"3: {tokens[3]}"), "the pickers at the cell chosen by keyboard")
+
+    page.locator(".st-key-grid canvas.hm-over").focus()
+    assert hover("grid") == "0,0,0"
+    for _ in range(T):  # past the last key of head 0: head 1's first key
+        page.keyboard.press("ArrowRight")
+    assert hover("grid") == "1,0,0"
+    page.keyboard.press("Enter")
+    wait_app_idle(page, rerun=True)
+    page.wait_for_function("() => document.querySelector(\".st-key-head button[aria-checked='true']\")"
+                           "?.innerText.trim() === '1'", timeout=20_000)
 
 
 def test_token_pickers_read_the_new_tokens_after_the_sentence_changes(page, server):
@@ -263,7 +335,7 @@ def test_token_pickers_read_the_new_tokens_after_the_sentence_changes(page, serv
     page.locator(".st-key-text textarea").fill(sentence)
     page.locator(".st-key-text textarea").press("Control+Enter")
     wait_app_idle(page, rerun=True)
-    wait_for_ticks(page, "one_head_chart", "y", new)
+    cv.wait_for_labels(page, "one_head_chart", "y", new)
     deadline = time.monotonic() + 10
     while (shown := (selected_option(page, "cell_query"), selected_option(page, "cell_key"))) != \
             (f"0: {new[0]}", f"2: {new[2]}"):
@@ -289,7 +361,7 @@ def wait_for_charts(page, want: set[str], timeout_s: float = 30) -> None:
 
 
 def test_folded_sections_open_by_click_and_by_link_on_a_fresh_server(fresh_server, open_page):
-    """The Playground draws the grid and the enlarged head; the cell breakdown, the head outputs and the output are
+    """The Playground draws the grid and the enlarged head (on canvases: tests/browser/canvas.py); the cell breakdown, the head outputs and the output are
     folded and sent only when open. A link naming them opens them, also as the very first request of a server (its
     first run goes through Streamlit's other route: mha/app/frame.py); a click opens one and the address bar says
     so; Step by step does the same for a folded step."""
@@ -298,18 +370,20 @@ def test_folded_sections_open_by_click_and_by_link_on_a_fresh_server(fresh_serve
     page.goto(f"{server.url}/{PLAYGROUND}?show_cell=true&show_output=true")
     wait_app_idle(page)
     _page_checks(page, PLAYGROUND, "nav_playground")
-    wait_for_charts(page, {"grid", "one_head_chart", "pg_cell_vectors", "pg_cell_sum", "pg_cell_row", "output"})
+    for key in ("grid", "one_head_chart"):
+        cv.wait_ready(page, key)
+    wait_for_charts(page, {"pg_cell_vectors", "pg_cell_sum", "pg_cell_row", "output"})
     assert page.locator(".st-key-show_cell details").get_attribute("open") is not None
     assert page.locator(".st-key-show_head_outputs details").get_attribute("open") is None
 
     page.locator(".st-key-show_head_outputs summary").click()  # a learner opens the head outputs
     wait_app_idle(page, rerun=True)
-    wait_for_charts(page, {"grid", "one_head_chart", "pg_cell_vectors", "pg_cell_sum", "pg_cell_row", "output",
-                           "head_outputs"})
+    wait_for_charts(page, {"pg_cell_vectors", "pg_cell_sum", "pg_cell_row", "output", "head_outputs"})
     page.wait_for_function("() => new URLSearchParams(location.search).get('show_head_outputs') === 'true'")
     page.locator(".st-key-show_cell summary").click()  # and folds the breakdown again: its charts go
     wait_app_idle(page, rerun=True)
-    wait_for_charts(page, {"grid", "one_head_chart", "output", "head_outputs"})
+    wait_for_charts(page, {"output", "head_outputs"})
+    assert all(cv.ready(page, key) for key in ("grid", "one_head_chart"))
     page.wait_for_function("() => !new URLSearchParams(location.search).has('show_cell')")
 
     step = open_page(server.url, "folded-step")
