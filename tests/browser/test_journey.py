@@ -27,7 +27,8 @@ from .conftest import (
     click_nav, copy_share_link, open_url, plotly_array, plotly_data, save_screenshot, wait_app_idle,
     wait_for_link_box,
 )
-from .test_playground_browser import choose, click_cell, selected_option, wait_for_subplots, wait_for_ticks
+from . import canvas as cv
+from .test_playground_browser import choose, grey_corners, selected_option
 
 pytestmark = pytest.mark.browser
 
@@ -114,7 +115,8 @@ def test_a_learners_journey_from_a_direct_link_to_a_shared_view(fresh_server, op
     open_url(page, f"{server.url}/playground")
     assert page.locator("h1").first.inner_text().strip() == en("pg_title")
     assert shared_controls(page)["d_model"] == str(DEFAULT_D_MODEL)
-    wait_for_subplots(page, "grid", DEFAULT_NUM_HEADS)
+    cv.poll(page, lambda: cv.titles(page, "grid") == [f"head {h}" for h in range(DEFAULT_NUM_HEADS)],
+            f"a grid of {DEFAULT_NUM_HEADS} heads")
     shot("arrived")
 
     # 2. Type a sentence (Ctrl+Enter applies it, as the text box says).
@@ -122,8 +124,9 @@ def test_a_learners_journey_from_a_direct_link_to_a_shared_view(fresh_server, op
     box.fill(SENTENCE)
     box.press("Control+Enter")
     wait_app_idle(page, rerun=True)
-    wait_for_ticks(page, "one_head_chart", "y", labels)
-    wait_for_ticks(page, "one_head_chart", "x", labels)
+    cv.wait_for_labels(page, "one_head_chart", "y", labels)
+    cv.wait_for_labels(page, "one_head_chart", "x", labels)
+    cv.wait_for_labels(page, "grid", "y", labels)
     shot("sentence")
 
     # The head outputs and the output are folded (sent only when open): the learner opens both.
@@ -136,28 +139,36 @@ def test_a_learners_journey_from_a_direct_link_to_a_shared_view(fresh_server, op
     wait_for_data(page, lambda d: trace_z(d, "output").shape == (T, D_MODEL), f"an output with {D_MODEL} features")
     shot("d_model")
     choose(page, "num_heads", str(NUM_HEADS))
-    wait_for_subplots(page, "grid", NUM_HEADS)
+    cv.poll(page, lambda: cv.titles(page, "grid") == [f"head {h}" for h in range(NUM_HEADS)],
+            f"a grid of {NUM_HEADS} heads")
     assert head_buttons(page, "head").count() == NUM_HEADS
     shot("num_heads")
+    before = cv.ready(page, "grid")
     page.locator(".st-key-causal label").first.click()
     wait_app_idle(page, rerun=True)
-    # every head of the grid gets its grey overlay of blocked (future) keys
-    page.wait_for_function("([sel, n]) => document.querySelectorAll(sel).length === n",
-                           arg=[".st-key-grid .heatmaplayer image", 2 * NUM_HEADS])
+    cv.wait_ready(page, "grid", other_than=before)
+    # every head of the grid greys its blocked (future) keys: the last key of the first query, not the reverse
+    assert grey_corners(page, "grid", T) == [(True, False)] * NUM_HEADS
     shot("causal")
 
     # 6. Pick a head: the enlarged heatmap is that head's weights, as the model computes them.
+    before = cv.ready(page, "one_head_chart")
     head_buttons(page, "head").nth(HEAD).click()
     wait_app_idle(page, rerun=True)
-    wait_for_data(page, lambda d: np.allclose(trace_z(d, "one_head_chart"), expected.weights[HEAD], atol=1e-5),
-                  f"head {HEAD}'s weights in the enlarged head")
+    cv.wait_ready(page, "one_head_chart", other_than=before)
     assert chosen_head(page, "head") == str(HEAD)
+    # every cell's tooltip: head HEAD, its query and key, and the model's weight
+    cells = [(i, j) for i in range(T) for j in range(T)]
+    tips = [cv.hover_cell(page, "one_head_chart", 0, i, j).split("\n") for i, j in cells]
+    assert all(tip[:3] == [f"head {HEAD}", f"query: {labels[i]}", f"key: {labels[j]}"]
+               for tip, (i, j) in zip(tips, cells)), tips[:3]
+    shown = np.array([cv.tooltip_number("\n".join(tip)) for tip in tips]).reshape(T, T)
+    assert np.allclose(shown, expected.weights[HEAD], atol=1e-4), (shown, expected.weights[HEAD])
     shot("head")
 
     # 7. Click a cell: the query and key boxes follow, and the breakdown below shows that cell's numbers.
     i, j = CELL
-    click_cell(page, "one_head_chart", T, i, j, "cell_query", labels[i])
-    assert selected_option(page, "cell_key") == f"{j}: {labels[j]}"
+    cv.pick_cell(page, i, j, labels[i], labels[j])
     strong = summary_strong(page, "en")
     assert strong[:2] == [labels[i], labels[j]], strong
     score, weight = (float(NUMBER.fullmatch(s).group()) for s in strong[2:4])
@@ -181,6 +192,11 @@ def test_a_learners_journey_from_a_direct_link_to_a_shared_view(fresh_server, op
     assert chosen_head(page, "head") == str(HEAD)
     assert selected_option(page, "cell_query") == f"{i}: {labels[i]}"
     assert summary_strong(page, "ko") == strong  # the same query, key, score and weight, in Korean words
+    head_ko = ko("ch_head")
+    cv.poll(page, lambda: cv.titles(page, "grid") == [f"{head_ko} {h}" for h in range(NUM_HEADS)], "Korean titles")
+    assert cv.hover_cell(page, "one_head_chart", 0, i, j).split("\n")[:3] == [
+        f"{head_ko} {HEAD}", f"{ko('ch_query')}: {labels[i]}", f"{ko('ch_key')}: {labels[j]}"]
+    assert cv.selected(page, "one_head_chart") == f"{i},{j}"
     shot("korean")
 
     # 9. Copy the link with the link box's button: the clipboard gets the link the box shows.
@@ -194,6 +210,9 @@ def test_a_learners_journey_from_a_direct_link_to_a_shared_view(fresh_server, op
     assert all(params.get(k) == ["true"] for k in ("show_cell", "show_head_outputs", "show_output")), params
     shot("link-copied")
     charts = plotly_data(page)
+    page.mouse.move(0, 0)
+    canvases = {key: (cv.ready(page, key), cv.labels(page, key), cv.picture(page, key))
+                for key in ("grid", "one_head_chart")}
 
     # 10. The link, opened in a new browser context (English browser, nothing shared): the same view.
     again = open_page(server.url, "journey-reopened")
@@ -205,7 +224,12 @@ def test_a_learners_journey_from_a_direct_link_to_a_shared_view(fresh_server, op
     assert selected_option(again, "cell_key") == f"{j}: {labels[j]}"
     same = wait_for_data(again, lambda d: d == charts, "the same charts as the page the link came from",
                          explain=lambda d: sorted(k for k in set(d) | set(charts) if d.get(k) != charts.get(k)))
-    assert set(same) >= {"grid", "one_head_chart", "pg_cell_row", "head_outputs", "output"}
+    assert set(same) >= {"pg_cell_row", "head_outputs", "output"}
+    for key, (sig, drawn, picture) in canvases.items():  # the canvases: the same payload, texts and pixels
+        assert cv.wait_ready(again, key) == sig, key
+        assert cv.labels(again, key) == drawn, key
+        cv.poll(again, lambda: cv.picture(again, key) == picture, f"{key}: the same pixels")
+    assert cv.selected(again, "one_head_chart") == f"{i},{j}"
     save_screenshot(again, "journey-10-reopened")
     next(step)
 
