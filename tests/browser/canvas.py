@@ -208,3 +208,44 @@ def pick_cell(page, i: int, j: int, query_label: str, key_label: str, key: str =
           lambda: f"the token pickers show {(picker_value(page, 'cell_query'), picker_value(page, 'cell_key'))}, "
                   f"not {want}", 20)
     wait_selected(page, key, i, j)
+
+
+# Where each token label sits, in canvas px, as the chart draws it (mha.app.heatmap_view: a query label ends 5 px left
+# of its row, a key label is centred on its column, turned upright when its cells are narrower than the text), its
+# width measured with the chart's own font: [axis, panel, i, text, font, left, top, right, bottom].
+_LABEL_BOXES_JS = """r => {
+  const ctx = document.createElement('canvas').getContext('2d'), family = getComputedStyle(r).fontFamily;
+  const [cw, ch] = r.dataset.cell.split('x').map(Number), P = r.__hm.panels();
+  const single = P.length === 1 && !r.__hm.labels.some(d => d.axis === 'title');
+  return r.__hm.labels.filter(d => d.axis === 'x' || d.axis === 'y').map(d => {
+    ctx.font = `${d.font}px ${family}`;
+    const w = ctx.measureText(d.text).width, p = P[d.panel];
+    let box;
+    if (d.axis === 'y') { const y = p.y + (d.i + 0.5) * ch; box = [p.x - 5 - w, y - d.font / 2, p.x - 5, y + d.font / 2]; }
+    else {
+      const x = p.x + (d.i + 0.5) * cw, y = single ? p.y - 5 : p.y + p.h + 5;
+      if (d.angle === 0) box = single ? [x - w / 2, y - d.font, x + w / 2, y] : [x - w / 2, y, x + w / 2, y + d.font];
+      else box = single ? [x - d.font / 2, y - w, x + d.font / 2, y] : [x - d.font / 2, y, x + d.font / 2, y + w];
+    }
+    return [d.axis, d.panel, d.i, d.text, d.font, ...box];
+  });
+}"""
+
+
+def label_problems(page, key: str) -> list[str]:
+    """Token labels that overlap a neighbour, a panel's cells, or fall outside the canvas."""
+    boxes = chart(page, key).evaluate(_LABEL_BOXES_JS)
+    size = chart(page, key).evaluate("r => { const c = r.querySelector('canvas');"
+                                     " return [parseFloat(c.style.width), parseFloat(c.style.height)]; }")
+    cells = [(p["x"], p["y"], p["x"] + p["w"], p["y"] + p["h"]) for p in panels(page, key)]
+    out = []
+    for b in boxes:
+        if b[5] < -0.5 or b[6] < -0.5 or b[7] > size[0] + 0.5 or b[8] > size[1] + 0.5:
+            out.append(f"outside the {size} canvas: {b}")
+        if any(b[5] < c[2] - 0.5 and c[0] + 0.5 < b[7] and b[6] < c[3] - 0.5 and c[1] + 0.5 < b[8] for c in cells):
+            out.append(f"over the cells: {b}")
+    for axis, lo, hi in (("y", 6, 8), ("x", 5, 7)):
+        for panel in {b[1] for b in boxes if b[0] == axis}:
+            row = sorted((b for b in boxes if b[0] == axis and b[1] == panel), key=lambda b: b[2])
+            out += [f"{a[3]!r} overlaps {b[3]!r}: {a} {b}" for a, b in zip(row, row[1:]) if b[lo] < a[hi] - 0.5]
+    return out

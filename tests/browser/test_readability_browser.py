@@ -1,9 +1,11 @@
-"""Readable at every size (#16 items 9 and 10), measured in Chromium: the text Plotly draws, and Korean line breaks.
+"""Readable at every size (#16 items 9 and 10), measured in Chromium: the text Plotly draws, the text the Playground's
+canvas heatmaps draw, and Korean line breaks.
 
-Sizes are read from the drawn SVG (``getBBox``, the computed font size, times any scale Plotly applies to fit text
-in a bar), never estimated: every tick label is at
-least MIN_PX high, every token of a 43-token sentence is named down the enlarged head, Step by step and the
-all-heads grid, the enlarged head's cells are near square, and Korean text breaks between words only.
+Plotly's sizes are read from the drawn SVG (``getBBox``, the computed font size, times any scale Plotly applies to
+fit text in a bar), never estimated; the canvas heatmaps' from the list of texts they drew (font px, see
+tests/browser/canvas.py), their widths measured with the page's font. Every tick label is at least MIN_PX high,
+every token of a 43-token sentence is named down the enlarged head, Step by step and the all-heads grid, no label
+overlaps another or the cells, the enlarged head's cells are near square, and Korean text breaks between words only.
 """
 from __future__ import annotations
 
@@ -12,8 +14,10 @@ import urllib.parse
 import pytest
 
 from apptest_utils import all_open
-from mha.text import tokenize
+from mha.i18n import text as i18n_text
+from mha.text import display_labels, tokenize
 
+from . import canvas as cv
 from .conftest import wait_app_idle
 
 pytestmark = pytest.mark.browser
@@ -22,6 +26,14 @@ LONG = ("The quick brown fox jumps over the lazy dog while the small cat sleeps 
         "and the farmer walks slowly to the green field to see his tired horse eat fresh hay today and sleeps")
 N_LONG = len(tokenize(LONG).tokens)
 MIN_PX = 10.5  # tick labels are drawn at 11-12 px (mha.figures.MIN_FONT)
+CANVAS_MIN_PX = 11  # the canvas heatmaps draw whole pixel sizes: 11 px at least
+
+
+def canvas_small_text(page, key: str) -> list[dict]:
+    """The texts a canvas heatmap drew below CANVAS_MIN_PX (checked to have drawn some: the check could fail)."""
+    drawn = cv.labels(page, key)
+    assert drawn, f"{key}: no text drawn"
+    return [d for d in drawn if d["font"] < CANVAS_MIN_PX]
 
 _TEXTS_JS = """(root) => [
     ...root.querySelectorAll('.xtick text, .ytick text, .textpoint text, text.bartext, .annotation-text')]
@@ -56,7 +68,7 @@ def overlapping_ticks(page, key: str, axis: str) -> list[tuple[str, str]]:
 
 
 def plot_box(page, key: str) -> dict:
-    """The drawn size of a chart's first heatmap (its cells, without labels)."""
+    """The drawn size of a Plotly chart's first heatmap (its cells, without labels)."""
     return page.locator(f".st-key-{key} .heatmaplayer image").first.evaluate(
         "r => { const b = r.getBoundingClientRect(); return {w: b.width, h: b.height}; }")
 
@@ -73,15 +85,18 @@ FOLDED_OPEN = {"playground": all_open("pages/playground.py"), "explain": all_ope
 def test_long_sentence_every_token_named_and_no_small_text(page, server):
     assert N_LONG == 43
     goto(page, server.url, "playground", text=LONG, lang="ko", **FOLDED_OPEN["playground"])
+    tokens = display_labels(tokenize(LONG).tokens)
     # the enlarged head names all 43 queries and keys, and its cells are near square
-    assert len(first_subplot_ticks(page, "one_head_chart", "y")) == N_LONG
-    assert len(first_subplot_ticks(page, "one_head_chart", "x")) == N_LONG
-    box = plot_box(page, "one_head_chart")
-    assert 0.8 <= (box["w"] / N_LONG) / (box["h"] / N_LONG) <= 1.25, box
+    cv.wait_for_labels(page, "one_head_chart", "y", tokens)
+    cv.wait_for_labels(page, "one_head_chart", "x", tokens)
+    w, h = cv.cell_size(page, "one_head_chart")
+    assert 0.8 <= w / h <= 1.25, (w, h)
     # the all-heads grid names every query down its first column (the keys: a note says to hover)
-    assert len(first_subplot_ticks(page, "grid", "y")) == N_LONG
-    for key, axis in (("one_head_chart", "y"), ("one_head_chart", "x"), ("grid", "y")):
-        assert not overlapping_ticks(page, key, axis), (key, axis, overlapping_ticks(page, key, axis)[:5])
+    cv.wait_for_labels(page, "grid", "y", tokens)
+    assert not cv.labels(page, "grid", "x") and cv.note(page, "grid") == i18n_text("ch_keys_on_hover", "ko")
+    for key in ("one_head_chart", "grid"):
+        assert not cv.label_problems(page, key), (key, cv.label_problems(page, key)[:5])
+        assert not canvas_small_text(page, key), (key, canvas_small_text(page, key)[:5])
     texts = drawn_texts(page)
     assert texts, "no chart text found: the check could not fail"
     small = [t for t in texts if t[2] < MIN_PX or 0 < t[3] < MIN_PX]
@@ -107,11 +122,14 @@ def test_wide_heads_and_short_sentences_are_readable(page, server):
     assert not small, f"text drawn below {MIN_PX} px: {small[:10]}"
     assert word_break(page) != "keep-all"  # English keeps the browser's own line breaking
     goto(page, server.url, "playground", text="the cat sat on the mat today", lang="en")
-    box = plot_box(page, "one_head_chart")
-    assert 0.8 <= box["w"] / box["h"] <= 1.25, box  # 7 x 7 tokens: square, not 700 x 160 px
-    xs = page.locator(".st-key-one_head_chart .xaxislayer-above .xtick text").evaluate_all(
-        "ts => ts.map(t => t.getAttribute('transform') || '')")
-    assert len(xs) == 7 and not any("rotate" in x for x in xs), xs  # short keys fit their cells: horizontal
+    cv.wait_ready(page, "one_head_chart")
+    w, h = cv.cell_size(page, "one_head_chart")
+    assert 0.8 <= w / h <= 1.25 and w >= 30, (w, h)  # 7 x 7 tokens: square cells, not 100 x 23 px
+    xs = cv.labels(page, "one_head_chart", "x")
+    assert len(xs) == 7 and all(d["angle"] == 0 for d in xs), xs  # short keys fit their cells: horizontal
+    for key in ("one_head_chart", "grid"):
+        assert not cv.label_problems(page, key), (key, cv.label_problems(page, key)[:5])
+        assert not canvas_small_text(page, key), (key, canvas_small_text(page, key)[:5])
 
 
 @pytest.mark.parametrize("path, params, keys", [
@@ -135,19 +153,17 @@ def test_charts_in_page_columns_keep_square_cells(page, server, path, params, ke
             assert bar.evaluate("b => b.getBoundingClientRect().height") >= 100, key
 
 
-_COLORBAR_JS = """(root) => [...root.querySelectorAll('.colorbar text, .colorbar tspan')]
-    .filter(t => !t.querySelector('tspan') && t.textContent.trim())
-    .map(t => [t.textContent, parseFloat(getComputedStyle(t).fontSize)])"""
-
-
 def test_colour_bar_titles_and_their_range_are_readable(page, server):
     # the weights bar says its range under its title ("범위 0 … 0.14 / (0 … 1 아님)" at 43 keys): it was a <sub>,
     # drawn at ~8 px
     goto(page, server.url, "playground", text=LONG, lang="ko")
-    texts = page.locator("[data-testid='stMain']").evaluate(_COLORBAR_JS)
-    assert any("범위 0" in text for text, _ in texts), texts
-    small = [t for t in texts if t[1] < MIN_PX]
-    assert not small, f"colour bar text drawn below {MIN_PX} px: {small[:10]}"
+    cv.wait_ready(page, "grid")
+    for key in ("grid", "one_head_chart"):  # the Playground's colour bars are on its canvases
+        bar = cv.labels(page, key, "bar") + cv.labels(page, key, "tick")
+        assert any("범위 0" in d["text"] for d in bar), (key, bar)
+        assert len(cv.labels(page, key, "tick")) >= 3, key
+        small = [d for d in bar if d["font"] < CANVAS_MIN_PX]
+        assert not small, f"{key}: colour bar text drawn below {CANVAS_MIN_PX} px: {small[:10]}"
 
 
 @pytest.mark.parametrize("path", ["heads", "lab", "masks", "bugs"])
