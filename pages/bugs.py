@@ -10,6 +10,7 @@ import streamlit as st
 
 from mha import bugs, figures
 from mha.app.frame import page_setup
+from mha.app.masks_page import SIDE_BY_SIDE_TOKENS
 from mha.i18n import code_comments
 from mha.text import escape_markdown
 from mha.app.controls import (cached, cached_figure, chart_words, current_view, head_picker, named_choice,
@@ -64,10 +65,12 @@ head = head_picker("bz_head", H) if show_weights else 0
 # (rows of H, not of Tk keys): its (H, H) map gets its own, over every token's map (picking a token keeps it).
 shown = [run.weights_ok[head]] + ([run.weights_bug[head]] if name != bugs.SEED_TWO else []) if show_weights else []
 scale = weights_scale(shown, toggle=show_weights)
-# Figures through cached_figure: a warm visit skips Plotly's figure building. Laid out for the columns they are
-# drawn in (measured in Chromium at a 1400 px window: halves 462 px, thirds 302 px); wider, and Plotly keeps the
-# margins and squeezes the cells (they were ~17 x 24 px in the thirds).
+# Figures through cached_figure (a warm visit skips Plotly's figure building), laid out for the columns they are
+# drawn in (Chromium, 1400 px window: halves 462 px, thirds 302 px; wider, Plotly squeezes the cells). Past
+# SIDE_BY_SIDE_TOKENS (as on Masks) the token maps go one under another at the page's width (43 keys were strips).
 HALF_PX, THIRD_PX = 460, 300
+side = max(len(view.labels), len(view.key_labels)) <= SIDE_BY_SIDE_TOKENS
+half, third = (HALF_PX, THIRD_PX) if side else (None, None)
 
 if name == bugs.SEED_TWO:
     if run.error:
@@ -78,7 +81,7 @@ if name == bugs.SEED_TWO:
     token = token_picker(t("bz_token"), "bz_token", view.labels)
     st.caption(t("bz_seed_heads", h=H, tok=escape_markdown(view.labels[token]), head=head))
     heads = [f"{words.head} {h}" for h in range(H)]
-    left, right = st.columns(2)
+    left, right = st.columns(2) if side else (st.container(), st.container())
     head_words = replace(words, query_axis=t("bz_seed_query_axis"), key_axis=t("bz_seed_key_axis"))
     heads_top = figures.weights_top(run.head_weights, fit=scale.fit)
     left.plotly_chart(cached_figure(figures.head_heatmap, run.head_weights[token], heads, heads, kind="weights",
@@ -86,7 +89,7 @@ if name == bugs.SEED_TWO:
                       key="bz_seed_chart", width="content")
     right.plotly_chart(cached_figure(figures.head_heatmap, run.weights_ok[head], view.labels, view.key_labels,
                                      kind="weights", allowed=run.allowed, head=head, clickable=False, zmax=scale.top,
-                                     width_px=HALF_PX, words=words), key="bz_ok_chart", width="content")
+                                     width_px=half, words=words), key="bz_ok_chart", width="content")
 else:
     if run.demo_mask:
         st.info(t("bz_demo_mask"))
@@ -100,13 +103,14 @@ else:
         mats, kinds = (run.weights_bug[head], run.weights_ok[head], run.difference[head]), ("weights",) * 2
         draw = lambda m, kind: cached_figure(  # noqa: E731
             figures.head_heatmap, m, view.labels, view.key_labels, kind=kind, allowed=run.allowed, head=head,
-            clickable=False, zmax=scale.top if kind == "weights" else None, width_px=THIRD_PX, words=words)
+            clickable=False, zmax=scale.top if kind == "weights" else None, width_px=third, words=words)
     else:  # (Tq, d_model) outputs, bug and correct on one colour scale
         mats, kinds = (run.output_bug, run.output_ok, run.output_bug - run.output_ok), ("output",) * 2
         zmax = float(max(abs(run.output_bug).max(), abs(run.output_ok).max())) or 1.0
         draw = lambda m, kind: cached_figure(  # noqa: E731
             figures.features_heatmap, m, view.labels, kind=kind, zmax=zmax if kind == "output" else None, words=words)
-    charts = zip(st.columns(3), ("bz_chart_bug", "bz_chart_ok", "bz_chart_diff"), mats, kinds + ("difference",),
+    cols = st.columns(3) if side else [st.container() for _ in range(3)]
+    charts = zip(cols, ("bz_chart_bug", "bz_chart_ok", "bz_chart_diff"), mats, kinds + ("difference",),
                  ("bz_bug_chart", "bz_ok_chart", "bz_diff_chart"))
     for col, title, mat, kind, key in charts:
         col.markdown(f"**{t(title)}**")

@@ -554,3 +554,24 @@ def test_long_sentences_get_the_three_charts_one_under_another(n):
     widths = [c[k]["layout"]["width"] for k in ("mk_mask_chart", "mk_scores_chart", "mk_weights_chart")]
     side = n <= SIDE_BY_SIDE_TOKENS
     assert all(w <= THIRD_PX for w in widths) == side, widths  # laid out for a third, or for the whole width
+
+
+@pytest.mark.parametrize("n", [5, 12, 13, 43])
+@pytest.mark.parametrize("bug", [bugs.SEED_TWO, "softmax_over_queries"])
+def test_bug_zoo_long_sentences_get_the_token_maps_at_full_width(n, bug):
+    """At 43 tokens the correct map in half the page (the second handout's class) and the bug / correct / difference
+    maps in thirds were strips of thin cells: past SIDE_BY_SIDE_TOKENS (as on Masks) they get the page's width. The
+    heads x heads map (H x H) stays laid out for half the page."""
+    from apptest_utils import charts_by_key
+    from mha.app.masks_page import SIDE_BY_SIDE_TOKENS
+
+    at = open_page(BUGS, text=" ".join(f"w{i}" for i in range(n)), bz_bug=bug, num_heads="4")
+    assert not at.exception, at.exception
+    c = charts_by_key(at)
+    keys = ("bz_ok_chart",) if bug == bugs.SEED_TWO else ("bz_bug_chart", "bz_ok_chart", "bz_diff_chart")
+    narrow = 460 if bug == bugs.SEED_TWO else 300  # half, third of the page (pages/bugs.py)
+    widths = [c[k]["layout"]["width"] for k in keys]
+    side = n <= SIDE_BY_SIDE_TOKENS
+    assert all(w <= narrow for w in widths) == side, widths
+    if bug == bugs.SEED_TWO:
+        assert c["bz_seed_chart"]["layout"]["width"] <= 460
