@@ -108,7 +108,8 @@ export default function(component) {
     ctx.font = font(11);
     barW = Math.max(barW, 14 + 6 + Math.ceil(widest(data.bar.ticks.map((t) => t[1])))) + 24;
     const gap = single ? 0 : 16;
-    const avail = Math.max(40, W - yTitle - yLab - barW - gap * (cols - 1) - 4);
+    // the bar starts 16 px right of the cells and takes barW - 8 from there: the cells get what is left, less 4
+    const avail = Math.max(40, W - yTitle - yLab - barW - 8 - gap * (cols - 1) - 4);
     let cw, ch;
     if (single) {
       cw = Math.max(2, Math.min(56, 560 / Math.max(Tq, Tk), avail / Tk));
