@@ -233,12 +233,14 @@ _LABEL_BOXES_JS = """r => {
 
 
 def label_problems(page, key: str) -> list[str]:
-    """Token labels that overlap a neighbour, a panel's cells, or fall outside the canvas."""
+    """Token labels that overlap a neighbour, a panel's cells, or fall outside the canvas; a canvas wider than the
+    column it is drawn in."""
     boxes = chart(page, key).evaluate(_LABEL_BOXES_JS)
     size = chart(page, key).evaluate("r => { const c = r.querySelector('canvas');"
                                      " return [parseFloat(c.style.width), parseFloat(c.style.height)]; }")
+    room = chart(page, key).evaluate("r => r.getBoundingClientRect().width")
     cells = [(p["x"], p["y"], p["x"] + p["w"], p["y"] + p["h"]) for p in panels(page, key)]
-    out = []
+    out = [f"the canvas is {size[0]} px wide in a {room} px column"] if size[0] > room + 0.5 else []
     for b in boxes:
         if b[5] < -0.5 or b[6] < -0.5 or b[7] > size[0] + 0.5 or b[8] > size[1] + 0.5:
             out.append(f"outside the {size} canvas: {b}")

@@ -11,7 +11,9 @@ means, on every page:
 - no markup made from input: no image, script, frame, style, maths or coloured text inside rendered Markdown, no
   link or styled span inside a chart's tick label, no font larger than a title, no HTML entity shown as text;
 - every token displayed as typed: each drawn tick label equals ``mha.text.display_labels`` of the tokens (NFC,
-  invisible controls removed, at most 16 characters with an ellipsis), at its own position;
+  invisible controls removed, at most 16 characters with an ellipsis), at its own position; the Playground's canvas
+  heatmaps (tests/browser/canvas.py) draw the same labels and their tooltips show them as text, with no element
+  made from them;
 - plots keep a sane size and nothing widens the page sideways.
 
 Sentences stay under ~25 tokens so that Plotly labels every row and column of the large heatmaps.
@@ -29,6 +31,7 @@ from mha.text import MAX_LABEL_CHARS, display_labels, safe_label, tokenize
 from .conftest import (
     click_nav, copy_share_link, open_url, save_screenshot, wait_app_idle, wait_for_link_box,
 )
+from . import canvas as cv
 from .test_playground_browser import click_cell
 
 pytestmark = pytest.mark.browser
@@ -152,6 +155,31 @@ _PROBLEMS_JS = r"""() => {
 }"""
 
 
+def assert_canvases_show_text(page, labels: list[str], where: str) -> None:
+    """The Playground's grid and enlarged head (canvases): every token label drawn as ``labels`` says, nothing but
+    divs and canvases inside them, a sane size inside their column, and the tooltip of the most hostile cell (its
+    longest query and key) names them as plain text."""
+    for key in ("grid", "one_head_chart"):
+        cv.wait_for_labels(page, key, "y", labels)
+        if key == "one_head_chart" or cv.labels(page, key, "x"):
+            assert cv.axis_texts(page, key, "x") == labels, (where, key)
+        else:  # too many keys to name under each small panel: the note says to hover
+            assert cv.note(page, key) == en("ch_keys_on_hover"), (where, key)
+        root = cv.chart(page, key)
+        tags = root.evaluate("r => [...new Set([...r.querySelectorAll('*')].map(e => e.tagName))]")
+        assert set(tags) <= {"DIV", "CANVAS"}, (where, key, tags)
+        w, h, room = root.evaluate("r => { const c = r.querySelector('canvas');"
+                                   " return [c.getBoundingClientRect().width, c.getBoundingClientRect().height,"
+                                   " r.getBoundingClientRect().width]; }")
+        assert 150 <= w <= room + 1 and 100 <= h <= 2500, (where, key, w, h, room)
+    i = max(range(len(labels)), key=lambda n: (len(labels[n]), n))
+    j = min(range(len(labels)), key=lambda n: (-len(labels[n]), n))
+    tip = cv.hover_cell(page, "one_head_chart", 0, i, j)
+    assert tip.split("\n")[1:3] == [f"query: {labels[i]}", f"key: {labels[j]}"], (where, tip)
+    assert page.locator(".st-key-one_head_chart .hm-tip").evaluate("t => t.childElementCount") == 0, where
+    page.mouse.move(0, 0)
+
+
 def assert_nothing_injected(page, where: str) -> None:
     problems = {k: v for k, v in page.evaluate(_PROBLEMS_JS).items() if v}
     assert not problems, f"{where}: " + "\n".join(f"{k}: {v}" for k, v in problems.items())
@@ -196,8 +224,7 @@ def test_playground_shows_hostile_tokens_as_plain_text(page, server):
             set_text(page, text)
         labels = labels_of(text)
         assert page.locator(".st-key-sentence").count() == 0, "one line is one sentence: no sentence picker"
-        wait_for_tokens(page, "one_head_chart", "y", labels)
-        wait_for_tokens(page, "one_head_chart", "x", labels)
+        assert_canvases_show_text(page, labels, f"sentence {n}")
         wait_for_tokens(page, "pg_cell_row", "x", labels)
         wait_for_tokens(page, "output", "y", labels)
         assert_nothing_injected(page, f"Playground, sentence {n}: {text!r}")
@@ -206,9 +233,9 @@ def test_playground_shows_hostile_tokens_as_plain_text(page, server):
     # The cell breakdown names the clicked query and key in Markdown: shown literally, in bold, nothing more.
     labels = labels_of(MARKDOWN)
     set_text(page, MARKDOWN)
-    wait_for_tokens(page, "one_head_chart", "y", labels)
+    cv.wait_for_labels(page, "one_head_chart", "y", labels)
     i, j = labels.index("__init__"), labels.index("[")
-    click_cell(page, "one_head_chart", len(labels), i, j, "cell_query", labels[i])
+    cv.pick_cell(page, i, j, labels[i], labels[j])
     q, k = labels[i], labels[j]
     summary = markdown_text(page, "(position")
     assert f"query {q} (position {i}) → key {k} (position {j})" in summary, summary
