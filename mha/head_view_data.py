@@ -28,6 +28,10 @@ MIN_WEIGHT = 2  # thousandths: a pointed-at row (or column) draws a line from 0.
 # thousandths: the overview of all lines draws from 0.01 up. Its opacity is the weight, so a fainter line changes
 # no pixel (1% of 255 levels), yet at 128 tokens x 16 heads most lines are that faint and drawing them costs ~0.5 s.
 MIN_WEIGHT_ALL = 10
+# The overview draws at most about this many lines, the strongest (its threshold rises above MIN_WEIGHT_ALL when
+# more would pass): rasterising is what costs, in software ~0.1 ms a line at the view's widths, and at 128 tokens x
+# 16 heads 56,000 random weights pass 0.01 (7 s in Chromium). Pointing at a token still draws its whole row.
+OVERVIEW_LINES = 8000
 # One colour per head, distinct side by side (Tableau 10, then six more of the same lightness).
 HEAD_COLOURS = (
     "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
@@ -122,7 +126,7 @@ def prepare(weights, query_labels: Sequence[str], key_labels: Sequence[str], *,
         "queries_raw": [str(getattr(s, "raw", "")) for s in query_labels],
         "keys_raw": [str(getattr(s, "raw", "")) for s in key_labels],
         "colours": [c.lower() for c in colours],
-        "scale": SCALE, "min": MIN_WEIGHT, "min_all": MIN_WEIGHT_ALL, "w": packed,
+        "scale": SCALE, "min": MIN_WEIGHT, "min_all": overview_threshold(w), "w": packed,
         "top": max(1, int(np.ceil(top * SCALE))),  # thousandths: a weight of ``top`` or more is a full-strength line
         "words": {k: str(v) for k, v in words.items()},
     }
@@ -132,6 +136,16 @@ def prepare(weights, query_labels: Sequence[str], key_labels: Sequence[str], *,
                                               payload["queries_raw"], payload["keys_raw"], payload["top"]],
                                              separators=(",", ":")).encode()).hexdigest()[:16]
     return payload
+
+
+def overview_threshold(weights: np.ndarray) -> int:
+    """The least weight (thousandths) the overview draws: MIN_WEIGHT_ALL, or higher so that at most about
+    OVERVIEW_LINES lines pass (ties at the threshold all pass)."""
+    t = np.clip(np.rint(np.asarray(weights) * SCALE), 0, SCALE).astype(np.int64).ravel()
+    if np.count_nonzero(t >= MIN_WEIGHT_ALL) <= OVERVIEW_LINES:
+        return MIN_WEIGHT_ALL
+    kth = np.partition(t, t.size - OVERVIEW_LINES)[t.size - OVERVIEW_LINES]  # the OVERVIEW_LINES-th largest
+    return int(max(MIN_WEIGHT_ALL, kth))  # equal weights are all drawn or none: never an arbitrary part
 
 
 # Thousandths (0..1000 < 64²) as two characters of the URL-safe base64 alphabet each, high digit first: 2 bytes a
@@ -174,7 +188,7 @@ def drawn_lines(payload: Mapping, *, heads: Sequence[int] | None = None, query: 
                 key: int | None = None) -> set[tuple[int, int, int]]:
     """The (head, query, key) lines the view draws among the shown ``heads`` (all by default): ``query``'s row or
     ``key``'s column, weights of at least ``MIN_WEIGHT`` thousandths, or with neither the overview of all lines,
-    weights of at least ``MIN_WEIGHT_ALL``. The browser test compares the component's drawn lines with this."""
+    weights of at least the payload's ``min_all`` (``overview_threshold``). The browser test compares the component's drawn lines with this."""
     overview = query is None and key is None
     on = thousandths(payload) >= payload["min_all" if overview else "min"]
     if heads is not None:

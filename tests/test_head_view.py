@@ -218,3 +218,20 @@ def test_playground_lines_follow_the_views_colour_scale(n):
     assert p["top"] == int(np.ceil(top * hvd.SCALE))
     assert (p["top"] == hvd.SCALE) == (n == 5)  # short rows: 0 … 1; 43 keys of small weights: fitted
     assert hvd.unpack(p).max() * hvd.SCALE <= p["top"] + 0.5 or n == 5
+
+
+def test_the_overview_draws_the_strongest_lines_up_to_its_cap():
+    """At 128 tokens x 16 heads, 56,000 random weights passed 0.01 and drawing them took seconds: the overview keeps
+    the strongest ~OVERVIEW_LINES (every line at or above its threshold, none below); a pointed-at row is whole."""
+    w = softmax_weights(16, 128, 128, seed=3, sharp=1.0)
+    p = hvd.prepare(w, labels(128), labels(128))
+    overview = hvd.drawn_lines(p)
+    t = hvd.thousandths(p)
+    assert p["min_all"] > hvd.MIN_WEIGHT_ALL and hvd.OVERVIEW_LINES <= len(overview) <= 1.1 * hvd.OVERVIEW_LINES
+    drawn_min = min(t[x] for x in overview)
+    assert drawn_min >= p["min_all"] > t[t < p["min_all"]].max()  # the strongest, nothing weaker
+    assert len(hvd.drawn_lines(p, query=5)) == int((t[:, 5] >= hvd.MIN_WEIGHT).sum())  # a row: every visible line
+    small = softmax_weights(4, 6, 6)
+    assert hvd.prepare(small, labels(6), labels(6))["min_all"] == hvd.MIN_WEIGHT_ALL  # few lines: all drawn
+    ties = np.full((1, 100, 100), 0.01)  # 10,000 equal weights: all drawn, never an arbitrary part of them
+    assert len(hvd.drawn_lines(hvd.prepare(ties, labels(100), labels(100)))) == 10_000

@@ -171,7 +171,9 @@ export default function(component) {
         const v = (level + 0.5) / LEVELS;
         // Opacity is the weight; a pointed-at row shows weak weights a little stronger (sqrt) so it can be read.
         target.globalAlpha = strong ? Math.sqrt(v) : v;
-        target.lineWidth = strong ? 1 + 3 * v : 0.75 + 2.25 * v;
+        // Past 40 tokens the overview's lines stay at most 1 px wide: thousands of wider ones took seconds to
+        // rasterise in software (a hairline is drawn on a fast path); their opacity still says the weight.
+        target.lineWidth = strong ? 1 + 3 * v : n > 40 ? 0.5 + 0.5 * v : 0.75 + 2.25 * v;
         target.beginPath();
         for (let j = 0; j < b.length; j += 2) { target.moveTo(x0, yOf(b[j])); target.lineTo(xe, yOf(b[j + 1])); }
         target.stroke();
