@@ -11,6 +11,7 @@ import pytest
 
 from mha.i18n import text as i18n_text
 
+from . import canvas as cv
 from .conftest import wait_app_idle
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: tiny_models
@@ -25,7 +26,8 @@ def goto(page, base: str, path: str, **params) -> None:
 
 
 def heads_in_grid(page) -> int:
-    return page.locator(".st-key-grid .cartesianlayer .subplot").count()
+    cv.wait_ready(page, "grid")
+    return len(cv.panels(page, "grid"))
 
 
 def test_a_trained_link_on_a_fresh_server(fresh_server, open_page):
@@ -37,13 +39,12 @@ def test_a_trained_link_on_a_fresh_server(fresh_server, open_page):
     main = page.locator("[data-testid='stMain']")
     assert note.split(" Inputs")[0] in main.inner_text()
     assert heads_in_grid(page) == 4
-    # the trained previous-word pattern is what the browser draws: some head puts every query's largest weight on
-    # the key just before it (rows from 1; the first token has no previous one)
-    argmax = page.locator(".st-key-grid .js-plotly-plot").evaluate(
-        "el => el.data.filter(t => t.type === 'heatmap' && t.name !== 'masked')"
-        ".map(t => Array.from(t.z, row => { const r = Array.from(row); return r.indexOf(Math.max(...r)); }))")
-    assert len(argmax) == 4
-    assert any(rows[1:] == list(range(len(rows) - 1)) for rows in argmax), argmax
+    # the trained previous-word pattern is what the browser shows: some head puts every query's largest weight on
+    # the key just before it (rows from 1; the first token has no previous one), read from every cell's tooltip
+    T = len(cv.axis_texts(page, "grid", "y"))
+    argmax = [[max(range(T), key=lambda j: cv.tooltip_number(cv.hover_cell(page, "grid", p, i, j))) for i in range(T)]
+              for p in range(4)]
+    assert any(rows[1:] == list(range(T - 1)) for rows in argmax), argmax
 
 
 def test_a_local_pretrained_model_shows_its_badge(fresh_server, open_page, tmp_path):
@@ -57,8 +58,7 @@ def test_a_local_pretrained_model_shows_its_badge(fresh_server, open_page, tmp_p
     assert badge.count() == 1
     assert i18n_text("src_badge_ok", "en", diff=0.0).split(":")[0] in badge.inner_text()
     assert heads_in_grid(page) == 4
-    ticks = page.locator(".st-key-grid .yaxislayer-above .ytick text").evaluate_all("ts => ts.map(t => t.textContent)")
-    assert {"[CLS]", "[SEP]"} <= {t.replace("\u200b", "") for t in ticks}  # the model's own tokens
+    assert {"[CLS]", "[SEP]"} <= set(cv.axis_texts(page, "grid", "y"))  # the model's own tokens
     assert page.locator("[data-testid='stSidebar'] [data-testid='stAlertContentError']").count() == 0
 
 
@@ -69,17 +69,12 @@ def test_pretrained_ticks_read_as_labels_and_the_hover_names_the_raw_piece(fresh
     goto(page, server.url, "playground", source="pretrained", model=str(folder), text="the cat playing")
     page.wait_for_selector(".st-key-src_badge", timeout=120_000)
     wait_app_idle(page)
-    grid = page.locator(".st-key-grid")
-    ticks = grid.locator(".yaxislayer-above .ytick text").evaluate_all("ts => ts.map(t => t.textContent)")
-    shown = [t.replace("\u200b", "") for t in ticks]
-    assert shown == ["t", "…he", "cat", "play", "…ing"], shown  # readable: no "Ġ", no raw part on the axis
-    # the first head's middle cell ("cat" to "cat"): its hover names the raw piece "Ġcat"
-    box = grid.locator(".draglayer .nsewdrag").first.bounding_box()  # the first subplot's area
-    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-    hover = page.locator(".hoverlayer .hovertext")
-    hover.first.wait_for(timeout=10_000)
-    text = hover.first.text_content()
-    assert "Ġcat" in text and "cat" in text, text
+    shown = ["t", "…he", "cat", "play", "…ing"]  # readable: no "Ġ", no raw part on the axis
+    cv.wait_ready(page, "grid")
+    assert cv.axis_texts(page, "grid", "y") == shown and cv.axis_texts(page, "grid", "x") == shown
+    # the first head's middle cell ("cat" to "cat"): its hover names the raw piece "Ġcat" beside the label
+    text = cv.hover_cell(page, "grid", 0, 2, 2)
+    assert text.split("\n")[1:3] == ["query: cat · Ġcat", "key: cat · Ġcat"], text
     # the head view's token tooltip names it too
     title = page.locator(".hv .hv-q .hv-tok[data-i='2']").first.get_attribute("title")
     assert title == "2: cat · Ġcat", title
