@@ -81,6 +81,7 @@ class Words:
     values_on_hover: str = "numbers on hover"  # cells too small to write their numbers in
     fitted_scale: str = "scale 0 … {top}<br>(not 0 … 1)"  # a weights colour bar fitted to the weights
     full_scale: str = "scale 0 … 1"  # a weights colour bar over every possible weight
+    download_png: str = "Download as PNG"  # the button of a chart drawn in the page (mha.app.heatmap_view)
 
     weights: str = "weights"  # a weights chart's colour bar and hover
     scores: str = "scores"

@@ -143,7 +143,8 @@ def prepare(mats, q_labels: Sequence[str], k_labels: Sequence[str], *, kind: str
                 "ticks": [[(v - lo) / (hi - lo), f"{v:.3g}"] for v in nice_ticks(lo, hi)]},
         "words": {"head": words.head, "query": words.query, "key": words.key, "value": words.kind(kind),
                   "exact_below": words.exact_below, "keys_on_hover": words.keys_on_hover,
-                  "query_axis": words.query_axis, "key_axis": words.key_axis, "masked": words.masked},
+                  "query_axis": words.query_axis, "key_axis": words.key_axis, "masked": words.masked,
+                  "download_png": words.download_png},
         "pick": pick,
     }
     # The browser redraws the cells only when the picture changed; a new selected cell moves only its outline.

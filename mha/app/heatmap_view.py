@@ -33,6 +33,10 @@ _CSS = """
 .hm-tip { position: absolute; z-index: 5; pointer-events: none; white-space: pre; font-size: 13px;
           line-height: 1.35; padding: 4px 8px; border-radius: 4px; background: rgba(38, 39, 48, .92);
           color: #fff; word-break: keep-all; display: none; }
+.hm-png { position: absolute; right: 0; top: 0; z-index: 4; opacity: 0; cursor: pointer; font: inherit;
+          font-size: 12px; padding: 2px 7px; border-radius: 4px; border: 1px solid var(--st-border-color, #c9d3df);
+          background: var(--st-background-color, #fff); color: var(--st-text-color, #31333f); }
+.hm-wrap:hover .hm-png, .hm-png:focus-visible { opacity: .95; }
 .hm-note { font-size: 12px; opacity: .8; margin-top: 2px; word-break: keep-all; }
 """
 _JS = """
@@ -66,7 +70,31 @@ export default function(component) {
   if (!data.pick) over.classList.add('hm-nopick');
   over.tabIndex = 0;
   over.setAttribute('role', 'img');
-  wrap.append(canvas, over, tip);
+  // Download the picture (as Plotly's camera button did): the cells, labels and colour bar on the page's background.
+  const png = el('button', 'hm-png');
+  png.type = 'button';
+  png.textContent = '⤓ PNG';
+  png.title = words.download_png;
+  png.setAttribute('aria-label', words.download_png);
+  png.addEventListener('click', () => {
+    const out = document.createElement('canvas');
+    out.width = canvas.width; out.height = canvas.height;
+    const c = out.getContext('2d');
+    const bg = getComputedStyle(root).getPropertyValue('--st-background-color').trim();
+    c.fillStyle = '#ffffff';
+    if (bg) c.fillStyle = bg;  // an invalid colour leaves white
+    c.fillRect(0, 0, out.width, out.height);
+    c.drawImage(canvas, 0, 0);
+    out.toBlob((blob) => {
+      if (!blob) return;
+      const a = document.createElement('a');
+      a.href = URL.createObjectURL(blob);
+      a.download = `${data.kind}_${single ? 'head_' + heads[0] : 'all_heads'}.png`;
+      a.click();
+      setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+    }, 'image/png');
+  });
+  wrap.append(canvas, over, tip, png);
   root.appendChild(wrap);
   const note = el('div', 'hm-note');
   root.appendChild(note);

@@ -48,6 +48,7 @@ STRINGS = {
     "ch_full_scale": {"en": "scale 0 … 1", "ko": "범위 0 … 1"},
     "ch_exact_below": {"en": "exact value: enlarge this head below", "ko": "정확한 값: 아래에서 이 헤드를 크게 보세요"},
     "ch_values_on_hover": {"en": "numbers on hover", "ko": "숫자는 마우스를 올리면 보입니다"},
+    "ch_download_png": {"en": "Download as PNG", "ko": "PNG로 내려받기"},
     "ch_weights": {"en": "weights", "ko": "가중치"},
     "ch_scores": {"en": "scores", "ko": "점수"},
     "ch_output": {"en": "output", "ko": "출력"},

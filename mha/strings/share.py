@@ -63,8 +63,10 @@ STRINGS = {
     "share_cols_keys": {"en": "key tokens", "ko": "키 토큰"},
     "share_cols_features": {"en": "features", "ko": "특성(차원)"},
     "share_png": {
-        "en": "PNG of any chart: hover over the chart and click the camera icon in its top-right toolbar.",
-        "ko": "차트의 PNG: 차트 위에 마우스를 올리고 오른쪽 위 도구 모음의 카메라 아이콘을 누르세요.",
+        "en": "PNG of any chart: hover over the chart and click the camera icon in its top-right toolbar (the "
+              "Playground's all-heads grid and enlarged head: their ⤓ PNG button, top right).",
+        "ko": "차트의 PNG: 차트 위에 마우스를 올리고 오른쪽 위 도구 모음의 카메라 아이콘을 누르세요(놀이터의 모든 헤드 "
+              "격자와 크게 본 헤드는 오른쪽 위의 ⤓ PNG 버튼).",
     },
     "share_weights_title": {"en": "Weights", "ko": "가중치"},
     "share_weights_help": {
