@@ -102,17 +102,18 @@ class App:
 
     def check(self, params: dict) -> None:
         """The run applied the parameters and drew one chart per head without an exception (else the timing
-        means nothing): ours has head 0..H-1 in its all-heads grid, the baseline three charts per head plus one."""
+        means nothing): ours has head 0..H-1 in its all-heads grid (a canvas), the baseline three charts per head
+        plus one."""
         at = self.at
         if at.exception:
             raise RuntimeError(f"{self.name}: {at.exception[0].value}")
         heads = int(params.get("num_heads", 4))
-        charts = at.get("plotly_chart")
         if self.name == "naive":
-            ok = len(charts) == 3 * heads + 1
-        else:
-            grid = json.loads(next(c for c in charts if c.key == "grid").proto.spec)
-            ok = len([t for t in grid["data"] if t.get("type") == "heatmap" and t.get("name") != "masked"]) == heads
+            ok = len(at.get("plotly_chart")) == 3 * heads + 1
+        else:  # the grid is a canvas payload (mha.heatmap_data, drawn by mha.app.heatmap_view): one panel per head
+            grid = [json.loads(el.proto.json) for el in at.get("bidi_component")
+                    if el.proto.component_name == "mha_heatmaps" and el.proto.id.endswith("-grid")]
+            ok = len(grid) == 1 and grid[0]["heads"] == list(range(heads))
         if not ok:
             raise RuntimeError(f"{self.name}: the page does not show {heads} heads for {params}")
 

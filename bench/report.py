@@ -161,9 +161,18 @@ def _wait_idle(page, timeout_ms: int = 120_000) -> None:
     app = "[data-testid='stApp']"
     page.wait_for_selector(f"{app}[data-test-connection-state='CONNECTED']", timeout=timeout_ms)
     page.wait_for_selector(f"{app}[data-test-script-state='notRunning']", timeout=timeout_ms)
-    page.wait_for_function("() => [...document.querySelectorAll(\"[data-testid='stPlotlyChart']\")].length > 0 && "
-                           "[...document.querySelectorAll(\"[data-testid='stPlotlyChart']\")]"
-                           ".every(c => c.querySelector('.main-svg .cartesianlayer'))", timeout=timeout_ms)
+    page.wait_for_function(_CHARTS_DRAWN, timeout=timeout_ms, polling=50)
+
+
+# Every chart drawn: each Plotly chart has its plot area, each canvas heatmap (mha.app.heatmap_view, in a component's
+# shadow root) has drawn its payload (data-ready); at least one chart of either kind.
+_CANVASES = ("() => [...document.querySelectorAll('*')].filter(e => e.shadowRoot)"
+             ".flatMap(e => [...e.shadowRoot.querySelectorAll('.hm')])")
+_CHARTS_DRAWN = f"""() => {{
+  const plots = [...document.querySelectorAll("[data-testid='stPlotlyChart']")], canvases = ({_CANVASES})();
+  return plots.length + canvases.length > 0 && plots.every(c => c.querySelector('.main-svg .cartesianlayer'))
+         && canvases.every(h => h.dataset.ready);
+}}"""
 
 
 def click_to_repaint(clicks: int) -> dict:
@@ -185,12 +194,11 @@ def click_to_repaint(clicks: int) -> dict:
             page = browser.new_context(viewport=VIEWPORT, locale="en-US").new_page()
             page.goto(f"{base}/playground")
             _wait_idle(page)
-            image = page.locator(".st-key-one_head_chart .heatmaplayer image").first
-            for i, j in [(1, 1)] + cells:  # the first click warms up (Plotly's selection code, the fragment)
-                image.scroll_into_view_if_needed()
-                box = image.bounding_box()
-                x = box["x"] + (j + 0.5) * box["width"] / n
-                y = box["y"] + (i + 0.5) * box["height"] / n
+            chart = page.locator(".st-key-one_head_chart .hm")  # the enlarged head's canvas (heatmap_view)
+            for i, j in [(1, 1)] + cells:  # the first click warms up (the fragment)
+                chart.locator("canvas").first.scroll_into_view_if_needed()
+                box = chart.evaluate("(r, [i, j]) => r.__hm.box(0, i, j)", [i, j])
+                x, y = box["x"] + box["w"] / 2, box["y"] + box["h"] / 2
                 page.mouse.move(x, y)
                 t0 = time.perf_counter()
                 page.mouse.click(x, y)
@@ -209,7 +217,8 @@ def click_to_repaint(clicks: int) -> dict:
 
 
 def cold_start(repeats: int) -> dict:
-    """From ``streamlit run`` to the first painted heatmap of /playground in a fresh browser, per fresh server."""
+    """From ``streamlit run`` to the first painted heatmap of /playground in a fresh browser, per fresh server (the
+    canvas grid since the Playground draws its heatmaps in the page; before, Plotly's first heatmap image)."""
     from playwright.sync_api import sync_playwright
 
     healthy, painted = [], []
@@ -223,10 +232,8 @@ def cold_start(repeats: int) -> dict:
                 context = browser.new_context(viewport=VIEWPORT, locale="en-US")
                 page = context.new_page()
                 page.goto(f"{base}/playground")
-                page.wait_for_function(
-                    "() => [...document.querySelectorAll('.js-plotly-plot .heatmaplayer image')]"
-                    ".some(i => (i.getAttribute('href') || '').startsWith('data:image') && "
-                    "i.getBoundingClientRect().width > 0)", timeout=180_000, polling="raf")
+                page.wait_for_function(f"() => ({_CANVASES})().some(h => h.dataset.ready)", timeout=180_000,
+                                       polling="raf")  # the grid's canvas has drawn its cells
                 painted.append(time.perf_counter() - t0)
                 context.close()
             finally:
