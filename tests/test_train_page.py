@@ -252,3 +252,13 @@ def test_the_downloaded_module_loads_into_the_course_class():
     course.load_state_dict(torch.load(io.BytesIO(data)), strict=True)
     x = torch.randn(1, 5, 32)
     torch.testing.assert_close(course(x, x, x), record.module()(x, x, x), atol=1e-6, rtol=1e-5)
+
+
+def test_a_garbage_step_in_a_link_is_named_without_a_made_up_value():
+    """tr_at=abc cannot name a snapshot: the note says so and that the page opens without it (it said "using
+    `None`": the hidden control that holds the step has no value until one is picked)."""
+    at = open_page(PAGE, tr_task="previous", tr_steps="20", tr_at="abc", text="the cat sat on the mat")
+    assert not at.exception
+    notes = " ".join(c.value for c in at.sidebar.caption)
+    assert "tr_at" in notes and "abc" in notes and "opens without it" in notes
+    assert "None" not in notes

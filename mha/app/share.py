@@ -299,8 +299,11 @@ def _note_refused_page_values(raw: dict, bindings: dict) -> None:
         refused = [g for g in given if not any(_same_url_value(g, u) for u in used)]
         if refused:
             shown = ", ".join(refused[:5]) + (" …" if len(refused) > 5 else "")
-            notes.append(t("url_param_ignored", param=key, given=link_value(shown, 60),
-                           used=escape_markdown(", ".join(used) or "—", 40, code=True)))
+            if value is None:  # a control with no value (a hidden step holder): nothing to name as used
+                notes.append(t("url_param_dropped", param=key, given=link_value(shown, 60)))
+            else:
+                notes.append(t("url_param_ignored", param=key, given=link_value(shown, 60),
+                               used=escape_markdown(", ".join(used) or "—", 40, code=True)))
     for note in notes:
         st.sidebar.caption("🔗 " + note)
 

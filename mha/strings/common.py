@@ -59,6 +59,10 @@ STRINGS = {
         "ko": "보이지 않는 제어 문자 또는 텍스트 방향 문자 {n_removed}개를 지웠습니다.",
     },
     "url_param_empty": {"en": "(empty)", "ko": "(빈 값)"},
+    "url_param_dropped": {
+        "en": "Link parameter {param}={given} could not be used; the page opens without it.",
+        "ko": "링크의 {param}={given} 값은 쓸 수 없어 그 값 없이 페이지를 엽니다.",
+    },
     "url_param_ignored": {
         "en": "Link parameter {param}={given} could not be used; using {used}.",
         "ko": "링크의 {param}={given} 값은 쓸 수 없어 대신 {used} 값을 사용합니다.",
