@@ -268,7 +268,12 @@ def test_a_hub_id_on_a_server_that_does_not_download(models):
 
 def test_link_values_are_used_and_bad_ones_named(models):
     at = open_page("pages/heads.py", source="trained", task="prev_next", num_heads="2", train_steps="120")
-    assert at.sidebar.selectbox(key="task").value == "prev_next" and at.sidebar.number_input(key="train_steps").value == 120
+    assert at.session_state["task"] == "prev_next" and at.sidebar.number_input(key="train_steps").value == 120
+    assert at.sidebar.selectbox(key="task_shown").format_func("prev_next") == i18n_text("tr_task_name_prev_next", "en")
+    ko = open_page("pages/playground.py", source="trained", task="prev_next", lang="ko")  # names, not ids (#16)
+    shown = ko.sidebar.selectbox(key="task_shown")
+    assert i18n_text("tr_task_name_prev_next", "ko") in shown.options and "prev_next" not in shown.options
+    assert ko.session_state["task"] == "prev_next"
     assert any("“" + i18n_text("tr_task_name_prev_next", "en") + "” (120 steps" in n for n in main_texts(at, "info"))
     at = open_page("pages/playground.py", source="trained", task="bogus", d_model="256")
     assert not at.exception

@@ -78,9 +78,9 @@ def source_controls(sb) -> SourceChoice:
                           default="random", container=sb, help=_t("src_source_help"))
     sb.caption(_t(f"src_caption_{source}"))
     if source == "trained":
-        # Shown as their URL values (a bound control writes what it shows into the link): the name is below.
-        task = sb.selectbox(_t("src_task"), list(TASKS), key="task", bind="query-params", help=_t("src_task_help"))
-        task = task if task in TASKS else "previous"
+        # Shown by their names in the page's language; the link holds the id ("previous", "prev_next").
+        task = named_choice(_t("src_task"), list(TASKS), "task", {k: _t(TASKS[k].name_key) for k in TASKS},
+                            default="previous", container=sb, help=_t("src_task_help"), select=True)
         sb.caption(f"**{_t(TASKS[task].name_key)}**: {_t(TASKS[task].description_key)}")
         steps = int_input(_t("src_train_steps"), "train_steps", 1, MAX_TRAIN_STEPS, None, container=sb,
                           placeholder=_t("src_train_steps_placeholder", steps=TASKS[task].steps),
