@@ -86,6 +86,14 @@ def note(page, key: str) -> str:
                                      " return n && n.style.display !== 'none' ? n.textContent : ''; }")
 
 
+def foreign_elements(page, key: str) -> list[str]:
+    """Elements inside the chart that it does not make itself (it makes divs, canvases and its PNG button, whose
+    label is its own text): a token turned into markup would show here."""
+    return chart(page, key).evaluate(
+        "r => [...r.querySelectorAll('*')].filter(e => !['DIV', 'CANVAS'].includes(e.tagName)"
+        " && !(e.matches('button.hm-png') && e.childElementCount === 0)).map(e => e.outerHTML.slice(0, 200))")
+
+
 def cell_size(page, key: str) -> tuple[float, float]:
     """(width, height) of one cell in CSS px (``data-cell``)."""
     w, h = chart(page, key).evaluate("r => r.dataset.cell").split("x")
