@@ -280,12 +280,17 @@ def wait_app_idle(page, rerun: bool = False, timeout_ms: int = IDLE_TIMEOUT_MS) 
     page.wait_for_selector(f"{APP}[data-test-connection-state='CONNECTED']", timeout=timeout_ms)
     page.wait_for_selector(f"{APP}[data-test-script-state='notRunning']", timeout=timeout_ms)
     # Charts are drawn after the script has finished (Plotly is loaded lazily, behind a skeleton): wait until no
-    # skeleton is left and every Plotly chart has its plot area.
+    # skeleton is left, every Plotly chart has its plot area and every canvas heatmap (mha.app.heatmap_view, in a
+    # component's shadow root) has drawn a picture. (After a rerun a canvas still shows its previous picture until
+    # the new one is drawn: tests/browser/canvas.py's wait_ready(other_than=...) waits for that.)
     page.wait_for_function(
         """() => !document.querySelector("[data-testid='stMain'] :is([data-testid='stSkeleton'],"
                                           + "[data-testid='stSkeletonElement'])")
                  && [...document.querySelectorAll("[data-testid='stPlotlyChart']")]
-                    .every(c => c.querySelector('.main-svg .cartesianlayer'))""", timeout=timeout_ms)
+                    .every(c => c.querySelector('.main-svg .cartesianlayer'))
+                 && [...document.querySelectorAll('*')].filter(e => e.shadowRoot)
+                    .flatMap(e => [...e.shadowRoot.querySelectorAll('.hm')]).every(h => h.dataset.ready)""",
+        timeout=timeout_ms)
 
 
 # ----------------------------------------------------------------------------- more helpers (journey, hostile input)
