@@ -393,3 +393,23 @@ def test_folded_sections_open_by_click_and_by_link_on_a_fresh_server(fresh_serve
     wait_app_idle(step, rerun=True)
     wait_for_charts(step, {"ex_qk", "ex_scores", "ex_weights", "ex_bar", "ex_cell_chart", "ex_cell_vectors",
                            "ex_cell_sum", "ex_cell_row"})
+
+
+def test_clicking_the_same_head_or_cell_again_after_picking_another(page, server):
+    """A click is an event, not a state: clicking head 2's panel, picking head 0 with the buttons, then clicking head
+    2's panel again enlarges head 2 again; the same for a cell after the Query picker moved away from it."""
+    tokens = display_labels(tokenize(DEFAULT_TEXT).tokens)
+    goto(page, server.url, PLAYGROUND, num_heads=4)
+    chosen = "document.querySelector(\".st-key-head button[aria-checked='true']\")?.innerText.trim()"
+    for head in ("2", "0", "2"):
+        if head == "0":
+            page.locator(".st-key-head button").nth(0).click()
+        else:
+            cv.wait_ready(page, "grid")
+            cv.click_cell(page, "grid", 2, 1, 1)
+        wait_app_idle(page, rerun=True)
+        page.wait_for_function(f"() => {chosen} === '{head}'", timeout=20_000)
+    cv.pick_cell(page, 3, 1, tokens[3], tokens[1])
+    choose(page, "cell_query", f"0: {tokens[0]}")
+    cv.wait_selected(page, "one_head_chart", 0, 1)
+    cv.pick_cell(page, 3, 1, tokens[3], tokens[1])
