@@ -413,3 +413,22 @@ def test_clicking_the_same_head_or_cell_again_after_picking_another(page, server
     choose(page, "cell_query", f"0: {tokens[0]}")
     cv.wait_selected(page, "one_head_chart", 0, 1)
     cv.pick_cell(page, 3, 1, tokens[3], tokens[1])
+
+
+def test_the_largest_view_answers_the_mouse(page, server):
+    """128 tokens x 16 heads: the grid's cells are a few pixels wide and its tooltip names the tokens and says where
+    the exact number is (the payload carries no numbers past 16 x 64 x 64 cells); the enlarged head's tooltip gives
+    the model's number."""
+    text = " ".join(f"w{i}" for i in range(128))
+    view = run_view(ViewSpec(text=text, d_model=256, num_heads=16))
+    labels = display_labels(tokenize(text).tokens)
+    goto(page, server.url, PLAYGROUND, text=text, d_model=256, num_heads=16, head=9)
+    cv.wait_ready(page, "grid")
+    assert cv.titles(page, "grid") == [f"head {h}" for h in range(16)]
+    assert not cv.labels(page, "grid", "y") and cv.note(page, "grid") == ENGLISH.keys_on_hover
+    tip = cv.hover_cell(page, "grid", 13, 100, 7).split("\n")
+    assert tip == ["head 13", f"query: {labels[100]}", f"key: {labels[7]}", ENGLISH.exact_below], tip
+    for i, j in ((127, 0), (64, 100)):
+        text = cv.hover_cell(page, "one_head_chart", 0, i, j)
+        assert text.split("\n")[:3] == ["head 9", f"query: {labels[i]}", f"key: {labels[j]}"], text
+        assert abs(cv.tooltip_number(text) - view.weights[9, i, j]) <= 1e-4, text
