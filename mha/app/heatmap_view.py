@@ -124,11 +124,7 @@ export default function(component) {
     const font = (px, bold) => `${bold ? '600 ' : ''}${px}px ${family}`;
     ctx.font = font(F);
     const widest = (arr) => arr.reduce((m, s) => Math.max(m, ctx.measureText(s).width), 0);
-    const cols = single ? 1 : Math.min(4, H), rows = Math.ceil(H / cols);
-    // Every query named down the first column while rows can be 15 px high and the grid stays under 3000 px
-    // (16 heads x 64 tokens would be 4000 px): else the names are in the hover.
-    const showY = Tq <= 64 && (single || rows * (22 + Tq * 15 + 10) <= 3000);
-    const yLab = showY ? Math.ceil(widest(q)) + 8 : 0;
+    const qW = Math.ceil(widest(q)) + 8;
     const yTitle = single ? 20 : 0;
     ctx.font = font(BF);
     const barLines = data.bar.title;
@@ -136,6 +132,14 @@ export default function(component) {
     ctx.font = font(11);
     barW = Math.max(barW, 14 + 6 + Math.ceil(widest(data.bar.ticks.map((t) => t[1])))) + 24;
     const gap = single ? 0 : 16;
+    // Four panels a row; fewer in a narrow column, where four would need cells under 2 px and overflow it.
+    let cols = single ? 1 : Math.min(4, H);
+    while (cols > 1 && (W - yTitle - qW - barW - 8 - gap * (cols - 1) - 4) / cols / Tk < 2) cols -= 1;
+    const rows = Math.ceil(H / cols);
+    // Every query named down the first column while rows can be 15 px high and the grid stays under 3000 px
+    // (16 heads x 64 tokens would be 4000 px): else the names are in the hover.
+    const showY = Tq <= 64 && (single || rows * (22 + Tq * 15 + 10) <= 3000);
+    const yLab = showY ? qW : 0;
     // the bar starts 16 px right of the cells and takes barW - 8 from there: the cells get what is left, less 4
     const avail = Math.max(40, W - yTitle - yLab - barW - 8 - gap * (cols - 1) - 4);
     let cw, ch;
