@@ -174,3 +174,15 @@ def test_other_pages_draw_no_small_chart_text_at_43_tokens(page, server, path):
     small = [t for t in texts if t[2] < MIN_PX or 0 < t[3] < MIN_PX]
     assert not small, f"{path}: text drawn below {MIN_PX} px: {small[:10]}"
     assert word_break(page) == "keep-all"
+
+
+def test_a_phone_wide_window_keeps_the_canvases_in_their_column(page, server):
+    # 380 px: four panels of 23 keys would need cells under the 2 px minimum, and the grid ran 25 px past its column
+    # (the colour bar's range cut off); it now puts fewer panels a row
+    page.set_viewport_size({"width": 380, "height": 1000})
+    text = " ".join(LONG.split()[:23])
+    goto(page, server.url, "playground", text=text, lang="ko")
+    for key in ("grid", "one_head_chart"):
+        cv.wait_ready(page, key)
+        assert not cv.label_problems(page, key), (key, cv.label_problems(page, key)[:5])
+    assert len({p["y"] for p in cv.panels(page, "grid")}) > 1, "four panels of 23 keys do not fit a row at 380 px"
