@@ -1,7 +1,10 @@
 """The Playground in a real browser (headless Chromium): what AppTest cannot show.
 
 Direct links on a freshly started server, controls that repaint the heatmaps, repeated words, tokens that look like
-HTML, clicking a cell of the enlarged head, and links that reproduce a view. Fixtures and helpers: conftest.py.
+HTML, pointing at and clicking cells of the all-heads grid and the enlarged head (mouse and keyboard), and links
+that reproduce a view. The grid and the enlarged head are canvases drawn in the page (mha.app.heatmap_view), read
+through tests/browser/canvas.py; the numbers they show are compared with ``mha.view.run_view`` run here. Fixtures:
+conftest.py.
 """
 from __future__ import annotations
 
