@@ -49,21 +49,21 @@ def colour_table(kind: str) -> str:
 
 
 def nice_ticks(lo: float, hi: float, most: int = 6) -> list[float]:
-    """Round tick values between lo and hi (steps of 1, 2, 2.5 or 5 x 10^k, at most ``most`` ticks, both ends'
-    neighbourhood included), as a colour bar shows them."""
+    """Round tick values between lo and hi, as a colour bar shows them: the finest step of 1, 2, 2.5 or 5 x 10^k
+    that gives at most ``most`` ticks (at least one; [lo, hi] when no round value lies between them)."""
     span = hi - lo
     if not (math.isfinite(span) and span > 0):
         return [lo]
-    raw = span / max(1, most - 1)
-    power = 10.0 ** math.floor(math.log10(raw))
-    step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw - 1e-12)
-    first = math.ceil(lo / step - 1e-9) * step
-    ticks = []
-    v = first
-    while v <= hi + step * 1e-9:
-        ticks.append(round(v, 12) + 0.0)
-        v += step
-    return ticks
+    power = 10.0 ** math.floor(math.log10(span / max(1, most)))
+    for k in range(4):
+        for m in (1, 2, 2.5, 5):
+            step = m * power * 10 ** k
+            first = math.ceil(lo / step - 1e-9)
+            count = math.floor(hi / step + 1e-9) - first + 1
+            if count <= most:
+                digits = max(0, 3 - math.floor(math.log10(step)))  # i * step without float noise (0.30000000000000004)
+                return [round(i * step, digits) + 0.0 for i in range(first, first + count)] or [lo, hi]
+    return [lo, hi]
 
 
 def _b64(array: np.ndarray) -> str:
