@@ -279,7 +279,21 @@ export default function(component) {
     return null;
   };
   const tokenText = (labels, raws, i) => raws[i] && raws[i] !== labels[i] ? `${labels[i]} · ${raws[i]}` : labels[i];
-  const show = (cell, near) => {
+  // The tooltip sits beside the pointed-at cell (right of it, else left, else below or above), never over it; it may
+  // use the column's width beyond the canvas, never more.
+  const place = (p, i, j) => {
+    const g = st.geo, P = g.panels[p], room = Math.max(g.width, st.width), tw = tip.offsetWidth, th = tip.offsetHeight;
+    const x0 = P.x + j * g.cw, x1 = x0 + g.cw, y0 = P.y + i * g.ch, y1 = y0 + g.ch, pad = 6;
+    let left = null, top;
+    if (x1 + pad + tw <= room) left = x1 + pad; else if (x0 - pad - tw >= 0) left = x0 - pad - tw;
+    if (left !== null) top = Math.max(0, Math.min(y0, g.height - th));
+    else {
+      left = Math.max(0, Math.min(x0, room - tw));
+      top = y1 + pad + th <= g.height || y0 - pad - th < 0 ? y1 + pad : y0 - pad - th;
+    }
+    tip.style.left = left + 'px'; tip.style.top = top + 'px';
+  };
+  const show = (cell) => {
     st.hover = cell;
     st.drawOver();
     if (!cell) { tip.style.display = 'none'; return; }
@@ -291,20 +305,13 @@ export default function(component) {
     if (blocked && blocked[n]) lines.push(words.masked);
     tip.textContent = lines.join('\\n');
     tip.style.display = 'block';
-    const g = st.geo, P = g.panels[p];
-    const [x, y] = near || [P.x + (j + 1) * g.cw, P.y + (i + 1) * g.ch];
-    const tw = tip.offsetWidth, th = tip.offsetHeight;
-    tip.style.left = Math.max(0, Math.min(x + 12, g.width - tw)) + 'px';
-    tip.style.top = Math.max(0, y + 12 + th > g.height ? y - th - 8 : y + 12) + 'px';
+    place(p, i, j);
   };
   const local = (e) => { const r = over.getBoundingClientRect(); return [e.clientX - r.left, e.clientY - r.top]; };
   over.addEventListener('mousemove', (e) => {
     const [x, y] = local(e), cell = cellAt(x, y);
-    if (cell && st.hover && cell.every((v, i) => v === st.hover[i])) {
-      tip.style.left = Math.max(0, Math.min(x + 12, st.geo.width - tip.offsetWidth)) + 'px';
-      return;
-    }
-    show(cell, [x, y]);
+    if (cell && st.hover && cell.every((v, i) => v === st.hover[i])) return;
+    show(cell);
   });
   over.addEventListener('mouseleave', () => show(null));
   const choose = (cell) => {

@@ -1,0 +1,55 @@
+"""The Playground's canvas heatmaps (mha.app.heatmap_view) as a learner meets them, in Chromium: where the tooltip sits,
+what the pointer says can be clicked, the keyboard after the mouse has been there, how the grid's panels wrap.
+Read through tests/browser/canvas.py; fixtures: conftest.py."""
+from __future__ import annotations
+
+import urllib.parse
+
+import pytest
+
+from . import canvas as cv
+from .conftest import wait_app_idle
+
+pytestmark = pytest.mark.browser
+
+CHARTS = ("grid", "one_head_chart")
+
+
+def goto(page, base: str, **params) -> None:
+    page.goto(f"{base}/playground" + ("?" + urllib.parse.urlencode(params) if params else ""))
+    wait_app_idle(page)
+
+
+def overlap(a: dict, b: dict) -> bool:
+    """Do two rectangles ({x, y, width|w, height|h}) share more than an edge?"""
+    aw, ah = a.get("width", a.get("w")), a.get("height", a.get("h"))
+    bw, bh = b.get("width", b.get("w")), b.get("height", b.get("h"))
+    return a["x"] < b["x"] + bw - 0.5 and b["x"] < a["x"] + aw - 0.5 and a["y"] < b["y"] + bh - 0.5 \
+        and b["y"] < a["y"] + ah - 0.5
+
+
+def grid_shape(page, key: str) -> tuple[int, int]:
+    """(queries, keys) of the chart's panels, from their size and the cell size."""
+    p = cv.panels(page, key)[0]
+    cw, ch = cv.cell_size(page, key)
+    return round(p["h"] / ch), round(p["w"] / cw)
+
+
+@pytest.mark.parametrize("width, lang", [(1400, "en"), (380, "ko")])
+def test_the_tooltip_sits_beside_the_cell_it_names(page, server, width, lang):
+    """The tooltip never covers the cell it describes (the enlarged head's cells are larger than the 12 px the
+    tooltip used to keep from the pointer: it hid the cell's corner and its hover outline), and stays in the column."""
+    page.set_viewport_size({"width": width, "height": 1000})
+    goto(page, server.url, lang=lang)
+    for key in CHARTS:
+        Tq, Tk = grid_shape(page, key)
+        last = len(cv.panels(page, key)) - 1
+        for p, i, j in ((0, 0, 0), (0, Tq - 1, 0), (last, 0, Tk - 1), (last, Tq - 1, Tk - 1), (0, Tq // 2, Tk // 2)):
+            cv.hover_cell(page, key, p, i, j)
+            tip = page.locator(f".st-key-{key} .hm-tip").bounding_box()
+            cell = cv.chart(page, key).evaluate("(r, [p, i, j]) => r.__hm.box(p, i, j)", [p, i, j])
+            column = cv.chart(page, key).evaluate("r => { const b = r.getBoundingClientRect();"
+                                                  " return {left: b.left, right: b.right}; }")
+            assert not overlap(tip, cell), (key, (p, i, j), tip, cell)
+            assert column["left"] - 0.5 <= tip["x"] and tip["x"] + tip["width"] <= column["right"] + 0.5, \
+                (key, (p, i, j), tip, column)
