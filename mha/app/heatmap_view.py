@@ -61,7 +61,7 @@ export default function(component) {
   const lut = [];
   for (let c = 0; c < 256; c++) { const h = data.lut.slice(6 * c, 6 * c + 6);
     lut.push([parseInt(h.slice(0, 2), 16), parseInt(h.slice(2, 4), 16), parseInt(h.slice(4, 6), 16)]); }
-  const st = { sig: data.sig, selected: data.selected, hover: null, width: 0, geo: null };
+  const st = { sig: data.sig, selected: data.selected, hover: null, last: null, width: 0, geo: null };
   root.__hmState = st;
   root.replaceChildren();
   const el = (tag, cls) => { const e = document.createElement(tag); if (cls) e.className = cls; return e; };
@@ -297,6 +297,7 @@ export default function(component) {
     st.hover = cell;
     st.drawOver();
     if (!cell) { tip.style.display = 'none'; return; }
+    st.last = cell;
     const [p, i, j] = cell, n = (p * Tq + i) * Tk + j;
     const lines = [];
     lines.push(headName(p));
@@ -321,10 +322,16 @@ export default function(component) {
     else { st.selected = [i, j]; st.drawOver(); setTriggerValue('pick', { query: i, key: j }); }
   };
   over.addEventListener('click', (e) => { const [x, y] = local(e); choose(cellAt(x, y)); });
-  over.addEventListener('focus', () => { if (!st.hover) show(single && st.selected ? [0, ...st.selected] : [0, 0, 0]); });
+  // The keyboard starts at the outlined cell (the enlarged head), else where the pointer or the keys last were.
+  const start = () => (single && st.selected ? [0, ...st.selected] : st.last || [0, 0, 0]);
+  over.addEventListener('focus', () => { if (!st.hover) show(start()); });
   over.addEventListener('blur', () => show(null));
   over.addEventListener('keydown', (e) => {
-    if (!st.hover) return;
+    const keys = ['Enter', ' ', 'ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight'];
+    if (!st.hover) {  // the mouse left the focused chart: the keys take it up again
+      if (keys.includes(e.key)) { e.preventDefault(); show(st.last || start()); }
+      return;
+    }
     let [p, i, j] = st.hover;
     if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); choose(st.hover); return; }
     const cols = st.geo.cols;

@@ -7,6 +7,9 @@ import urllib.parse
 
 import pytest
 
+from mha.text import display_labels, tokenize
+from mha.view import DEFAULT_TEXT
+
 from . import canvas as cv
 from .conftest import wait_app_idle
 
@@ -53,3 +56,25 @@ def test_the_tooltip_sits_beside_the_cell_it_names(page, server, width, lang):
             assert not overlap(tip, cell), (key, (p, i, j), tip, cell)
             assert column["left"] - 0.5 <= tip["x"] and tip["x"] + tip["width"] <= column["right"] + 0.5, \
                 (key, (p, i, j), tip, column)
+
+
+def test_the_keys_take_up_where_the_mouse_left(page, server):
+    """Tab to the enlarged head, point at a cell, move the mouse away: the arrows and Enter still work (they did
+    nothing until the chart was focused again), from the cell the mouse left."""
+    tokens = display_labels(tokenize(DEFAULT_TEXT).tokens)
+    goto(page, server.url, num_heads=4)
+    key = "one_head_chart"
+    page.locator(f".st-key-{key} canvas.hm-over").focus()
+    cv.hover_cell(page, key, 0, 3, 1)
+    page.mouse.move(2, 2)
+    hover = lambda: cv.chart(page, key).evaluate("r => r.dataset.hover")  # noqa: E731
+    cv.poll(page, lambda: hover() == "", "the tooltip goes when the mouse leaves")
+    page.keyboard.press("ArrowRight")
+    assert hover() == "0,3,1"
+    page.keyboard.press("ArrowRight")
+    assert hover() == "0,3,2"
+    page.keyboard.press("Enter")
+    wait_app_idle(page, rerun=True)
+    cv.wait_selected(page, key, 3, 2)
+    cv.poll(page, lambda: (cv.picker_value(page, "cell_query"), cv.picker_value(page, "cell_key")) ==
+            (f"3: {tokens[3]}", f"2: {tokens[2]}"), "the pickers at the cell picked by keyboard")
