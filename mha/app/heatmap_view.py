@@ -4,8 +4,9 @@ The numbers are packed once (``mha.heatmap_data.prepare``) and drawn by the page
 small picture per head and scaled up without smoothing, token labels, panel titles and the colour bar drawn with
 the page's font, in the page's text colour. Pointing at a cell shows its head, query, key (with a pretrained
 token's raw piece) and number in a tooltip, answered in the page; a click (or Enter on the keyboard: Tab to the
-chart, arrow keys to move) selects the panel's head (``pick="head"``) or the cell (``pick="cell"``) and tells the
-server, which reruns as a Plotly click did.
+chart, arrow keys to move) selects the panel's head (``pick="head"``; a click on its title or key names too) or the
+cell (``pick="cell"``) and tells the server, which reruns as a Plotly click did. The tooltip sits beside the cell,
+never over it; the pointer is a hand only where a click answers.
 
 In the page the chart says what it shows in data attributes of its root (``.hm``), for tests and benchmarks:
 ``data-ready`` (the payload's ``sig`` once drawn), ``data-hover`` ("panel,query,key" or ""), ``data-selected``
@@ -27,8 +28,7 @@ _CSS = """
 .hm { position: relative; color: var(--st-text-color, #31333f); font-family: inherit; }
 .hm-wrap { position: relative; display: inline-block; max-width: 100%; }
 .hm canvas { display: block; }
-.hm canvas.hm-over { position: absolute; left: 0; top: 0; cursor: pointer; outline: none; }
-.hm canvas.hm-over.hm-nopick { cursor: default; }
+.hm canvas.hm-over { position: absolute; left: 0; top: 0; cursor: default; outline: none; }
 .hm canvas.hm-over:focus-visible { outline: 2px solid var(--st-primary-color, #2b6cb0); outline-offset: 2px; }
 .hm-tip { position: absolute; z-index: 5; pointer-events: none; white-space: pre; font-size: 13px;
           line-height: 1.35; padding: 4px 8px; border-radius: 4px; background: rgba(38, 39, 48, .92);
@@ -67,7 +67,6 @@ export default function(component) {
   const el = (tag, cls) => { const e = document.createElement(tag); if (cls) e.className = cls; return e; };
   const wrap = el('div', 'hm-wrap');
   const canvas = el('canvas'), over = el('canvas', 'hm-over'), tip = el('div', 'hm-tip');
-  if (!data.pick) over.classList.add('hm-nopick');
   over.tabIndex = 0;
   over.setAttribute('role', 'img');
   // Download the picture (as Plotly's camera button did): the cells, labels and colour bar on the page's background.
@@ -308,9 +307,18 @@ export default function(component) {
     tip.style.display = 'block';
     place(p, i, j);
   };
+  // A panel's title and key names belong to its head: in the grid a click there picks it, as a click on a cell does.
+  const headAt = (x, y) => {
+    if (single) return null;
+    const g = st.geo;
+    const p = g.panels.findIndex((P) => x >= P.x && x < P.x + P.w && y >= P.y - g.titleBand
+                                        && y < P.y + P.h + g.xBand);
+    return p < 0 ? null : p;
+  };
   const local = (e) => { const r = over.getBoundingClientRect(); return [e.clientX - r.left, e.clientY - r.top]; };
   over.addEventListener('mousemove', (e) => {
     const [x, y] = local(e), cell = cellAt(x, y);
+    over.style.cursor = data.pick && (cell || (data.pick === 'head' && headAt(x, y) !== null)) ? 'pointer' : '';
     if (cell && st.hover && cell.every((v, i) => v === st.hover[i])) return;
     show(cell);
   });
@@ -321,7 +329,10 @@ export default function(component) {
     if (data.pick === 'head') setTriggerValue('pick', { head: heads[p] });
     else { st.selected = [i, j]; st.drawOver(); setTriggerValue('pick', { query: i, key: j }); }
   };
-  over.addEventListener('click', (e) => { const [x, y] = local(e); choose(cellAt(x, y)); });
+  over.addEventListener('click', (e) => {
+    const [x, y] = local(e), cell = cellAt(x, y), p = cell ? null : headAt(x, y);
+    if (cell) choose(cell); else if (p !== null && data.pick === 'head') setTriggerValue('pick', { head: heads[p] });
+  });
   // The keyboard starts at the outlined cell (the enlarged head), else where the pointer or the keys last were.
   const start = () => (single && st.selected ? [0, ...st.selected] : st.last || [0, 0, 0]);
   over.addEventListener('focus', () => { if (!st.hover) show(start()); });

@@ -16,6 +16,7 @@ from .conftest import wait_app_idle
 pytestmark = pytest.mark.browser
 
 CHARTS = ("grid", "one_head_chart")
+CHOSEN_HEAD = "document.querySelector(\".st-key-head button[aria-checked='true']\")?.innerText.trim()"
 
 
 def goto(page, base: str, **params) -> None:
@@ -56,6 +57,31 @@ def test_the_tooltip_sits_beside_the_cell_it_names(page, server, width, lang):
             assert not overlap(tip, cell), (key, (p, i, j), tip, cell)
             assert column["left"] - 0.5 <= tip["x"] and tip["x"] + tip["width"] <= column["right"] + 0.5, \
                 (key, (p, i, j), tip, column)
+
+
+def test_the_pointer_and_a_click_on_a_heads_title(page, server):
+    """A hand over what a click answers (a cell; in the grid also a panel's title and key names), an arrow over the
+    rest (the colour bar, the gaps); a click on the title "head 2" enlarges head 2, as a click on its cells does."""
+    goto(page, server.url, num_heads=4)
+    over = page.locator(".st-key-grid canvas.hm-over")
+    cursor = lambda: over.evaluate("c => getComputedStyle(c).cursor")  # noqa: E731
+    x, y = cv.cell_centre(page, "grid", 1, 2, 2)
+    page.mouse.move(x, y)
+    cv.poll(page, lambda: cursor() == "pointer", lambda: f"over a cell the cursor is {cursor()!r}")
+    box = over.bounding_box()
+    page.mouse.move(box["x"] + box["width"] - 3, y)  # the colour bar's ticks
+    cv.poll(page, lambda: cursor() != "pointer", "an arrow over the colour bar")
+    panel = cv.panels(page, "grid")[2]
+    page.mouse.move(box["x"] + panel["x"] + panel["w"] / 2, box["y"] + panel["y"] - 10)  # on "head 2"
+    cv.poll(page, lambda: cursor() == "pointer", lambda: f"over a head's title the cursor is {cursor()!r}")
+    page.mouse.click(box["x"] + panel["x"] + panel["w"] / 2, box["y"] + panel["y"] - 10)
+    wait_app_idle(page, rerun=True)
+    page.wait_for_function(f"() => {CHOSEN_HEAD} === '2'", timeout=20_000)
+
+    one = page.locator(".st-key-one_head_chart canvas.hm-over")
+    b = one.bounding_box()
+    page.mouse.move(b["x"] + 3, b["y"] + 3)  # the key axis title's corner: nothing to click
+    cv.poll(page, lambda: one.evaluate("c => getComputedStyle(c).cursor") != "pointer", "an arrow off the cells")
 
 
 def test_the_keys_take_up_where_the_mouse_left(page, server):
