@@ -131,9 +131,13 @@ export default function(component) {
     ctx.font = font(11);
     barW = Math.max(barW, 14 + 6 + Math.ceil(widest(data.bar.ticks.map((t) => t[1])))) + 24;
     const gap = single ? 0 : 16;
-    // Four panels a row; fewer in a narrow column, where four would need cells under 2 px and overflow it.
+    // Four panels a row; fewer in a narrow column, where four would need cells under 2 px and overflow it (the
+    // query names take room only when they can be shown: up to 64 queries). Rows as even as the columns allow:
+    // 2 + 2 rather than 3 + 1.
+    const qRoom = Tq <= 64 ? qW : 0;
     let cols = single ? 1 : Math.min(4, H);
-    while (cols > 1 && (W - yTitle - qW - barW - 8 - gap * (cols - 1) - 4) / cols / Tk < 2) cols -= 1;
+    while (cols > 1 && (W - yTitle - qRoom - barW - 8 - gap * (cols - 1) - 4) / cols / Tk < 2) cols -= 1;
+    cols = Math.ceil(H / Math.ceil(H / cols));
     const rows = Math.ceil(H / cols);
     // Every query named down the first column while rows can be 15 px high and the grid stays under 3000 px
     // (16 heads x 64 tokens would be 4000 px): else the names are in the hover.

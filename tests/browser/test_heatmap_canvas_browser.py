@@ -104,3 +104,30 @@ def test_the_keys_take_up_where_the_mouse_left(page, server):
     cv.wait_selected(page, key, 3, 2)
     cv.poll(page, lambda: (cv.picker_value(page, "cell_query"), cv.picker_value(page, "cell_key")) ==
             (f"3: {tokens[3]}", f"2: {tokens[2]}"), "the pickers at the cell picked by keyboard")
+
+
+def test_grid_panels_wrap_in_even_rows_and_use_the_width(page, server):
+    """128 tokens (no query names drawn): the width the names would take is not kept free. Four heads wrap 2 + 2 (not
+    3 + 1); sixteen heads put as many panels a row as fit at the 2 px least cell width (two a row made the grid
+    3,500 px tall while three fit)."""
+    text = " ".join(f"w{i}" for i in range(128))
+    for heads, d_model in ((4, 16), (16, 256)):
+        goto(page, server.url, text=text, num_heads=heads, d_model=d_model)
+        P = cv.panels(page, "grid")
+        assert len(P) == heads and not cv.labels(page, "grid", "y")
+        rows = sorted({p["y"] for p in P})
+        per_row = [sum(p["y"] == y for p in P) for y in rows]
+        cols = per_row[0]
+        assert len(rows) == -(-heads // cols), per_row
+        assert -(-heads // (cols - 1 or 1)) > len(rows) or cols == 1, f"{per_row}: fewer panels a row, as many rows"
+        room = cv.chart(page, "grid").evaluate("r => r.getBoundingClientRect().width")
+        canvas_w = cv.chart(page, "grid").evaluate("r => parseFloat(r.querySelector('canvas').style.width)")
+        right = max(p["x"] + p["w"] for p in P)
+        gap = P[1]["x"] - P[0]["x"] - P[0]["w"]
+        bar = canvas_w - right  # the colour bar and its numbers, right of the cells
+
+        def fits(k: int) -> bool:  # k panels of 128 keys at the 2 px least cell width, in this column
+            return k * 128 * 2 + (k - 1) * gap + bar <= room - 4
+
+        most = max(k for k in range(1, 5) if k == 1 or fits(k))
+        assert len(rows) == -(-heads // most), f"{per_row}: {most} panels fit a row ({room:.0f} px)"
