@@ -78,6 +78,7 @@ class Words:
     pc: str = "PC {n}"  # a principal component
     exact_below: str = "exact value: enlarge this head below"  # hover of a large all-heads grid
     keys_on_hover: str = "Too many keys to name under each map: hover a cell for its tokens."
+    tokens_on_hover: str = "Too many tokens to name along the map's edges: hover a cell for its query and key."
     values_on_hover: str = "numbers on hover"  # cells too small to write their numbers in
     fitted_scale: str = "scale 0 … {top}<br>(not 0 … 1)"  # a weights colour bar fitted to the weights
     full_scale: str = "scale 0 … 1"  # a weights colour bar over every possible weight

@@ -142,7 +142,9 @@ def prepare(mats, q_labels: Sequence[str], k_labels: Sequence[str], *, kind: str
         "bar": {"title": [words.kind(kind), *[s for s in sub.split("<br>") if s]],
                 "ticks": [[(v - lo) / (hi - lo), f"{v:.3g}"] for v in nice_ticks(lo, hi)]},
         "words": {"head": words.head, "query": words.query, "key": words.key, "value": words.kind(kind),
-                  "exact_below": words.exact_below, "keys_on_hover": words.keys_on_hover,
+                  "exact_below": words.exact_below,
+                  # the note when keys go unnamed: the grid names them under each panel, the one map on top
+                  "keys_on_hover": words.tokens_on_hover if layout == "single" else words.keys_on_hover,
                   "query_axis": words.query_axis, "key_axis": words.key_axis, "masked": words.masked,
                   "download_png": words.download_png},
         "pick": pick,

@@ -102,6 +102,22 @@ def test_the_colour_bar_says_its_range_in_the_pages_words():
     assert [f for f, _ in ticks] == sorted(f for f, _ in ticks)
 
 
+
+def test_the_note_on_unnamed_tokens_fits_the_layout():
+    """Past 64 tokens the names go to the hover: the grid's note speaks of the keys under each panel; the enlarged
+    head has one map with its keys on top (and its queries unnamed too), so its note says so, in each language."""
+    import dataclasses
+
+    from mha import i18n
+
+    w = weights(1, 70, 70)
+    for lang in ("en", "ko"):
+        words = figures.Words(**{f.name: i18n.text(f"ch_{f.name}", lang) for f in dataclasses.fields(figures.Words)})
+        grid = hm.prepare(w, labels(70), labels(70), words=words)["words"]["keys_on_hover"]
+        single = hm.prepare(w, labels(70), labels(70), words=words, layout="single")["words"]["keys_on_hover"]
+        assert grid == words.keys_on_hover and single == words.tokens_on_hover and single != grid
+    assert "under each map" not in figures.ENGLISH.tokens_on_hover
+
 @settings(max_examples=60, deadline=None)
 @given(lo=hs.floats(-1e4, 1e4), span=hs.floats(1e-6, 1e4), most=hs.integers(2, 8))
 def test_nice_ticks_lie_in_the_range_evenly_and_few(lo, span, most):
