@@ -234,3 +234,15 @@ def test_fit_to_data_ends_at_the_largest_weight_of_the_view():
     assert weights_top(short, fit=True) == pytest.approx(0.25)
     assert weights_top(w, fit=True) == pytest.approx(0.9)
     assert weights_top(np.full((1, 2, 2), 1.0), fit=True) == 1.0
+
+
+def test_the_intro_counts_one_token_and_one_head_in_the_singular():
+    """A one-word sentence with one head said "1 tokens · ... · 1 heads of head_dim 16"."""
+    def intro(at) -> str:
+        return next(c.value for c in at.caption if " · d_model " in c.value)
+
+    text = intro(open_page(PAGE, text="hi", d_model=16, num_heads=1))
+    assert text.startswith("1 token · ") and "· 1 head of head_dim 16" in text, text
+    text = intro(open_page(PAGE, text="hi there", d_model=16, num_heads=2))
+    assert text.startswith("2 tokens · ") and "· 2 heads of head_dim 8" in text, text
+

@@ -2,7 +2,7 @@
 STRINGS = {
     "pg_title": {"en": "Playground", "ko": "놀이터"},
     "pg_intro": {
-        "en": "{n} tokens · d_model {d_model} · {num_heads} heads of head_dim {head_dim}{causal}. "
+        "en": "{n:plural:token|tokens} · d_model {d_model} · {num_heads:plural:head|heads} of head_dim {head_dim}{causal}. "
               "Rows are queries (the token that is looking), columns are keys (the tokens it looks at).",
         "ko": "토큰 {n}개 · d_model {d_model} · head_dim {head_dim}인 헤드 {num_heads}개{causal}. "
               "행은 쿼리(바라보는 토큰), 열은 키(바라봐지는 토큰)입니다.",
