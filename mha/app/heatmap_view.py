@@ -255,20 +255,25 @@ export default function(component) {
     st.drawOver();
   };
 
-  // The overlay: the pointed-at cell (thin, dark) and the selected one (orange), redrawn alone on every move.
+  // The overlay: the pointed-at cell (a dark line with a white one inside: seen on the palest and the darkest
+  // cells) and the selected one (orange), redrawn alone on every move.
   st.drawOver = () => {
     const g = st.geo;
     if (!g) return;
     const dpr = window.devicePixelRatio || 1;
     octx.setTransform(dpr, 0, 0, dpr, 0, 0);
     octx.clearRect(0, 0, g.width, g.height);
-    const outline = (p, i, j, colour, lw) => {
-      const P = g.panels[p];
+    const outline = (p, i, j, colour, lw, inset = 0) => {
+      const P = g.panels[p], d = inset + lw / 2;
       octx.strokeStyle = colour; octx.lineWidth = lw;
-      octx.strokeRect(P.x + j * g.cw + lw / 2, P.y + i * g.ch + lw / 2, g.cw - lw, g.ch - lw);
+      octx.strokeRect(P.x + j * g.cw + d, P.y + i * g.ch + d, g.cw - 2 * d, g.ch - 2 * d);
     };
     if (st.selected && single) outline(0, st.selected[0], st.selected[1], '#ff7f0e', Math.min(3, g.cw / 3));
-    if (st.hover) outline(st.hover[0], st.hover[1], st.hover[2], '#111', Math.min(1.5, g.cw / 4));
+    if (st.hover) {
+      const lw = Math.min(1.5, g.cw / 4);
+      outline(st.hover[0], st.hover[1], st.hover[2], '#111', lw);
+      if (Math.min(g.cw, g.ch) >= 8) outline(st.hover[0], st.hover[1], st.hover[2], '#fff', 1.5, lw);
+    }
     root.dataset.selected = st.selected ? st.selected.join(',') : '';
     root.dataset.hover = st.hover ? st.hover.join(',') : '';
   };

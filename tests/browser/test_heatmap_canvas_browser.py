@@ -131,3 +131,27 @@ def test_grid_panels_wrap_in_even_rows_and_use_the_width(page, server):
 
         most = max(k for k in range(1, 5) if k == 1 or fits(k))
         assert len(rows) == -(-heads // most), f"{per_row}: {most} panels fit a row ({room:.0f} px)"
+
+
+# The overlay canvas's pixels inside a cell (device px), as [r, g, b] lists.
+_OVERLAY_CELL_JS = """(r, [p, i, j]) => {
+  const c = r.querySelector('canvas.hm-over'), b = c.getBoundingClientRect(), s = c.width / b.width;
+  const box = r.__hm.box(p, i, j);
+  const x = Math.round((box.x - b.left) * s), y = Math.round((box.y - b.top) * s);
+  const d = c.getContext('2d').getImageData(x, y, Math.round(box.w * s), Math.round(box.h * s)).data;
+  const out = [];
+  for (let n = 0; n < d.length; n += 4) if (d[n + 3] > 200) out.push([d[n], d[n + 1], d[n + 2]]);
+  return out;
+}"""
+
+
+def test_the_pointed_at_cell_is_outlined_dark_and_light(page, server):
+    """The hover outline was one dark line: on the darkest cells (a trained head's ~1 weights, navy) it did not show.
+    Now a dark line with a light one inside, on any cell big enough for both."""
+    goto(page, server.url, num_heads=4)
+    key = "one_head_chart"
+    for cell in ((0, 1, 2), (0, 4, 0)):
+        cv.hover_cell(page, key, *cell)
+        drawn = cv.chart(page, key).evaluate(_OVERLAY_CELL_JS, list(cell))
+        lum = [0.3 * r + 0.59 * g + 0.11 * b for r, g, b in drawn]
+        assert lum and min(lum) < 60 and max(lum) > 220, (cell, len(drawn), min(lum or [0]), max(lum or [0]))
