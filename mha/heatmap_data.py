@@ -96,13 +96,16 @@ def check(mats, q_labels: Sequence[str], k_labels: Sequence[str], allowed=None) 
 def prepare(mats, q_labels: Sequence[str], k_labels: Sequence[str], *, kind: str = "weights",
             top: float | None = None, allowed=None, heads: Sequence[int] | None = None, words: Words = ENGLISH,
             pick: str | None = None, selected: tuple[int, int] | None = None, layout: str = "grid",
-            scale_range: float | None = None) -> dict:
+            scale_range: float | None = None, marked: int | None = None, group: str | None = None) -> dict:
     """The JSON-able payload of one canvas of heatmaps: ``mats`` (H, Tq, Tk), one panel per head (``heads``: the
     head numbers the panels show, default 0..H-1). ``kind`` "weights" (colour scale 0 .. ``top``, default
     ``figures.weights_top``) or "scores" (centred on 0, ± ``scale_range``, default the largest |score|).
     ``allowed``: the mask (True = may attend), blocked cells drawn grey. ``layout`` "grid" (small multiples, four
     a row) or "single" (one large head, square cells, keys on top). ``pick``: what a click selects, "head" (the
-    panel's head) or "cell" (query, key); ``selected``: the cell outlined."""
+    panel's head) or "cell" (query, key); ``selected``: the cell outlined; ``marked``: the head whose panel is
+    outlined (the one enlarged). ``group``: charts of one page that go together: a "single" chart tells the page
+    which head it shows, and a "grid" of the same group outlines that head's panel at once (the enlarged head is
+    redrawn alone when another head is picked; the grid is not)."""
     if kind not in KINDS:
         raise ValueError(f"kind={kind!r}: choose one of {KINDS}")
     if pick not in PICKS:
@@ -152,6 +155,8 @@ def prepare(mats, q_labels: Sequence[str], k_labels: Sequence[str], *, kind: str
     # The browser redraws the cells only when the picture changed; a new selected cell moves only its outline.
     payload["sig"] = hashlib.sha1(json.dumps({k: v for k, v in payload.items() if k != "pick"}, sort_keys=True,
                                              separators=(",", ":")).encode()).hexdigest()[:16]
+    payload["marked"] = int(marked) if marked is not None and int(marked) in heads else None
+    payload["group"] = str(group) if group else None
     payload["selected"] = ([int(selected[0]), int(selected[1])]
                            if selected is not None and 0 <= selected[0] < Tq and 0 <= selected[1] < Tk else None)
     return payload

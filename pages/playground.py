@@ -48,8 +48,12 @@ def pick_head() -> None:
 
 
 # Drawn in the page (mha.app.heatmap_view): Plotly's SVG took ~300 ms of a change for this grid alone (#16.3).
+# The enlarged head's panel is framed; picking another head redraws only the enlarged one, which tells the grid.
+enlarged = st.session_state.get("head")
 heatmaps(heatmap_data.prepare(mats, view.labels, view.key_labels, kind=kind, allowed=allowed, words=words,
-                              pick="head", top=top if kind == "weights" else None), key="grid", on_pick=pick_head)
+                              pick="head", top=top if kind == "weights" else None, group="pg",
+                              marked=enlarged if isinstance(enlarged, int) and enlarged < H else None),
+         key="grid", on_pick=pick_head)
 st.caption(t("pg_grid_click_hint"))
 
 st.subheader(t("hv_section_title"))
@@ -78,7 +82,7 @@ def one_head() -> None:
     heatmaps(heatmap_data.prepare(mats[head][None], view.labels, view.key_labels, kind=kind, heads=[head],
                                   allowed=allowed[head][None] if allowed is not None else None, words=words,
                                   layout="single", pick="cell", selected=(qi, kj), scale_range=scale_range,
-                                  top=top if kind == "weights" else None),
+                                  top=top if kind == "weights" else None, group="pg"),
              key="one_head_chart", on_pick=pick_cell)
     st.markdown(t("pg_cell_summary", head=head, q=escape_markdown(view.labels[qi]), i=qi,
                   k=escape_markdown(view.key_labels[kj]), j=kj, score=float(view.scores[head, qi, kj]),

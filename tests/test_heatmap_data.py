@@ -175,3 +175,12 @@ PAYLOAD = hm.prepare(weights(4, 5, 3), labels(5), labels(3), heads=[0, 1, 2, 7])
 ])
 def test_a_click_is_read_back_only_when_it_names_a_real_head_or_cell(value, read):
     assert hm.read_pick(value, PAYLOAD) == read
+
+
+def test_the_marked_head_and_group_travel_outside_the_signature():
+    w, lab = weights(4, 3, 3), labels(3)
+    plain = hm.prepare(w, lab, lab, heads=[0, 1, 2, 5])
+    framed = hm.prepare(w, lab, lab, heads=[0, 1, 2, 5], marked=5, group="pg")
+    assert (plain["marked"], plain["group"]) == (None, None) and (framed["marked"], framed["group"]) == (5, "pg")
+    assert framed["sig"] == plain["sig"]  # the page moves the frame, keeps the picture
+    assert hm.prepare(w, lab, lab, marked=3)["marked"] == 3 and hm.prepare(w, lab, lab, marked=4)["marked"] is None

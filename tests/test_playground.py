@@ -246,3 +246,16 @@ def test_the_intro_counts_one_token_and_one_head_in_the_singular():
     text = intro(open_page(PAGE, text="hi there", d_model=16, num_heads=2))
     assert text.startswith("2 tokens · ") and "· 2 heads of head_dim 8" in text, text
 
+
+
+def test_the_grid_is_told_which_head_is_enlarged():
+    """The grid frames the enlarged head (mha.app.heatmap_view; the page keeps it in step when only the enlarged
+    head reruns): both charts are one group, and a run after the head was picked sends it to the grid."""
+    at = open_page(PAGE, num_heads="4", head="2")
+    at.run()
+    charts = canvas_charts(at)
+    assert charts[GRID]["group"] == charts[ONE_HEAD]["group"] is not None
+    assert charts[ONE_HEAD]["heads"] == [2] and charts[GRID]["marked"] == 2
+    at.session_state["head"] = 3
+    at.run()
+    assert canvas_charts(at)[GRID]["marked"] == 3

@@ -10,8 +10,9 @@ never over it; the pointer is a hand only where a click answers.
 
 In the page the chart says what it shows in data attributes of its root (``.hm``), for tests and benchmarks:
 ``data-ready`` (the payload's ``sig`` once drawn), ``data-hover`` ("panel,query,key" or ""), ``data-selected``
-("query,key" or ""), ``data-cell`` ("width x height" of a cell, px); ``root.__hm`` has ``box(panel, q, k)`` (a
-cell's rectangle in the viewport) and ``labels`` (every label drawn: axis, panel, index, text, font px, angle).
+("query,key" or ""), ``data-marked`` (the grid's outlined head, the one enlarged, or ""), ``data-cell`` ("width x
+height" of a cell, px); ``root.__hm`` has ``box(panel, q, k)`` (a cell's rectangle in the viewport) and ``labels``
+(every label drawn: axis, panel, index, text, font px, angle).
 
 Every token is user text: drawn with ``fillText`` or set with ``textContent``, never as markup.
 """
@@ -47,12 +48,24 @@ export default function(component) {
   const root = parentElement.querySelector('.hm');
   if (!root || !data || !data.codes) return;
   const prev = root.__hmState;
-  if (prev && prev.sig === data.sig) {  // same picture: only the outlined cell may have moved
+  // Charts of one group: the enlarged head says which head it shows, the grid outlines that head's panel.
+  const groupEvent = data.group ? 'mha-heatmaps:' + data.group : null;
+  // The last head announced is kept on window too: the grid may be set up after the enlarged head spoke.
+  const shown = window.__mhaHeatmapsShown || (window.__mhaHeatmapsShown = {});
+  const announce = () => { if (groupEvent && data.layout === 'single') {
+    shown[data.group] = data.heads[0];
+    window.dispatchEvent(new CustomEvent(groupEvent, { detail: data.heads[0] })); } };
+  const markedNow = () => (data.marked !== null && data.marked !== undefined ? data.marked
+                           : data.group && data.layout !== 'single' ? shown[data.group] : null);
+  if (prev && prev.sig === data.sig) {  // same picture: only the outlined cell or panel may have moved
     prev.selected = data.selected;
+    prev.marked = markedNow();
     prev.drawOver();
+    announce();
     return;
   }
   if (prev && prev.ro) prev.ro.disconnect();
+  if (prev && prev.listen) window.removeEventListener(prev.listen[0], prev.listen[1]);
   const { H, Tq, Tk, heads, q, k, words } = data;
   const single = data.layout === 'single';
   const codes = b64(data.codes);
@@ -61,7 +74,8 @@ export default function(component) {
   const lut = [];
   for (let c = 0; c < 256; c++) { const h = data.lut.slice(6 * c, 6 * c + 6);
     lut.push([parseInt(h.slice(0, 2), 16), parseInt(h.slice(2, 4), 16), parseInt(h.slice(4, 6), 16)]); }
-  const st = { sig: data.sig, selected: data.selected, hover: null, last: null, width: 0, geo: null };
+  const st = { sig: data.sig, selected: data.selected, marked: markedNow(), hover: null, last: null, width: 0,
+               geo: null };
   root.__hmState = st;
   root.replaceChildren();
   const el = (tag, cls) => { const e = document.createElement(tag); if (cls) e.className = cls; return e; };
@@ -269,6 +283,13 @@ export default function(component) {
       octx.strokeRect(P.x + j * g.cw + d, P.y + i * g.ch + d, g.cw - 2 * d, g.ch - 2 * d);
     };
     if (st.selected && single) outline(0, st.selected[0], st.selected[1], '#ff7f0e', Math.min(3, g.cw / 3));
+    const mp = single ? -1 : heads.indexOf(st.marked);
+    if (mp >= 0) {  // the head enlarged below: its panel framed in the selection's orange
+      const P = g.panels[mp];
+      octx.strokeStyle = '#ff7f0e'; octx.lineWidth = 2;
+      octx.strokeRect(P.x - 3, P.y - 3, P.w + 6, P.h + 6);
+    }
+    root.dataset.marked = mp >= 0 ? String(st.marked) : '';
     if (st.hover) {
       const lw = Math.min(1.5, g.cw / 4);
       outline(st.hover[0], st.hover[1], st.hover[2], '#111', lw);
@@ -374,9 +395,17 @@ export default function(component) {
     if (W > 0 && W !== st.width) draw();
   });
   st.ro.observe(root);
+  if (groupEvent && !single) {
+    const onHead = (e) => { if (Number.isInteger(e.detail) && e.detail !== st.marked) {
+      st.marked = e.detail; st.drawOver(); } };
+    window.addEventListener(groupEvent, onHead);
+    st.listen = [groupEvent, onHead];
+  }
   draw();
   root.dataset.ready = data.sig;
-  return () => { if (st.ro) st.ro.disconnect(); };
+  announce();
+  return () => { if (st.ro) st.ro.disconnect();
+                 if (st.listen) window.removeEventListener(st.listen[0], st.listen[1]); };
 }
 """
 _component_cache: Optional[Callable] = None

@@ -47,8 +47,9 @@ STRINGS = {
         "ko": " 회색 칸은 마스크된(차단된) 칸으로 가중치가 정확히 0입니다.",
     },
     "pg_one_head": {"en": "One head, enlarged", "ko": "헤드 하나 크게 보기"},
-    "pg_grid_click_hint": {"en": "Click a head above to enlarge it below.",
-                           "ko": "위에서 헤드를 클릭하면 아래에 크게 보여 줍니다."},
+    "pg_grid_click_hint": {"en": "Click a head above to enlarge it below; the enlarged one is framed in orange.",
+                           "ko": "위에서 헤드를 클릭하면 아래에 크게 보여 줍니다. 크게 보는 헤드는 주황색 테두리로 "
+                                 "표시됩니다."},
     "pg_click_hint": {
         "en": "Click a cell (or pick a query and key below) to see the numbers behind it.",
         "ko": "칸을 클릭하거나 아래에서 쿼리와 키를 고르면 그 뒤의 숫자를 볼 수 있습니다.",

@@ -155,3 +155,40 @@ def test_the_pointed_at_cell_is_outlined_dark_and_light(page, server):
         drawn = cv.chart(page, key).evaluate(_OVERLAY_CELL_JS, list(cell))
         lum = [0.3 * r + 0.59 * g + 0.11 * b for r, g, b in drawn]
         assert lum and min(lum) < 60 and max(lum) > 220, (cell, len(drawn), min(lum or [0]), max(lum or [0]))
+
+
+def overlay_colour(page, panel: dict) -> tuple[int, int, int] | None:
+    """The colour of the grid's overlay canvas on the left edge of a panel's frame (3 px left of its cells, half
+    way down), or None where the overlay is clear."""
+    rgba = cv.chart(page, "grid").evaluate(
+        """(r, [x, y]) => { const c = r.querySelector('canvas.hm-over'), s = c.width / c.getBoundingClientRect().width;
+                            return Array.from(c.getContext('2d').getImageData(Math.round(x * s), Math.round(y * s),
+                                                                              1, 1).data); }""",
+        [panel["x"] - 3, panel["y"] + panel["h"] / 2])
+    return tuple(rgba[:3]) if rgba[3] > 200 else None
+
+
+def orange(colour) -> bool:
+    """The selection's orange (#ff7f0e), up to the canvas's rounding."""
+    return colour is not None and max(abs(a - b) for a, b in zip(colour, (255, 127, 14))) <= 3
+
+
+def test_the_grid_frames_the_enlarged_head_and_follows_the_picker(page, server):
+    """The grid shows which head is enlarged below (a frame in the selection's orange): from the link, after the head
+    picker (which reruns only the enlarged head: the grid is not redrawn, it is told in the page) and after a click
+    on a panel."""
+    goto(page, server.url, num_heads=4, head=2)
+    cv.wait_ready(page, "grid")
+    root = cv.chart(page, "grid")
+    page.wait_for_function("r => r.dataset.marked === '2'", arg=root.element_handle(), timeout=10_000)
+    sig = cv.ready(page, "grid")
+    assert orange(overlay_colour(page, cv.panels(page, "grid")[2]))
+    assert all(overlay_colour(page, p) is None for p in cv.panels(page, "grid")[:2])
+    page.locator(".st-key-head button").filter(has_text="3").first.click()
+    page.wait_for_function("r => r.dataset.marked === '3'", arg=root.element_handle(), timeout=20_000)
+    assert cv.ready(page, "grid") == sig  # not redrawn: told by the enlarged head
+    assert orange(overlay_colour(page, cv.panels(page, "grid")[3]))
+    assert overlay_colour(page, cv.panels(page, "grid")[2]) is None  # the old frame is gone
+    cv.click_cell(page, "grid", 1, 0, 0)
+    page.wait_for_function("r => r.dataset.marked === '1'", arg=root.element_handle(), timeout=20_000)
+    page.wait_for_function(f"() => {CHOSEN_HEAD} === '1'", timeout=20_000)
