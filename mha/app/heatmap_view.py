@@ -330,7 +330,8 @@ export default function(component) {
     const [p, i, j] = cell, n = (p * Tq + i) * Tk + j;
     const lines = [];
     lines.push(headName(p));
-    lines.push(`${words.query}: ${tokenText(q, data.q_raw, i)}`, `${words.key}: ${tokenText(k, data.k_raw, j)}`);
+    // positions as the token pickers show them ("query 3: the"): a repeated word is told apart
+    lines.push(`${words.query} ${i}: ${tokenText(q, data.q_raw, i)}`, `${words.key} ${j}: ${tokenText(k, data.k_raw, j)}`);
     lines.push(values ? `${words.value}: ${values[n].toFixed(4)}` : words.exact_below);
     if (blocked && blocked[n]) lines.push(words.masked);
     tip.textContent = lines.join('\\n');

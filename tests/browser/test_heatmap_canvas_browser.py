@@ -192,3 +192,12 @@ def test_the_grid_frames_the_enlarged_head_and_follows_the_picker(page, server):
     cv.click_cell(page, "grid", 1, 0, 0)
     page.wait_for_function("r => r.dataset.marked === '1'", arg=root.element_handle(), timeout=20_000)
     page.wait_for_function(f"() => {CHOSEN_HEAD} === '1'", timeout=20_000)
+
+
+def test_the_tooltip_tells_a_repeated_word_by_its_position(page, server):
+    """"the cat saw the dog": two keys read "the"; the tooltip names each by its position, as the token pickers do."""
+    goto(page, server.url, text="the cat saw the dog")
+    cv.wait_ready(page, "one_head_chart")
+    first = cv.hover_cell(page, "one_head_chart", 0, 1, 0).split("\n")
+    second = cv.hover_cell(page, "one_head_chart", 0, 1, 3).split("\n")
+    assert first[1:3] == ["query 1: cat", "key 0: the"] and second[1:3] == ["query 1: cat", "key 3: the"]

@@ -174,7 +174,7 @@ def assert_canvases_show_text(page, labels: list[str], where: str) -> None:
     i = max(range(len(labels)), key=lambda n: (len(labels[n]), n))
     j = min(range(len(labels)), key=lambda n: (-len(labels[n]), n))
     tip = cv.hover_cell(page, "one_head_chart", 0, i, j)
-    assert tip.split("\n")[1:3] == [f"query: {labels[i]}", f"key: {labels[j]}"], (where, tip)
+    assert tip.split("\n")[1:3] == [f"query {i}: {labels[i]}", f"key {j}: {labels[j]}"], (where, tip)
     assert page.locator(".st-key-one_head_chart .hm-tip").evaluate("t => t.childElementCount") == 0, where
     page.mouse.move(0, 0)
 

@@ -160,7 +160,7 @@ def test_a_learners_journey_from_a_direct_link_to_a_shared_view(fresh_server, op
     # every cell's tooltip: head HEAD, its query and key, and the model's weight
     cells = [(i, j) for i in range(T) for j in range(T)]
     tips = [cv.hover_cell(page, "one_head_chart", 0, i, j).split("\n") for i, j in cells]
-    assert all(tip[:3] == [f"head {HEAD}", f"query: {labels[i]}", f"key: {labels[j]}"]
+    assert all(tip[:3] == [f"head {HEAD}", f"query {i}: {labels[i]}", f"key {j}: {labels[j]}"]
                for tip, (i, j) in zip(tips, cells)), tips[:3]
     shown = np.array([cv.tooltip_number("\n".join(tip)) for tip in tips]).reshape(T, T)
     assert np.allclose(shown, expected.weights[HEAD], atol=1e-4), (shown, expected.weights[HEAD])
@@ -195,7 +195,7 @@ def test_a_learners_journey_from_a_direct_link_to_a_shared_view(fresh_server, op
     head_ko = ko("ch_head")
     cv.poll(page, lambda: cv.titles(page, "grid") == [f"{head_ko} {h}" for h in range(NUM_HEADS)], "Korean titles")
     assert cv.hover_cell(page, "one_head_chart", 0, i, j).split("\n")[:3] == [
-        f"{head_ko} {HEAD}", f"{ko('ch_query')}: {labels[i]}", f"{ko('ch_key')}: {labels[j]}"]
+        f"{head_ko} {HEAD}", f"{ko('ch_query')} {i}: {labels[i]}", f"{ko('ch_key')} {j}: {labels[j]}"]
     assert cv.selected(page, "one_head_chart") == f"{i},{j}"
     shot("korean")
 

@@ -213,7 +213,7 @@ def test_hover_shows_each_cells_tokens_and_number(page, server):
         shown = {}
         for p, i, j in cells:
             tip = cv.hover_cell(page, "grid", p, i, j).split("\n")
-            assert tip[:3] == [f"head {p}", f"query: {labels[i]}", f"key: {labels[j]}"], tip
+            assert tip[:3] == [f"head {p}", f"query {i}: {labels[i]}", f"key {j}: {labels[j]}"], tip
             assert tip[3].startswith(f"{kind}: ")
             # causal: the weights' future keys are said to be masked (the scores chart shows every score)
             assert tip[4:] == (["masked"] if kind == "weights" and j > i else []), tip
@@ -246,7 +246,7 @@ def test_tokens_that_look_like_html_are_shown_as_text(page, server):
     # The tooltip of the cell (query "<", key "onerror"): the tokens as text, no element inside it.
     i, j = expected.index("<"), expected.index("onerror")
     tip = cv.hover_cell(page, "one_head_chart", 0, i, j)
-    assert tip.split("\n")[1:3] == ["query: <", "key: onerror"], tip
+    assert tip.split("\n")[1:3] == [f"query {i}: <", f"key {j}: onerror"], tip
     assert page.locator(".st-key-one_head_chart .hm-tip").evaluate("t => t.childElementCount") == 0
     # Nothing in the charts but what the component makes: divs, canvases and its PNG button.
     for key in ("grid", "one_head_chart"):
@@ -307,7 +307,7 @@ def test_keyboard_points_and_picks(page, server):
         page.keyboard.press(k)
     assert hover("one_head_chart") == "0,2,3"
     tip = page.locator(".st-key-one_head_chart .hm-tip").text_content().split("\n")
-    assert tip[1:3] == [f"query: {tokens[2]}", f"key: {tokens[3]}"], tip
+    assert tip[1:3] == [f"query 2: {tokens[2]}", f"key 3: {tokens[3]}"], tip
     page.keyboard.press("Enter")
     wait_app_idle(page, rerun=True)
     cv.wait_selected(page, "one_head_chart", 2, 3)
@@ -430,8 +430,8 @@ def test_the_largest_view_answers_the_mouse(page, server):
     assert cv.titles(page, "grid") == [f"head {h}" for h in range(16)]
     assert not cv.labels(page, "grid", "y") and cv.note(page, "grid") == ENGLISH.keys_on_hover
     tip = cv.hover_cell(page, "grid", 13, 100, 7).split("\n")
-    assert tip == ["head 13", f"query: {labels[100]}", f"key: {labels[7]}", ENGLISH.exact_below], tip
+    assert tip == ["head 13", f"query 100: {labels[100]}", f"key 7: {labels[7]}", ENGLISH.exact_below], tip
     for i, j in ((127, 0), (64, 100)):
         text = cv.hover_cell(page, "one_head_chart", 0, i, j)
-        assert text.split("\n")[:3] == ["head 9", f"query: {labels[i]}", f"key: {labels[j]}"], text
+        assert text.split("\n")[:3] == ["head 9", f"query {i}: {labels[i]}", f"key {j}: {labels[j]}"], text
         assert abs(cv.tooltip_number(text) - view.weights[9, i, j]) <= 1e-4, text

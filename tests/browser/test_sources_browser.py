@@ -74,7 +74,7 @@ def test_pretrained_ticks_read_as_labels_and_the_hover_names_the_raw_piece(fresh
     assert cv.axis_texts(page, "grid", "y") == shown and cv.axis_texts(page, "grid", "x") == shown
     # the first head's middle cell ("cat" to "cat"): its hover names the raw piece "Ġcat" beside the label
     text = cv.hover_cell(page, "grid", 0, 2, 2)
-    assert text.split("\n")[1:3] == ["query: cat · Ġcat", "key: cat · Ġcat"], text
+    assert text.split("\n")[1:3] == ["query 2: cat · Ġcat", "key 2: cat · Ġcat"], text
     # the head view's token tooltip names it too
     title = page.locator(".hv .hv-q .hv-tok[data-i='2']").first.get_attribute("title")
     assert title == "2: cat · Ġcat", title
