@@ -143,7 +143,7 @@ def prepare(mats, q_labels: Sequence[str], k_labels: Sequence[str], *, kind: str
         "values": _b64(m.astype(np.float32)) if m.size <= EXACT_MAX_CELLS else None,
         "blocked": blocked,
         "bar": {"title": [words.kind(kind), *[s for s in sub.split("<br>") if s]],
-                "ticks": [[(v - lo) / (hi - lo), f"{v:.3g}"] for v in nice_ticks(lo, hi)]},
+                "ticks": [[(v - lo) / (hi - lo), f"{v:.3g}".replace("-", "\u2212")] for v in nice_ticks(lo, hi)]},
         "words": {"head": words.head, "query": words.query, "key": words.key, "value": words.kind(kind),
                   "exact_below": words.exact_below,
                   # the note when keys go unnamed: the grid names them under each panel, the one map on top

@@ -184,3 +184,10 @@ def test_the_marked_head_and_group_travel_outside_the_signature():
     assert (plain["marked"], plain["group"]) == (None, None) and (framed["marked"], framed["group"]) == (5, "pg")
     assert framed["sig"] == plain["sig"]  # the page moves the frame, keeps the picture
     assert hm.prepare(w, lab, lab, marked=3)["marked"] == 3 and hm.prepare(w, lab, lab, marked=4)["marked"] is None
+
+
+def test_negative_ticks_carry_a_true_minus_sign():
+    """As Plotly's colour bars write them: "−2", not "-2" (a hyphen)."""
+    ticks = [text for _, text in hm.prepare(np.array([[[-2.0, 1.0, 3.0]]]), ["q"], list("abc"),
+                                            kind="scores")["bar"]["ticks"]]
+    assert ticks[0].startswith("\u2212") and not any("-" in t for t in ticks)

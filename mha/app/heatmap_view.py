@@ -128,7 +128,9 @@ export default function(component) {
     pictures.push(pic);
   }
   const headName = (p) => `${words.head} ${heads[p]}`;
-  over.setAttribute('aria-label', single ? `${headName(0)}: ${words.value}` : `${words.value}: ${H} × ${words.head}`);
+  // what a screen reader says: "head 2: weights"; "weights: head 0, head 1, head 2, head 3"
+  over.setAttribute('aria-label', single ? `${headName(0)}: ${words.value}`
+                                         : `${words.value}: ${heads.map((_, p) => headName(p)).join(', ')}`);
 
   const layout = (W) => {
     const style = getComputedStyle(root);
@@ -332,7 +334,8 @@ export default function(component) {
     lines.push(headName(p));
     // positions as the token pickers show them ("query 3: the"): a repeated word is told apart
     lines.push(`${words.query} ${i}: ${tokenText(q, data.q_raw, i)}`, `${words.key} ${j}: ${tokenText(k, data.k_raw, j)}`);
-    lines.push(values ? `${words.value}: ${values[n].toFixed(4)}` : words.exact_below);
+    // a true minus sign (U+2212), as Plotly's hover and colour bars write it
+    lines.push(values ? `${words.value}: ${values[n].toFixed(4).replace('-', '\u2212')}` : words.exact_below);
     if (blocked && blocked[n]) lines.push(words.masked);
     tip.textContent = lines.join('\\n');
     tip.style.display = 'block';

@@ -137,7 +137,7 @@ def hover_cell(page, key: str, panel: int, i: int, j: int) -> str:
     return tip.text_content()
 
 
-NUMBER_LINE = re.compile(r"^[^:\n]+: (-?\d+\.\d{4})$", re.M)
+NUMBER_LINE = re.compile(r"^[^:\n]+: ([-\u2212]?\d+\.\d{4})$", re.M)  # a minus as the page writes it (U+2212)
 
 
 def tooltip_number(text: str) -> float:
@@ -145,7 +145,7 @@ def tooltip_number(text: str) -> float:
     lines = text.split("\n")
     m = NUMBER_LINE.fullmatch(lines[3]) if len(lines) > 3 else None
     assert m, f"no number in the tooltip's fourth line: {text!r}"
-    return float(m.group(1))
+    return float(m.group(1).replace("\u2212", "-"))
 
 
 def hover_values(page, key: str, panel: int, cells) -> list[float]:

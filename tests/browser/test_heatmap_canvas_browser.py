@@ -7,6 +7,7 @@ import urllib.parse
 
 import pytest
 
+from mha.i18n import text as i18n_text
 from mha.text import display_labels, tokenize
 from mha.view import DEFAULT_TEXT
 
@@ -201,3 +202,13 @@ def test_the_tooltip_tells_a_repeated_word_by_its_position(page, server):
     first = cv.hover_cell(page, "one_head_chart", 0, 1, 0).split("\n")
     second = cv.hover_cell(page, "one_head_chart", 0, 1, 3).split("\n")
     assert first[1:3] == ["query 1: cat", "key 0: the"] and second[1:3] == ["query 1: cat", "key 3: the"]
+
+
+def test_screen_readers_hear_what_each_chart_shows(page, server):
+    goto(page, server.url, num_heads=2, head=1, lang="ko")
+    for key in CHARTS:
+        cv.wait_ready(page, key)
+    label = lambda key: cv.chart(page, key).locator("canvas.hm-over").get_attribute("aria-label")  # noqa: E731
+    weights, head = i18n_text("ch_weights", "ko"), i18n_text("ch_head", "ko")
+    assert label("grid") == f"{weights}: {head} 0, {head} 1"
+    assert label("one_head_chart") == f"{head} 1: {weights}"
