@@ -5,22 +5,18 @@ Thin: the bugs and their runs come from ``mha.bugs`` (tested in tests/test_bugs.
 """
 from dataclasses import replace
 
-import pandas as pd
 import streamlit as st
 
 from mha import bugs, figures
+from mha.app.bugs_page import one_head_table, summary_table
 from mha.app.frame import page_setup
 from mha.app.masks_page import SIDE_BY_SIDE_TOKENS
 from mha.i18n import code_comments
 from mha.text import escape_markdown
 from mha.app.controls import (cached, cached_figure, chart_words, current_view, head_picker, named_choice,
-                               session_weights, settings, t, table, token_picker, weights_scale)
+                               session_weights, settings, t, token_picker, weights_scale)
 
 page_setup()
-
-
-def fmt(x) -> str:
-    return t("bz_not_comparable") if x is None else f"{x:.4f}"
 
 
 st.title(t("bz_title"))
@@ -37,14 +33,7 @@ runs = cached(bugs.zoo_for_view, view, weights=session_weights(s.d_model))
 
 st.subheader(t("bz_summary"))
 st.caption(t("bz_summary_note"))
-# Each bug by its name in the page's language and the check that catches it in words (the ids stay in the link);
-# a static table wraps its cells, so nothing is cut off at any width.
-with st.container(key="bz_table"):
-    st.table(pd.DataFrame([{
-        t("bz_col_bug"): t(f"bz_{b.name}_title"), t("bz_col_test"): t(f"bz_{b.name}_check"),
-        t("bz_col_out"): fmt(runs[b.name].max_error_output), t("bz_col_w"): fmt(runs[b.name].max_error_weights),
-        t("bz_col_one_head"): fmt(runs[b.name].max_error_one_head) if b.hidden_by_one_head else ""}
-        for b in bugs.BUGS]).set_index(t("bz_col_bug")))
+summary_table(runs)
 
 name = named_choice(t("bz_pick"), bugs.BUG_NAMES, "bz_bug", {b: t(f"bz_{b}_title") for b in bugs.BUG_NAMES},
                     help=t("bz_pick_help"))
@@ -119,6 +108,4 @@ else:
 
 st.subheader(t("bz_one_head_title"))
 st.markdown(t("bz_one_head_explain"))
-table(pd.DataFrame([{t("bz_col_bug"): t(f"bz_{b.name}_title"), t("bz_one_head_col_now", h=H): fmt(runs[b.name].max_error_output),
-                     t("bz_one_head_col_one"): fmt(runs[b.name].max_error_one_head)}
-                    for b in bugs.BUGS if b.hidden_by_one_head]), "bz_one_head_table", hide_index=True)
+one_head_table(runs, H)
