@@ -78,7 +78,7 @@ def one_head() -> None:
     c1, c2 = st.columns(2)
     qi = token_picker(t("pg_cell_query"), "cell_query", view.labels, container=c1)
     kj = token_picker(t("pg_cell_key"), "cell_key", view.key_labels, container=c2)
-    scale_range = None if kind == "weights" else float(abs(mats).max()) or 1.0  # every head's scores: one scale
+    scale_range = None if kind == "weights" else figures.symmetric_range(mats)  # every head's scores: one scale
     heatmaps(heatmap_data.prepare(mats[head][None], view.labels, view.key_labels, kind=kind, heads=[head],
                                   allowed=allowed[head][None] if allowed is not None else None, words=words,
                                   layout="single", pick="cell", selected=(qi, kj), scale_range=scale_range,
