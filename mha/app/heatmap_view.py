@@ -229,7 +229,7 @@ export default function(component) {
           if (g.upright) {
             ctx.textAlign = 'center'; ctx.textBaseline = single ? 'bottom' : 'top';
             ctx.fillText(s, x, y);
-          } else {  // upright text, read bottom to top
+          } else {  // turned a quarter left, read bottom to top
             ctx.save(); ctx.translate(x, y); ctx.rotate(-Math.PI / 2);
             ctx.textAlign = single ? 'left' : 'right'; ctx.textBaseline = 'middle';
             ctx.fillText(s, 0, 0); ctx.restore();
