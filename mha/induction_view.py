@@ -1,8 +1,10 @@
 """What the Induction page says about a trained two-layer model, as plain data. Pure (no Streamlit).
 
 ``text_view`` runs one snapshot of an ``mha.induction.InductionRun`` on the learner's text (repeated, mapped onto the
-trained vocabulary with ``map_text``), names each head's role from the held-out scores of that snapshot, says where
-each head points from a picked query, and switches the layer-1 head that layer 2 builds on off (``ablate_each``: the
+trained vocabulary with ``map_text``), names each head's role from the held-out scores of that snapshot, measures
+each head on the text itself (the head enlarged is the one that does induction most *there*: a head that does it on
+held-out sequences may be a first-token sink on a short sentence), says where each head points from a picked query,
+and switches the layer-1 head that layer 2 builds on off (``ablate_each``: the
 head whose removal lowers the induction score most) to show the stripe disappear and the copy loss rise.
 """
 from __future__ import annotations
@@ -26,6 +28,7 @@ class HeadRole:
     score: float  # the held-out score behind the role (the best one when "none")
     key: int  # where the head attends most from the picked query (on the text)
     weight: float  # that weight
+    on_text: float  # the same kind of score measured on the text shown (induction: layer 2; previous token: layer 1)
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,8 @@ class TextView:
     query: int
     target: Optional[int]  # the key an induction head should attend to from ``query`` (None: no earlier copy)
     allowed: np.ndarray  # (T, T) bool: the causal mask, True = may attend
+    enlarged: int  # the layer-2 head shown large: the one with the highest induction score on the text
+    strongest: Optional[int]  # ``enlarged`` when it is an induction head at this snapshot, None before that
 
 
 def checkpoint_at(run: ind.InductionRun, step: int) -> ind.Checkpoint:
@@ -48,12 +53,14 @@ def checkpoint_at(run: ind.InductionRun, step: int) -> ind.Checkpoint:
     return kept[-1]
 
 
-def roles(measured: ind.Measurement, weights: tuple[np.ndarray, ...],
-          query: int) -> tuple[tuple[HeadRole, ...], ...]:
+def roles(measured: ind.Measurement, weights: tuple[np.ndarray, ...], query: int,
+          on_text: Optional[tuple[np.ndarray, np.ndarray]] = None) -> tuple[tuple[HeadRole, ...], ...]:
     """Each head's role from held-out scores, and where it points from ``query`` in ``weights`` (per layer, (H, T,
-    T))."""
+    T)). ``on_text``: per layer (H,) the scores measured on the text (``TextAttention``: previous-token, induction);
+    None: NaN."""
     out = []
     for layer, w in enumerate(weights):
+        here = on_text[layer] if on_text is not None else np.full(w.shape[0], np.nan)
         pointers = ind.points_to(w, query)
         if layer == 0:
             named = {"previous": measured.previous_token_scores, "duplicate": measured.duplicate_token_scores}
@@ -64,7 +71,7 @@ def roles(measured: ind.Measurement, weights: tuple[np.ndarray, ...],
             best = max(named, key=lambda n: named[n][p.head])
             score = float(named[best][p.head])
             heads.append(HeadRole(layer=layer, head=p.head, role=best if score >= ROLE_AT else "none", score=score,
-                                  key=p.key, weight=p.weight))
+                                  key=p.key, weight=p.weight, on_text=float(here[p.head])))
         out.append(tuple(heads))
     return tuple(out)
 
@@ -84,6 +91,19 @@ def text_view(run: ind.InductionRun, step: int, text: str, query: Optional[int] 
     on = ind.attend_text(model, tokens)
     abl = max(ind.ablate_each(model, config=c), key=lambda a: a.induction_drop)
     off = ind.attend_text(model, tokens, ind.heads_off(model, 0, [abl.head]))
-    return TextView(text=tokens, attention=on, ablated=off, builds_on=abl, roles=roles(measured, on.weights, query),
-                    query=query, target=ind.induction_target(tokens.ids, query),
-                    allowed=causal_mask(T).numpy().astype(bool))
+    named = roles(measured, on.weights, query, (on.previous_token_scores, on.induction_scores))
+    enlarged, strongest = strongest_induction(named[1], on.induction_scores)
+    return TextView(text=tokens, attention=on, ablated=off, builds_on=abl, roles=named, query=query,
+                    target=ind.induction_target(tokens.ids, query), allowed=causal_mask(T).numpy().astype(bool),
+                    enlarged=enlarged, strongest=strongest)
+
+
+def strongest_induction(layer2: tuple[HeadRole, ...], on_text: np.ndarray) -> tuple[int, Optional[int]]:
+    """(the layer-2 head to enlarge, the strongest induction head or None). The head enlarged is chosen on the text
+    shown: the highest induction score there (``on_text``, (H,)). It is named the strongest induction head only when
+    that snapshot's held-out scores make it one (``role == "induction"``): before the phase change no head is, and
+    the page says "none yet" instead of naming one."""
+    if len(layer2) != len(on_text):
+        raise ValueError(f"{len(layer2)} layer-2 heads but {len(on_text)} scores on the text.")
+    best = int(np.argmax(on_text))
+    return best, (best if layer2[best].role == "induction" else None)

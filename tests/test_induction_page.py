@@ -99,8 +99,49 @@ def test_the_default_run_grows_an_induction_stripe_that_ablation_removes():
     assert max(prev) >= 0.5  # seed 0 grows a previous-token head
     assert any("Layer 2, head" in m.value and "That is the token after the earlier occurrence" in m.value
                for m in at.markdown)
+    # the head enlarged is the one with the induction stripe on this text, not the best on held-out data (#27.1)
+    big = heatmaps(charts["ind_l2_head"])[0]
+    best = int(np.argmax(on))
+    np.testing.assert_allclose(big, heatmaps(charts["ind_grid_l2"])[best], atol=1e-6)
+    titles = [m.value for m in at.markdown if m.value.startswith("**Layer 2, head")]
+    assert titles == [f"**Layer 2, head {best} (the strongest induction head on your text: {on[best]:.2f}), large**"]
     at.toggle(key="ind_ablate").set_value(True).run()
     off = stripe(heatmaps(charts_by_key(at)["ind_grid_ablated"]))
     assert max(off) < 0.5 * max(on)
     metrics = {m.label: m for m in at.metric}
     assert float(metrics["Copy loss (held-out, nats)"].delta) > 0  # the copy is harder without the head
+
+
+def test_before_the_phase_change_no_head_is_named_the_strongest():
+    """At step 240 of the default run (still on the plateau) the enlarged head's title says none yet, in Korean
+    too, and no role line calls a head an induction head (#27.1: the title named one above 'no clear role yet')."""
+    from mha.app import induction_page
+
+    induction_page.warm(ind.InductionConfig(seed=0))
+    text = "나는 오늘 학교에서 친구와 맛있는 점심을 먹었다"
+    at = open_page(PAGE, lang="ko", ind_seed="0", ind_at="240", text=text)
+    assert not at.exception
+    prose = [m.value for m in at.markdown]
+    assert any("아직 인덕션 헤드가 없습니다" in m for m in prose)
+    assert not any("가장 강한 인덕션 헤드" in m for m in prose)
+    assert not any("인덕션 헤드입니다" in m for m in prose)
+
+
+def test_the_enlarged_head_is_chosen_on_the_text():
+    """strongest_induction: the head with the highest score on the text is enlarged even when another head scores
+    higher on held-out data; it is named only when it is an induction head at that snapshot."""
+    def role(h, name, score):
+        return iv.HeadRole(layer=1, head=h, role=name, score=score, key=0, weight=1.0, on_text=float("nan"))
+
+    held_out = (role(0, "induction", 0.8), role(1, "induction", 0.7), role(2, "none", 0.3))
+    assert iv.strongest_induction(held_out, np.array([0.1, 0.6, 0.2])) == (1, 1)  # not head 0
+    assert iv.strongest_induction(held_out, np.array([0.1, 0.2, 0.6])) == (2, None)  # the best here is no such head
+    with pytest.raises(ValueError, match="3 layer-2 heads but 2 scores"):
+        iv.strongest_induction(held_out, np.array([0.1, 0.2]))
+
+
+def test_role_lines_carry_the_score_on_the_text(short_run):
+    tv = iv.text_view(short_run, 20, TEXT)
+    np.testing.assert_allclose([r.on_text for r in tv.roles[1]], tv.attention.induction_scores)
+    np.testing.assert_allclose([r.on_text for r in tv.roles[0]], tv.attention.previous_token_scores)
+    assert tv.enlarged == int(np.argmax(tv.attention.induction_scores)) and tv.strongest is None  # 20 steps

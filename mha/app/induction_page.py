@@ -181,8 +181,10 @@ def show_text(tv: iv.TextView) -> float:
                                       allowed=allowed, zmax=top, words=words), key=f"ind_grid_l{layer + 1}")
         lines = [head_line(r, labels, q, tv.target) for r in tv.roles[layer]]
         st.markdown("\n".join(lines))
-    best = max(range(len(tv.roles[1])), key=lambda h: tv.roles[1][h].score)
-    st.markdown(f"**{t('ind_big_title', head=best)}**")
+    best = tv.enlarged  # chosen on this text at this snapshot (mha.induction_view.strongest_induction)
+    here = f"{tv.roles[1][best].on_text:.2f}"
+    title = t("ind_big_title" if tv.strongest is not None else "ind_big_none", head=best, here=here)
+    st.markdown(f"**{title}**")
     st.caption(t("ind_big_caption"))
     st.plotly_chart(figures.head_heatmap(tv.attention.weights[1][best], labels, labels, allowed=tv.allowed, head=best,
                                          selected=(q, tv.target if tv.target is not None else q), zmax=top,
@@ -192,7 +194,7 @@ def show_text(tv: iv.TextView) -> float:
 
 
 def head_line(r: iv.HeadRole, labels, q: int, target) -> str:
-    role = t(f"ind_role_{r.role}", score=f"{r.score:.2f}")
+    role = t(f"ind_role_{r.role}", score=f"{r.score:.2f}", here=f"{r.on_text:.2f}")
     where = t("ind_points", q=escape_markdown(labels[q]), i=q, k=escape_markdown(labels[r.key]), j=r.key,
               w=f"{r.weight:.2f}")
     hit = ""

@@ -101,14 +101,14 @@ STRINGS = {
     "ind_query": {"en": "Query (the token whose head sentences are below)", "ko": "쿼리(아래 헤드 설명의 기준 토큰)"},
     "ind_layer_title": {"en": "Layer {n}: every head's attention weights", "ko": "{n}층: 모든 헤드의 어텐션 가중치"},
     "ind_head": {"en": "Layer {layer}, head {head}", "ko": "{layer}층 헤드 {head}"},
-    "ind_role_previous": {"en": "a previous-token head ({score} on held-out data).",
-                          "ko": "이전 토큰 헤드입니다(따로 떼어 둔 데이터에서 {score})."},
+    "ind_role_previous": {"en": "a previous-token head ({score} on held-out data, {here} on your text).",
+                          "ko": "이전 토큰 헤드입니다(따로 떼어 둔 데이터에서 {score}, 여러분의 문장에서 {here})."},
     "ind_role_duplicate": {
         "en": "a same-token head: it finds the earlier occurrence of the query's token ({score}).",
         "ko": "같은 토큰 헤드입니다. 쿼리 토큰이 앞서 나온 자리를 찾습니다({score}).",
     },
-    "ind_role_induction": {"en": "an induction head ({score} on held-out data).",
-                           "ko": "인덕션 헤드입니다(따로 떼어 둔 데이터에서 {score})."},
+    "ind_role_induction": {"en": "an induction head ({score} on held-out data, {here} on your text).",
+                           "ko": "인덕션 헤드입니다(따로 떼어 둔 데이터에서 {score}, 여러분의 문장에서 {here})."},
     "ind_role_none": {"en": "no clear role yet (best score {score}).", "ko": "아직 뚜렷한 역할이 없습니다(최고 점수 {score})."},
     "ind_points": {
         "en": "From **{q}** ({i}) it attends most to **{k}** ({j}), weight {w}.",
@@ -119,7 +119,12 @@ STRINGS = {
         "en": "That is the token after the earlier occurrence: the next token, predicted by copying.",
         "ko": "앞서 나온 자리의 다음 토큰입니다. 복사해서 다음 토큰을 맞히는 것입니다.",
     },
-    "ind_big_title": {"en": "Layer 2, head {head} (its best induction head), large", "ko": "2층 헤드 {head}(가장 강한 인덕션 헤드) 크게 보기"},
+    "ind_big_title": {"en": "Layer 2, head {head} (the strongest induction head on your text: {here}), large",
+                      "ko": "2층 헤드 {head}(여러분의 문장에서 가장 강한 인덕션 헤드: {here}) 크게 보기"},
+    "ind_big_none": {"en": "Layer 2, head {head}, large: no induction head yet at this step (the highest induction "
+                           "score on your text: {here})",
+                     "ko": "2층 헤드 {head} 크게 보기: 이 단계에는 아직 인덕션 헤드가 없습니다(여러분의 문장에서 가장 높은 "
+                           "인덕션 점수 {here})"},
     "ind_big_caption": {
         "en": "Click a cell to pick its row as the query. The orange frame marks where an induction head should "
               "look from the query (the token after the earlier occurrence; the query itself when there is none).",
