@@ -1,0 +1,156 @@
+"""Korean as a Korean writes it: particles chosen by the final sound of what is filled in (mha.i18n.particle),
+and a scan of every Korean catalog string for pairs the helper would not resolve and for bare particles after a
+placeholder."""
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from mha import i18n
+from mha.i18n import fill, final_sound, particle
+
+# Korean readings of whole numbers, written out the long way (independent of mha.i18n's place rule).
+_DIGITS = "영일이삼사오육칠팔구"
+
+
+def _read_korean(n: int) -> str:
+    """How Korean reads ``n`` (n > 0): 20 이십, 105 백오, 30000 삼만, 100000000 일억."""
+    out = []
+    for unit_i, unit in enumerate(["", "만", "억", "조", "경"]):
+        group, n = n % 10000, n // 10000
+        part = ""
+        for place, name in ((3, "천"), (2, "백"), (1, "십"), (0, "")):
+            d = group // 10 ** place % 10
+            if d:
+                part += ("" if d == 1 and place else _DIGITS[d]) + name
+        if part:
+            out.insert(0, part + unit)
+        if not n:
+            break
+    return "".join(out)
+
+
+def _jong(syllable: str) -> str | None:
+    j = (ord(syllable) - 0xAC00) % 28
+    return None if j == 0 else "ㄹ" if j == 8 else "C"
+
+
+# ----------------------------------------------------------------------------------------------- final sounds
+
+
+@given(st.integers(min_value=1, max_value=10 ** 20 - 1))
+def test_a_whole_number_sounds_as_its_korean_reading_ends(n):
+    assert final_sound(str(n)) == _jong(_read_korean(n)[-1])
+    assert final_sound(f"{n:,}") == final_sound(str(n))  # thousands separators are not read
+
+
+@given(st.integers(min_value=0, max_value=10 ** 6), st.integers(min_value=1, max_value=9999))
+def test_a_decimal_sounds_as_its_last_digit(whole, frac):
+    s = f"{whole}.{frac}"
+    assert final_sound(s) == _jong(_DIGITS[int(s[-1])])
+
+
+@pytest.mark.parametrize("word, sound", [
+    ("헤드 0", "C"), ("헤드 2", None), ("0.57", "ㄹ"), ("id 46", "C"), ("10", "C"), ("100", "C"),
+    ("1000", "C"), ("10000", "C"), ("20", "C"), ("7", "ㄹ"), ("1", "ㄹ"), ("8", "ㄹ"), ("9", None), ("4", None),
+    ("모델", "ㄹ"), ("마스크", None), ("단어", None), ("값", "C"),
+    ("**헤드 3**", "C"), ("'cat'", "C"), ("[CLS]", None), ("(1)", "ㄹ"), ("<b>점수</b>", None), ("“키”", None),
+    ("d_model", "ㄹ"), ("num_heads", None), ("head_dim", "C"), ("PyTorch", None), ("MultiHeadAttention", "C"),
+    ("token", "C"), ("step", "C"), ("mask", None), ("text", None), ("line", "C"), ("table", "ㄹ"), ("query", None),
+    ("q", None), ("L", "ㄹ"), ("m", "C"), ("GPU", None), ("57%", None), ("−∞", None), ("λ", None), ("ε", "C"),
+])
+def test_final_sounds(word, sound):
+    assert final_sound(word) == sound
+
+
+@pytest.mark.parametrize("word", ["", "   ", "**", "😀", "猫"])
+def test_unreadable_words_keep_the_written_pair(word):
+    assert final_sound(word) is False
+    assert particle(word, "을(를)") == "을(를)"
+
+
+# ------------------------------------------------------------------------------------------------- particles
+
+
+@pytest.mark.parametrize("word, pair, want", [
+    ("헤드 0", "이(가)", "이"), ("헤드 2", "이(가)", "가"), ("0.57", "을(를)", "을"), ("id 46", "을(를)", "을"),
+    ("모델", "(으)로", "로"), ("1", "(으)로", "로"), ("3", "(으)로", "으로"), ("2", "(으)로", "로"),
+    ("헤드 3", "은(는)", "은"), ("헤드 4", "는", "는"), ("키", "과(와)", "와"), ("10", "(이)", "이"), ("9", "(이)", ""),
+    ("값", "를", "을"), ("값", "으로", "으로"),
+])
+def test_particle(word, pair, want):
+    assert particle(word, pair) == want
+
+
+def test_an_unknown_pair_is_refused_with_the_known_ones():
+    with pytest.raises(ValueError, match=r"을\(를\)"):
+        particle("헤드", "의")
+
+
+@given(st.text(alphabet="가각갈나난날다닫달0123456789abcdefklmnprstxyz.,*'()[] ", min_size=1, max_size=12),
+       st.sampled_from(sorted(i18n.PAIRS)))
+def test_a_readable_word_gets_one_particle_of_its_pair(word, pair):
+    got = particle(word, pair)
+    if final_sound(word) is False:
+        assert got == pair
+    else:
+        assert got in i18n.PAIRS[pair] and "(" not in got
+
+
+@given(st.integers(min_value=0, max_value=10 ** 9))
+def test_fill_resolves_pairs_after_a_placeholder_behind_markup(n):
+    out = fill("헤드 **{n}**이(가) {x:.2f}을(를) {{n}}(으)로 {n}(이)다", n=n, x=n / 7)
+    assert "(" not in out.replace("{n}(으)로", "")
+    assert out.startswith(f"헤드 **{n}**{particle(str(n), '이')} ")
+    assert "{n}(으)로" in out  # an escaped brace is text, not a placeholder: its pair is left as written
+
+
+def test_text_resolves_the_catalog_pairs():
+    key = next(k for k, e in i18n.CATALOG.items() if "{old}은(는)" in e["ko"] and "{new}(으)로" in e["ko"])
+    out = i18n.text(key, "ko", old=3, new=2, d_model=12)
+    assert "3은 " in out and "2로 " in out and "(" not in out.split("3은")[1].split("2로")[0]
+
+
+# ------------------------------------------------------------------------------------ the catalog, scanned
+
+_PLACEHOLDER = r"\{[^{}]*\}"
+_MARKUP = r"[*_`'\"’”)\]」』>]*"
+_PAIR_RE = "|".join(re.escape(p) for p in i18n.PAIRS)
+# A particle that depends on the final sound, written bare right after a placeholder: "{h}가" is wrong for h = 0.
+_BARE = re.compile(rf"({_PLACEHOLDER}){_MARKUP}(으로|이|가|을|를|은|는|과|와|로)(?![가-힣(])")
+_BARE_WORD_START = re.compile(rf"({_PLACEHOLDER}){_MARKUP}(가|와|로|과|를|는|을|은)(?=[가-힣])")
+_WORDS_NOT_PARTICLES = ("가지", "가량", "이상", "이하", "이내", "과정", "로그", "이전", "이후", "은닉")
+
+
+def _unresolved_pairs(ko: str) -> list[str]:
+    """Pairs the helper will not resolve: any not right after a placeholder (behind closing markup)."""
+    resolved = {m.end() for m in re.finditer(rf"{_PLACEHOLDER}{_MARKUP}(?:{_PAIR_RE})", ko)}
+    return [m.group() for m in re.finditer(_PAIR_RE, ko) if m.end() not in resolved]
+
+
+def _bare_particles(ko: str) -> list[str]:
+    found = [m.group() for m in _BARE.finditer(ko)]
+    for m in _BARE_WORD_START.finditer(ko):
+        rest = ko[m.end(2) - len(m.group(2)):]
+        if not rest.startswith(_WORDS_NOT_PARTICLES):
+            found.append(ko[m.start():m.end() + 2])
+    return found
+
+
+def test_the_scan_catches_what_it_should():
+    assert _unresolved_pairs("d_model을(를) 바꿨습니다") == ["을(를)"]
+    assert _unresolved_pairs("{n}을(를) {name}**이(가)") == []
+    assert _bare_particles("헤드 {h}가 보는 곳") and _bare_particles("{x}를 고르고") and _bare_particles("{d}로")
+    assert _bare_particles("**{n}**은 ") and _bare_particles("{n}과 {m}")
+    assert not _bare_particles("{n}개를 {n}가지 {n}단계 {n}의 {n}에서 {n}입니다 {n}이고 {n}(으)로 {n}이상")
+
+
+@pytest.mark.parametrize("key", sorted(i18n.CATALOG))
+def test_no_particle_is_left_to_chance(key):
+    """Every particle after a placeholder is written as a pair (the helper picks it); no pair stays for the reader."""
+    ko = i18n.CATALOG[key]["ko"]
+    assert not _unresolved_pairs(ko), f"{key} ({i18n.OWNER[key]}): pair not after a placeholder in {ko!r}"
+    assert not _bare_particles(ko), f"{key} ({i18n.OWNER[key]}): bare particle after a placeholder in {ko!r}"
