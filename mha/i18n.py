@@ -72,7 +72,7 @@ PAIRS = {
     "(으)로": ("으로", "로"),
     "(이)": ("이", ""),  # the copula before an ending: {n}(이)다, {n}(이)라는, {n}(이)나
 }
-_PAIR_AFTER = re.compile(r"^([*_`'\"’”)\]」』>]*)(" + "|".join(re.escape(p) for p in PAIRS) + ")")
+_PAIR_AFTER = re.compile(r"^([*_`'\"’”」』]*)(" + "|".join(re.escape(p) for p in PAIRS) + ")")
 
 # Final sound of what is read last: None = a vowel, "ㄹ", or "C" (any other final consonant).
 _DIGIT = {"0": "C", "1": "ㄹ", "2": None, "3": "C", "4": None, "5": None, "6": "C", "7": "ㄹ", "8": "ㄹ", "9": None}

@@ -117,7 +117,7 @@ def test_text_resolves_the_catalog_pairs():
 # ------------------------------------------------------------------------------------ the catalog, scanned
 
 _PLACEHOLDER = r"\{[^{}]*\}"
-_MARKUP = r"[*_`'\"’”)\]」』>]*"
+_MARKUP = r"[*_`'\"’”」』]*"  # not ")": a particle after "(e.g. {n})" follows the word before "("
 _PAIR_RE = "|".join(re.escape(p) for p in i18n.PAIRS)
 # A particle that depends on the final sound, written bare right after a placeholder: "{h}가" is wrong for h = 0.
 _BARE = re.compile(rf"({_PLACEHOLDER}){_MARKUP}(으로|이|가|을|를|은|는|과|와|로)(?![가-힣(])")

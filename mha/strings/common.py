@@ -85,7 +85,7 @@ STRINGS = {
     "home_start_text": {
         "en": "New here? Open the Playground on the course's own sentence, “{sentence}”: every head's weights, "
               "one head enlarged, and the numbers behind any cell you click.",
-        "ko": "처음이라면 강의의 문장 “{sentence}”로 놀이터를 열어 보세요. 모든 헤드의 가중치, 크게 본 헤드 하나, "
+        "ko": "처음이라면 강의의 문장 “{sentence}”(으)로 놀이터를 열어 보세요. 모든 헤드의 가중치, 크게 본 헤드 하나, "
               "그리고 누른 칸 뒤의 숫자를 볼 수 있습니다.",
     },
     "home_start": {"en": "Start with the course's sentence", "ko": "강의 문장으로 시작하기"},

@@ -103,7 +103,7 @@ STRINGS = {
               "divided, the scores keep the same spread for any head size, so that after softmax the weights stay "
               "in a sensible range: neither extremely small nor extremely large. These are the `scores` of the "
               "Playground. The Scaling & softmax lab shows what happens without this step.",
-        "ko": "√head_dim = √{head_dim} = {sqrt}로 나눕니다. head_dim개 항의 내적은 head_dim이 클수록 커지는데, "
+        "ko": "√head_dim = √{head_dim} = {sqrt}(으)로 나눕니다. head_dim개 항의 내적은 head_dim이 클수록 커지는데, "
               "나누면 헤드 크기와 상관없이 점수의 퍼짐이 일정해져 softmax 후의 가중치가 일정 범위 안에 머뭅니다. "
               "극적으로 작거나 극적으로 높지 않게요. 이것이 놀이터의 `scores`입니다. 이 단계를 빼면 어떻게 되는지는 "
               "스케일링·소프트맥스 실험실에서 볼 수 있습니다.",
@@ -234,7 +234,7 @@ STRINGS = {
     "cb_masked": {
         "en": "**4. Mask:** the mask blocks *{k}* for *{q}*: the score becomes −∞ before softmax, so the weight is "
               "exactly **0** and the other keys share the whole 1.",
-        "ko": "**4. 마스크:** 마스크가 쿼리 *{q}*에서 키 *{k}*로 가는 어텐션을 막습니다. softmax 전에 점수가 −∞가 되어 가중치는 "
+        "ko": "**4. 마스크:** 마스크가 쿼리 *{q}*에서 키 *{k}*(으)로 가는 어텐션을 막습니다. softmax 전에 점수가 −∞가 되어 가중치는 "
               "정확히 **0**이고, 나머지 키들이 1 전체를 나눠 가집니다.",
     },
     "cb_fully_masked": {
@@ -249,7 +249,7 @@ STRINGS = {
     },
     "cb_shifted": {
         "en": "(Every score was lowered by {shift:.1f} first, to keep exp() finite; softmax does not change.)",
-        "ko": "(exp()가 넘치지 않도록 모든 점수에서 먼저 {shift:.1f}을 뺐습니다. softmax 값은 그대로입니다.)",
+        "ko": "(exp()가 넘치지 않도록 모든 점수에서 먼저 {shift:.1f}을(를) 뺐습니다. softmax 값은 그대로입니다.)",
     },
     "cb_row_title": {"en": "row {i} ({q}) after softmax", "ko": "{i}번째 행 ({q}), softmax 후"},
     "cb_masked_word": {"en": "masked", "ko": "마스크"},
@@ -266,7 +266,7 @@ STRINGS = {
     "lab_scaling_text": {
         "en": "Head {head}: the same q, k and mask; left divided by √{head_dim} = {sqrt} (what the module does), "
               "right not divided.",
-        "ko": "헤드 {head}: 같은 q, k, 마스크. 왼쪽은 √{head_dim} = {sqrt}로 나눈 것(모듈이 하는 계산), "
+        "ko": "헤드 {head}: 같은 q, k, 마스크. 왼쪽은 √{head_dim} = {sqrt}(으)로 나눈 것(모듈이 하는 계산), "
               "오른쪽은 나누지 않은 것입니다.",
     },
     "lab_scaled": {"en": "with / √head_dim (the module)", "ko": "√head_dim으로 나눔 (모듈)"},
@@ -325,7 +325,7 @@ STRINGS = {
         "en": "weights = softmax(scores / τ) for head {head}, τ = {tau}. Dropping the 1/√head_dim scaling is the "
               "same as τ = 1/√head_dim = {inv_sqrt}: {coldness}",
         "ko": "헤드 {head}의 가중치 = softmax(점수 / τ), τ = {tau}. 1/√head_dim을 빼는 것은 "
-              "τ = 1/√head_dim = {inv_sqrt}로 두는 것과 같습니다. {coldness}",
+              "τ = 1/√head_dim = {inv_sqrt}(으)로 두는 것과 같습니다. {coldness}",
     },
     # how cold τ = 1/√head_dim is: the keys are the values of explain.coldness
     "lab_cold_none": {

@@ -129,12 +129,12 @@ STRINGS = {
         "en": "Head {a} vs head {b}: JS divergence **{value:.3f}** bits (0 = same pattern). The most alike pair is "
               "heads {best_a} and {best_b}.",
         "ko": "헤드 {a} 대 헤드 {b}: JS 발산 **{value:.3f}**비트 (0 = 같은 패턴). 가장 비슷한 쌍은 헤드 "
-              "{best_a}와 {best_b}입니다.",
+              "{best_a}과(와) {best_b}입니다.",
     },
     "hd_pair_summary_cosine": {
         "en": "Head {a} vs head {b}: cosine **{value:.3f}** (1 = same pattern). The most alike pair is heads "
               "{best_a} and {best_b}.",
-        "ko": "헤드 {a} 대 헤드 {b}: 코사인 **{value:.3f}** (1 = 같은 패턴). 가장 비슷한 쌍은 헤드 {best_a}와 "
+        "ko": "헤드 {a} 대 헤드 {b}: 코사인 **{value:.3f}** (1 = 같은 패턴). 가장 비슷한 쌍은 헤드 {best_a}과(와) "
               "{best_b}입니다.",
     },
     "hd_click_hint": {
@@ -248,7 +248,7 @@ STRINGS = {
         "en": "No word appears twice in this sentence. Add one to see its rows side by side.",
         "ko": "이 문장에는 두 번 나오는 단어가 없습니다. 하나를 넣으면 그 행들을 비교할 수 있습니다.",
     },
-    "hd_repeat_try": {"en": "Try “{text}” without positions", "ko": "“{text}”를 위치 없이 보기"},
+    "hd_repeat_try": {"en": "Try “{text}” without positions", "ko": "“{text}”을(를) 위치 없이 보기"},
     "hd_shuffle": {"en": "Shuffle the tokens", "ko": "토큰 섞기"},
     "hd_shuffle_seed": {"en": "Shuffle number (0 = original order)", "ko": "섞기 번호 (0 = 원래 순서)"},
     "hd_shuffle_seed_help": {
@@ -307,7 +307,7 @@ STRINGS = {
         "en": "Head {head} of the same sentence under the current seed and the next three. Only the random weights "
               "and embeddings changed, yet the pattern is different each time: a single seed's picture tells you how "
               "the computation works, not what the words mean.",
-        "ko": "같은 문장의 헤드 {head}를 현재 시드와 다음 세 시드로 본 것입니다. 무작위 가중치와 임베딩만 바뀌었는데도 "
+        "ko": "같은 문장의 헤드 {head}을(를) 현재 시드와 다음 세 시드로 본 것입니다. 무작위 가중치와 임베딩만 바뀌었는데도 "
               "패턴이 매번 다릅니다. 한 시드의 그림은 계산이 어떻게 동작하는지 보여 줄 뿐, 단어의 의미를 말해 주지 "
               "않습니다.",
     },

@@ -82,7 +82,7 @@ STRINGS = {
               "each distinct word (or punctuation mark) of your text gets an id from a hash of its letters (BLAKE2b, "
               "modulo {vocab}) — the same word always the same id. {n} tokens are read, then read again.",
         "ko": "단어가 모델의 토큰이 되는 방법: 모델은 아무 뜻 없는 토큰 id {vocab}개로 학습했습니다. 그래서 문장의 서로 "
-              "다른 단어(또는 문장부호)마다 글자의 해시(BLAKE2b, {vocab}로 나눈 나머지)로 id를 줍니다. 같은 단어는 "
+              "다른 단어(또는 문장부호)마다 글자의 해시(BLAKE2b, {vocab}(으)로 나눈 나머지)로 id를 줍니다. 같은 단어는 "
               "언제나 같은 id입니다. {n}토큰을 읽고, 한 번 더 읽습니다.",
     },
     "ind_cut": {
@@ -165,7 +165,7 @@ STRINGS = {
     "ind_ablate_caption": {
         "en": "Layer 2 with layer-1 head {head} off, on your text: the induction stripe is gone, and the loss on "
               "the repeat rises.",
-        "ko": "1층 헤드 {head}를 끈 2층을 여러분의 문장에 적용한 모습입니다. 인덕션 줄무늬가 사라지고 반복 구간의 손실이 "
+        "ko": "1층 헤드 {head}을(를) 끈 2층을 여러분의 문장에 적용한 모습입니다. 인덕션 줄무늬가 사라지고 반복 구간의 손실이 "
               "올라갑니다.",
     },
     "ind_export_title": {"en": "Export both layers", "ko": "두 층 내보내기"},

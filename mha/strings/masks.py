@@ -3,14 +3,14 @@ STRINGS = {
     # --- shared controls: batch, padding, cross-attention -------------------------------------------------------
     "ctl_text_batch_help": {
         "en": "Several sentences, one per line, run together as one batch; shorter ones are padded with {pad}.",
-        "ko": "한 줄에 한 문장씩 여러 문장을 쓰면 하나의 배치로 함께 실행됩니다. 짧은 문장은 {pad}로 채웁니다.",
+        "ko": "한 줄에 한 문장씩 여러 문장을 쓰면 하나의 배치로 함께 실행됩니다. 짧은 문장은 {pad}(으)로 채웁니다.",
     },
     "ctl_sentence": {"en": "Sentence of the batch", "ko": "배치에서 볼 문장"},
     "ctl_sentence_help": {
         "en": "The text has {n} lines, run together as one batch (B = {n}). Pick the one to show: 0 is the first "
               "line. Shorter sentences are padded with {pad} to the longest.",
         "ko": "텍스트가 {n}줄이라 하나의 배치(B = {n})로 함께 실행됩니다. 볼 문장을 고르세요(0이 첫 줄). "
-              "짧은 문장은 가장 긴 문장 길이까지 {pad}로 채웁니다.",
+              "짧은 문장은 가장 긴 문장 길이까지 {pad}(으)로 채웁니다.",
     },
     "ctl_sentence_shown": {
         "en": "Showing “{preview}”: {n} tokens + {n_pad} × {pad}.",
@@ -117,7 +117,7 @@ STRINGS = {
     "mk_no_padding": {
         "en": "This sentence has no {pad}, so the padding mask allows everything. Write a longer sentence on "
               "another line (one sentence per line) and pick this one to see padding blocked.",
-        "ko": "이 문장에는 {pad}가 없어 패딩 마스크가 모두 허용합니다. 다른 줄에 더 긴 문장을 쓰고(한 줄에 "
+        "ko": "이 문장에는 {pad}이(가) 없어 패딩 마스크가 모두 허용합니다. 다른 줄에 더 긴 문장을 쓰고(한 줄에 "
               "한 문장) 이 문장을 고르면 패딩이 차단되는 것을 볼 수 있습니다.",
     },
     "mk_head": {"en": "Head", "ko": "헤드"},
@@ -164,7 +164,7 @@ STRINGS = {
               "tokens; a space, comma, slash or semicolon also separates rows). Type or paste a mask here and the "
               "table follows; tick a cell and this text follows.",
         "ko": "표와 같은 마스크이며 링크에도 들어갑니다. 쿼리마다(위에서 아래로) 숫자 한 줄, 키마다 숫자 하나: "
-              "1 = 허용, 0 = 차단, 줄 사이에는 점({example}은 토큰 3개의 인과 마스크. 공백, 쉼표, 빗금, 세미콜론도 "
+              "1 = 허용, 0 = 차단, 줄 사이에는 점({example}은(는) 토큰 3개의 인과 마스크. 공백, 쉼표, 빗금, 세미콜론도 "
               "줄을 나눕니다). 여기에 마스크를 입력하거나 "
               "붙여 넣으면 표가 따라오고, 표의 칸을 바꾸면 이 텍스트가 따라옵니다.",
     },

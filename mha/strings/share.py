@@ -213,7 +213,7 @@ STRINGS = {
     "share_err_too_large": {
         "en": "{name} has values as large as {found:.3g}: trained weights are far smaller, and weights beyond "
               "±{limit:g} can overflow float32. Check that this is the file you meant.",
-        "ko": "{name}에 {found:.3g}만큼 큰 값이 있습니다. 학습된 가중치는 이보다 훨씬 작고, ±{limit:g}를 넘는 "
+        "ko": "{name}에 {found:.3g}만큼 큰 값이 있습니다. 학습된 가중치는 이보다 훨씬 작고, ±{limit:g}을(를) 넘는 "
               "가중치는 float32에서 넘칠 수 있습니다. 의도한 파일이 맞는지 확인하세요.",
     },
     "share_busy": {

@@ -111,8 +111,8 @@ STRINGS = {
         "en": "{ok} **{slot}**: head {head} puts {score} of its weight on the right key, on fresh sequences like "
               "the training ones (goal {goal}); on your sentence, head {probe_head} matches the perfect pattern "
               "at {probe_score}.",
-        "ko": "{ok} **{slot}**: 학습 때와 같은 새 시퀀스에서 헤드 {head}가 가중치의 {score}를 올바른 키에 둡니다"
-              "(목표 {goal}). 여러분의 문장에서는 헤드 {probe_head}가 완벽한 패턴과 {probe_score}만큼 맞습니다.",
+        "ko": "{ok} **{slot}**: 학습 때와 같은 새 시퀀스에서 헤드 {head}이(가) 가중치의 {score}을(를) 올바른 키에 둡니다"
+              "(목표 {goal}). 여러분의 문장에서는 헤드 {probe_head}이(가) 완벽한 패턴과 {probe_score}만큼 맞습니다.",
     },
     "tp_reverse_length": {
         "en": "Your sentence has {n} tokens, the training sequences {seq_len}: the learned mirror is around "
