@@ -26,6 +26,7 @@ from mha import export, i18n
 from mha.pages import OWN_MODULE_PAGES, PAGES, url_path
 from mha.text import escape_markdown
 from mha.app import internals
+from mha.app.component import in_page
 from mha.app.compute import Weights
 from mha.app.controls import CUSTOM_WEIGHTS_KEY, INDEX_FORM, SHARED_KEYS, link_value, settings, t
 from mha.view import D_MODEL_CHOICES, head_choices
@@ -127,87 +128,12 @@ def _context_url() -> str | None:
 
 
 _LINK_HTML = '<div class="mha-link"><code class="mha-url"></code><button type="button" class="mha-copy"></button></div>'
-_LINK_CSS = """
-.mha-link { display: flex; gap: .4rem; align-items: flex-start; font-size: .78rem; }
-.mha-url { flex: 1; min-width: 0; overflow-wrap: anywhere; word-break: break-all; padding: .35rem .45rem;
-           border-radius: .4rem; background: var(--st-secondary-background-color, #f3f6fa);
-           color: var(--st-text-color, #1f2933); max-height: 6.5rem; overflow-y: auto; user-select: all; }
-.mha-copy { flex: none; cursor: pointer; padding: .3rem .6rem; border-radius: .4rem; font: inherit;
-            border: 1px solid var(--st-border-color, #c9d3df); background: var(--st-background-color, #fff);
-            color: var(--st-text-color, #1f2933); }
-.mha-copy:hover { border-color: var(--st-primary-color, #2b6cb0); color: var(--st-primary-color, #2b6cb0); }
-"""
-# The address bar is the truth (Streamlit updates it for every bound widget, fragments included); the text is
-# only ever set with textContent, so a sentence in the link can never become markup.
-_LINK_JS = """
-export default function(component) {
-  const { parentElement } = component;
-  // Called again with new data on every rerun, without the previous call's cleanup: keep one timer per element,
-  // reading the newest data (an older timer with an older lang would otherwise overwrite the box).
-  parentElement.__mhaData = component.data;
-  if (parentElement.__mhaTimer) clearInterval(parentElement.__mhaTimer);
-  const data = () => parentElement.__mhaData || {};
-  const code = parentElement.querySelector('.mha-url');
-  const button = parentElement.querySelector('.mha-copy');
-  const live = () => {
-    try {
-      const url = new URL(window.location.href);
-      for (const [k, v] of Object.entries(data().ensure || {})) {
-        if (!url.searchParams.has(k)) url.searchParams.set(k, v);
-      }
-      return url.toString();
-    } catch (e) {
-      return data().link;
-    }
-  };
-  const readable = (u) => { try { return decodeURI(u); } catch (e) { return u; } };  // Hangul shown as Hangul
-  // The address bar says lang too: Streamlit leaves it out after a page switch. (The language control has no
-  // default, so Streamlit itself never removes it on a switch of language: this only fills in a missing one.)
-  const keepInAddressBar = () => {
-    try {
-      const url = new URL(window.location.href);
-      let missing = false;
-      for (const [k, v] of Object.entries(data().ensure || {})) {
-        if (!url.searchParams.has(k)) { url.searchParams.set(k, v); missing = true; }
-      }
-      if (missing) window.history.replaceState(window.history.state, '', url.toString());
-    } catch (e) { /* the address stays as it is; the box still shows the full link */ }
-  };
-  const show = () => {
-    keepInAddressBar();
-    const u = readable(live());
-    if (code.textContent !== u) code.textContent = u;
-  };
-  button.textContent = data().copy;
-  show();
-  const timer = setInterval(show, 600);
-  parentElement.__mhaTimer = timer;
-  button.onclick = async () => {
-    const u = live();
-    try {
-      await navigator.clipboard.writeText(u);
-      button.textContent = data().copied;
-    } catch (e) {
-      const range = document.createRange();
-      range.selectNodeContents(code);
-      const sel = window.getSelection();
-      sel.removeAllRanges();
-      sel.addRange(range);
-      button.textContent = data().failed;
-    }
-    setTimeout(() => { button.textContent = data().copy; }, 1600);
-  };
-  return () => clearInterval(timer);
-}
-"""
-_link_component: Callable | None = None
 
 
 def _component() -> Callable:
-    global _link_component
-    if _link_component is None:
-        _link_component = st.components.v2.component("mha_share_link", html=_LINK_HTML, css=_LINK_CSS, js=_LINK_JS)
-    return _link_component
+    # link_box.js / link_box.css beside this module. The address bar is the truth (Streamlit updates it for every
+    # bound widget, fragments included); the text is only set with textContent: a sentence never becomes markup.
+    return in_page("mha_share_link", _LINK_HTML, Path(__file__).with_name("link_box"))
 
 
 def link_box(url_path: str | None = None) -> str:
@@ -361,12 +287,13 @@ def settings_lang() -> str:
         return i18n.LANGS[0]
 
 
-def weights_note() -> None:
+def weights_note(page_path: str) -> None:
     """On every page, before its content: which weights are in use (``mha.app.sources.weights_note``: random,
-    trained, or a pretrained layer with its badge), and while an uploaded file replaces them, say so (or why not)."""
+    trained, or a pretrained layer with its badge), and while an uploaded file replaces them, say so (or why not).
+    ``page_path``: the URL path of the page this run shows (the frame's st.navigation() result: '' for home)."""
     from mha.app import sources
 
-    if _current_url_path() in {url_path(p) for p in OWN_MODULE_PAGES}:
+    if page_path in {url_path(p) for p in OWN_MODULE_PAGES}:
         return  # Train and Induction train modules of their own: the sidebar's weights are not what they show
     w = custom_weights()
     s = settings()

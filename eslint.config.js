@@ -1,0 +1,22 @@
+// ESLint for the in-page components (mha/app/*.js, read by mha/app/component.py). Run: npm ci && npm run lint
+// (scripts/test.sh does both before the tests).
+import js from "@eslint/js";
+import globals from "globals";
+
+export default [
+  js.configs.recommended,
+  {
+    files: ["mha/**/*.js"],
+    languageOptions: {
+      ecmaVersion: 2022,
+      sourceType: "module",
+      globals: { ...globals.browser },
+    },
+    rules: {
+      "no-unused-vars": ["error", { args: "none", caughtErrors: "none" }],
+      eqeqeq: ["error", "smart"],
+      "no-var": "error",
+      "prefer-const": "error",
+    },
+  },
+];

@@ -1,0 +1,371 @@
+// The canvas heatmaps (heatmap_view.py): the grid of heads and the enlarged head, drawn and answered here.
+const b64 = (text) => { const s = atob(text); const out = new Uint8Array(s.length);
+                        for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i); return out; };
+export default function(component) {
+  const { parentElement, data, setTriggerValue } = component;
+  const root = parentElement.querySelector('.hm');
+  if (!root || !data || !data.codes) return;
+  const prev = root.__hmState;
+  // Charts of one group: the enlarged head says which head it shows, the grid outlines that head's panel.
+  const groupEvent = data.group ? 'mha-heatmaps:' + data.group : null;
+  // The last head announced is kept on window too: the grid may be set up after the enlarged head spoke.
+  const shown = window.__mhaHeatmapsShown || (window.__mhaHeatmapsShown = {});
+  const announce = () => { if (groupEvent && data.layout === 'single') {
+    shown[data.group] = data.heads[0];
+    window.dispatchEvent(new CustomEvent(groupEvent, { detail: data.heads[0] })); } };
+  const markedNow = () => (data.marked !== null && data.marked !== undefined ? data.marked
+                           : data.group && data.layout !== 'single' ? shown[data.group] : null);
+  if (prev && prev.sig === data.sig) {  // same picture: only the outlined cell or panel may have moved
+    prev.selected = data.selected;
+    prev.marked = markedNow();
+    prev.drawOver();
+    announce();
+    return;
+  }
+  if (prev && prev.ro) prev.ro.disconnect();
+  if (prev && prev.listen) window.removeEventListener(prev.listen[0], prev.listen[1]);
+  const { H, Tq, Tk, heads, q, k, words } = data;
+  const single = data.layout === 'single';
+  const codes = b64(data.codes);
+  const values = data.values ? new Float32Array(b64(data.values).buffer) : null;
+  const blocked = data.blocked ? b64(data.blocked) : null;
+  const lut = [];
+  for (let c = 0; c < 256; c++) { const h = data.lut.slice(6 * c, 6 * c + 6);
+    lut.push([parseInt(h.slice(0, 2), 16), parseInt(h.slice(2, 4), 16), parseInt(h.slice(4, 6), 16)]); }
+  const st = { sig: data.sig, selected: data.selected, marked: markedNow(), hover: null, last: null, width: 0,
+               geo: null };
+  root.__hmState = st;
+  root.replaceChildren();
+  const el = (tag, cls) => { const e = document.createElement(tag); if (cls) e.className = cls; return e; };
+  const wrap = el('div', 'hm-wrap');
+  const canvas = el('canvas'), over = el('canvas', 'hm-over'), tip = el('div', 'hm-tip');
+  over.tabIndex = 0;
+  over.setAttribute('role', 'img');
+  // Download the picture (as Plotly's camera button did): the cells, labels and colour bar on the page's background.
+  const png = el('button', 'hm-png');
+  png.type = 'button';
+  png.textContent = '⤓ PNG';
+  png.title = words.download_png;
+  png.setAttribute('aria-label', words.download_png);
+  png.addEventListener('click', () => {
+    const out = document.createElement('canvas');
+    out.width = canvas.width; out.height = canvas.height;
+    const c = out.getContext('2d');
+    const bg = getComputedStyle(root).getPropertyValue('--st-background-color').trim();
+    c.fillStyle = '#ffffff';
+    if (bg) c.fillStyle = bg;  // an invalid colour leaves white
+    c.fillRect(0, 0, out.width, out.height);
+    c.drawImage(canvas, 0, 0);
+    out.toBlob((blob) => {
+      if (!blob) return;
+      const a = document.createElement('a');
+      a.href = URL.createObjectURL(blob);
+      a.download = `${data.kind}_${single ? 'head_' + heads[0] : 'all_heads'}.png`;
+      a.click();
+      setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+    }, 'image/png');
+  });
+  wrap.append(canvas, over, tip, png);
+  root.appendChild(wrap);
+  const note = el('div', 'hm-note');
+  root.appendChild(note);
+  const ctx = canvas.getContext('2d'), octx = over.getContext('2d');
+
+  // One small picture per head, one pixel per cell (blocked cells grey), scaled up without smoothing.
+  const pictures = [];
+  for (let p = 0; p < H; p++) {
+    const pic = document.createElement('canvas');
+    pic.width = Tk; pic.height = Tq;
+    const pc = pic.getContext('2d'), img = pc.createImageData(Tk, Tq);
+    for (let i = 0; i < Tq * Tk; i++) {
+      const n = p * Tq * Tk + i;
+      const [r, g, b] = blocked && blocked[n] ? [150, 150, 150] : lut[codes[n]];
+      img.data[4 * i] = r; img.data[4 * i + 1] = g; img.data[4 * i + 2] = b; img.data[4 * i + 3] = 255;
+    }
+    pc.putImageData(img, 0, 0);
+    pictures.push(pic);
+  }
+  const headName = (p) => `${words.head} ${heads[p]}`;
+  // what a screen reader says: "head 2: weights"; "weights: head 0, head 1, head 2, head 3"
+  over.setAttribute('aria-label', single ? `${headName(0)}: ${words.value}`
+                                         : `${words.value}: ${heads.map((_, p) => headName(p)).join(', ')}`);
+
+  const layout = (W) => {
+    const style = getComputedStyle(root);
+    const family = style.fontFamily || 'sans-serif';
+    const F = single ? 12 : 11, TF = 14, BF = 12;
+    const font = (px, bold) => `${bold ? '600 ' : ''}${px}px ${family}`;
+    ctx.font = font(F);
+    const widest = (arr) => arr.reduce((m, s) => Math.max(m, ctx.measureText(s).width), 0);
+    const qW = Math.ceil(widest(q)) + 8;
+    const yTitle = single ? 20 : 0;
+    ctx.font = font(BF);
+    const barLines = data.bar.title;
+    let barW = Math.ceil(widest(barLines));
+    ctx.font = font(11);
+    barW = Math.max(barW, 14 + 6 + Math.ceil(widest(data.bar.ticks.map((t) => t[1])))) + 24;
+    const gap = single ? 0 : 16;
+    // Four panels a row; fewer in a narrow column, where four would need cells under 2 px and overflow it (the
+    // query names take room only when they can be shown: up to 64 queries). Rows as even as the columns allow:
+    // 2 + 2 rather than 3 + 1.
+    const qRoom = Tq <= 64 ? qW : 0;
+    let cols = single ? 1 : Math.min(4, H);
+    while (cols > 1 && (W - yTitle - qRoom - barW - 8 - gap * (cols - 1) - 4) / cols / Tk < 2) cols -= 1;
+    cols = Math.ceil(H / Math.ceil(H / cols));
+    const rows = Math.ceil(H / cols);
+    // Every query named down the first column while rows can be 15 px high and the grid stays under 3000 px
+    // (16 heads x 64 tokens would be 4000 px): else the names are in the hover.
+    const showY = Tq <= 64 && (single || rows * (22 + Tq * 15 + 10) <= 3000);
+    const yLab = showY ? qW : 0;
+    // the bar starts 16 px right of the cells and takes barW - 8 from there: the cells get what is left, less 4
+    const avail = Math.max(40, W - yTitle - yLab - barW - 8 - gap * (cols - 1) - 4);
+    let cw, ch;
+    if (single) {
+      cw = Math.max(2, Math.min(56, 560 / Math.max(Tq, Tk), avail / Tk));
+    } else {
+      cw = Math.max(2, Math.min(40, avail / cols / Tk));
+    }
+    ctx.font = font(F);
+    const kW = widest(k);
+    const showX = Tk <= 64 && cw >= F + 1;
+    const upright = showX && kW + 4 <= cw;
+    const xBand = !showX ? 0 : upright ? F + 8 : Math.ceil(kW) + 8;
+    ch = single ? Math.max(cw, showY ? 16 : 2) : Math.max(showY ? 15 : 3, Math.min(28, cw));
+    cw = Math.floor(cw * 100) / 100; ch = Math.floor(ch * 100) / 100;
+    const titleBand = single ? 0 : 22;
+    const keyTitle = single ? 20 : 0;
+    const panelH = Tq * ch, panelW = Tk * cw;
+    const rowH = titleBand + panelH + (single ? 0 : xBand) + (single ? 0 : 10);
+    const top0 = single ? keyTitle + xBand : 0;
+    const panels = [];
+    for (let p = 0; p < H; p++) {
+      const c = p % cols, r = Math.floor(p / cols);
+      panels.push({ x: yTitle + yLab + c * (panelW + gap), y: top0 + r * rowH + titleBand, w: panelW, h: panelH });
+    }
+    const right = yTitle + yLab + cols * panelW + gap * (cols - 1);
+    const barX = right + 16, barTop = panels[0].y + barLines.length * (BF + 3) + 10;
+    const cellsBottom = panels[H - 1].y + panelH;
+    const barH = Math.max(80, Math.min(300, cellsBottom - barTop));
+    const width = Math.ceil(Math.max(right + barW, barX + barW - 8));
+    const height = Math.ceil(Math.max(top0 + rows * rowH + (single ? 4 : 0), barTop + barH + 10));
+    return { F, TF, BF, font, showX, showY, upright, xBand, cw, ch, panels, barX, barTop, barH, barLines,
+             width, height, yLab, yTitle, keyTitle, top0, titleBand, cols };
+  };
+
+  const draw = () => {
+    const W = Math.max(120, Math.floor(root.getBoundingClientRect().width));
+    const g = layout(W);
+    st.geo = g; st.width = W;
+    const dpr = window.devicePixelRatio || 1;
+    for (const c of [canvas, over]) {
+      c.width = Math.round(g.width * dpr); c.height = Math.round(g.height * dpr);
+      c.style.width = g.width + 'px'; c.style.height = g.height + 'px';
+    }
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, g.width, g.height);
+    const ink = getComputedStyle(root).color || '#31333f';
+    ctx.imageSmoothingEnabled = false;
+    const labels = [];
+    g.panels.forEach((P, p) => {
+      ctx.drawImage(pictures[p], P.x, P.y, P.w, P.h);
+      ctx.fillStyle = ink;
+      if (!single) {
+        ctx.font = g.font(g.TF, true); ctx.textAlign = 'center'; ctx.textBaseline = 'bottom';
+        ctx.fillText(headName(p), P.x + P.w / 2, P.y - 5);
+        labels.push({ axis: 'title', panel: p, i: heads[p], text: headName(p), font: g.TF, angle: 0 });
+      }
+      ctx.font = g.font(g.F);
+      if (g.showY && (single || p % g.cols === 0)) {
+        ctx.textAlign = 'right'; ctx.textBaseline = 'middle';
+        q.forEach((s, i) => { ctx.fillText(s, P.x - 5, P.y + (i + 0.5) * g.ch);
+                              labels.push({ axis: 'y', panel: p, i, text: s, font: g.F, angle: 0 }); });
+      }
+      if (g.showX) {
+        const y = single ? P.y - 5 : P.y + P.h + 5;
+        k.forEach((s, j) => {
+          const x = P.x + (j + 0.5) * g.cw;
+          if (g.upright) {
+            ctx.textAlign = 'center'; ctx.textBaseline = single ? 'bottom' : 'top';
+            ctx.fillText(s, x, y);
+          } else {  // turned a quarter left, read bottom to top
+            ctx.save(); ctx.translate(x, y); ctx.rotate(-Math.PI / 2);
+            ctx.textAlign = single ? 'left' : 'right'; ctx.textBaseline = 'middle';
+            ctx.fillText(s, 0, 0); ctx.restore();
+          }
+          labels.push({ axis: 'x', panel: p, i: j, text: s, font: g.F, angle: g.upright ? 0 : -90 });
+        });
+      }
+    });
+    if (single) {  // axis titles: keys along the top, queries down the left
+      ctx.font = g.font(g.BF); ctx.fillStyle = ink;
+      const P = g.panels[0];
+      ctx.textAlign = 'center'; ctx.textBaseline = 'top';
+      ctx.fillText(words.key_axis, P.x + P.w / 2, 2);
+      ctx.save(); ctx.translate(2, P.y + P.h / 2); ctx.rotate(-Math.PI / 2);
+      ctx.textBaseline = 'top'; ctx.fillText(words.query_axis, 0, 0); ctx.restore();
+      labels.push({ axis: 'xtitle', panel: 0, i: 0, text: words.key_axis, font: g.BF, angle: 0 },
+                  { axis: 'ytitle', panel: 0, i: 0, text: words.query_axis, font: g.BF, angle: -90 });
+    }
+    // The colour bar: its title above, 256 steps, ticks with the values they stand for.
+    ctx.font = g.font(g.BF); ctx.fillStyle = ink; ctx.textAlign = 'left'; ctx.textBaseline = 'top';
+    g.barLines.forEach((s, i) => { ctx.fillText(s, g.barX, g.panels[0].y + i * (g.BF + 3));
+                                   labels.push({ axis: 'bar', panel: -1, i, text: s, font: g.BF, angle: 0 }); });
+    for (let c = 0; c < 256; c++) {
+      const [r, gg, b] = lut[255 - c];
+      ctx.fillStyle = `rgb(${r},${gg},${b})`;
+      ctx.fillRect(g.barX, g.barTop + (c / 256) * g.barH, 14, g.barH / 256 + 0.6);
+    }
+    ctx.fillStyle = ink; ctx.font = g.font(11); ctx.textBaseline = 'middle';
+    for (const [f, text] of data.bar.ticks) {
+      const y = g.barTop + (1 - f) * g.barH;
+      ctx.fillRect(g.barX + 14, y - 0.5, 4, 1);
+      ctx.fillText(text, g.barX + 20, y);
+      labels.push({ axis: 'tick', panel: -1, i: 0, text, font: 11, angle: 0 });
+    }
+    note.textContent = !g.showX ? words.keys_on_hover : '';
+    note.style.display = g.showX ? 'none' : '';
+    root.__hm.labels = labels;
+    root.dataset.cell = `${g.cw}x${g.ch}`;
+    st.drawOver();
+  };
+
+  // The overlay: the pointed-at cell (a dark line with a white one inside: seen on the palest and the darkest
+  // cells) and the selected one (orange), redrawn alone on every move.
+  st.drawOver = () => {
+    const g = st.geo;
+    if (!g) return;
+    const dpr = window.devicePixelRatio || 1;
+    octx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    octx.clearRect(0, 0, g.width, g.height);
+    const outline = (p, i, j, colour, lw, inset = 0) => {
+      const P = g.panels[p], d = inset + lw / 2;
+      octx.strokeStyle = colour; octx.lineWidth = lw;
+      octx.strokeRect(P.x + j * g.cw + d, P.y + i * g.ch + d, g.cw - 2 * d, g.ch - 2 * d);
+    };
+    if (st.selected && single) outline(0, st.selected[0], st.selected[1], '#ff7f0e', Math.min(3, g.cw / 3));
+    const mp = single ? -1 : heads.indexOf(st.marked);
+    if (mp >= 0) {  // the head enlarged below: its panel framed in the selection's orange
+      const P = g.panels[mp];
+      octx.strokeStyle = '#ff7f0e'; octx.lineWidth = 2;
+      octx.strokeRect(P.x - 3, P.y - 3, P.w + 6, P.h + 6);
+    }
+    root.dataset.marked = mp >= 0 ? String(st.marked) : '';
+    if (st.hover) {
+      const lw = Math.min(1.5, g.cw / 4);
+      outline(st.hover[0], st.hover[1], st.hover[2], '#111', lw);
+      if (Math.min(g.cw, g.ch) >= 8) outline(st.hover[0], st.hover[1], st.hover[2], '#fff', 1.5, lw);
+    }
+    root.dataset.selected = st.selected ? st.selected.join(',') : '';
+    root.dataset.hover = st.hover ? st.hover.join(',') : '';
+  };
+  const cellAt = (x, y) => {
+    const g = st.geo;
+    for (let p = 0; p < g.panels.length; p++) {
+      const P = g.panels[p];
+      if (x >= P.x && x < P.x + P.w && y >= P.y && y < P.y + P.h)
+        return [p, Math.min(Tq - 1, Math.floor((y - P.y) / g.ch)), Math.min(Tk - 1, Math.floor((x - P.x) / g.cw))];
+    }
+    return null;
+  };
+  const tokenText = (labels, raws, i) => raws[i] && raws[i] !== labels[i] ? `${labels[i]} · ${raws[i]}` : labels[i];
+  // The tooltip sits beside the pointed-at cell (right of it, else left, else below or above), never over it; it may
+  // use the column's width beyond the canvas, never more.
+  const place = (p, i, j) => {
+    const g = st.geo, P = g.panels[p], room = Math.max(g.width, st.width), tw = tip.offsetWidth, th = tip.offsetHeight;
+    const x0 = P.x + j * g.cw, x1 = x0 + g.cw, y0 = P.y + i * g.ch, y1 = y0 + g.ch, pad = 6;
+    let left = null, top;
+    if (x1 + pad + tw <= room) left = x1 + pad; else if (x0 - pad - tw >= 0) left = x0 - pad - tw;
+    if (left !== null) top = Math.max(0, Math.min(y0, g.height - th));
+    else {
+      left = Math.max(0, Math.min(x0, room - tw));
+      top = y1 + pad + th <= g.height || y0 - pad - th < 0 ? y1 + pad : y0 - pad - th;
+    }
+    tip.style.left = left + 'px'; tip.style.top = top + 'px';
+  };
+  const show = (cell) => {
+    st.hover = cell;
+    st.drawOver();
+    if (!cell) { tip.style.display = 'none'; return; }
+    st.last = cell;
+    const [p, i, j] = cell, n = (p * Tq + i) * Tk + j;
+    const lines = [];
+    lines.push(headName(p));
+    // positions as the token pickers show them ("query 3: the"): a repeated word is told apart
+    lines.push(`${words.query} ${i}: ${tokenText(q, data.q_raw, i)}`, `${words.key} ${j}: ${tokenText(k, data.k_raw, j)}`);
+    // a true minus sign (U+2212), as Plotly's hover and colour bars write it
+    lines.push(values ? `${words.value}: ${values[n].toFixed(4).replace('-', '\u2212')}` : words.exact_below);
+    if (blocked && blocked[n]) lines.push(words.masked);
+    tip.textContent = lines.join('\n');
+    tip.style.display = 'block';
+    place(p, i, j);
+  };
+  // A panel's title and key names belong to its head: in the grid a click there picks it, as a click on a cell does.
+  const headAt = (x, y) => {
+    if (single) return null;
+    const g = st.geo;
+    const p = g.panels.findIndex((P) => x >= P.x && x < P.x + P.w && y >= P.y - g.titleBand
+                                        && y < P.y + P.h + g.xBand);
+    return p < 0 ? null : p;
+  };
+  const local = (e) => { const r = over.getBoundingClientRect(); return [e.clientX - r.left, e.clientY - r.top]; };
+  over.addEventListener('mousemove', (e) => {
+    const [x, y] = local(e), cell = cellAt(x, y);
+    over.style.cursor = data.pick && (cell || (data.pick === 'head' && headAt(x, y) !== null)) ? 'pointer' : '';
+    if (cell && st.hover && cell.every((v, i) => v === st.hover[i])) return;
+    show(cell);
+  });
+  over.addEventListener('mouseleave', () => show(null));
+  const choose = (cell) => {
+    if (!cell || !data.pick) return;
+    const [p, i, j] = cell;
+    if (data.pick === 'head') setTriggerValue('pick', { head: heads[p] });
+    else { st.selected = [i, j]; st.drawOver(); setTriggerValue('pick', { query: i, key: j }); }
+  };
+  over.addEventListener('click', (e) => {
+    const [x, y] = local(e), cell = cellAt(x, y), p = cell ? null : headAt(x, y);
+    if (cell) choose(cell); else if (p !== null && data.pick === 'head') setTriggerValue('pick', { head: heads[p] });
+  });
+  // The keyboard starts at the outlined cell (the enlarged head), else where the pointer or the keys last were.
+  const start = () => (single && st.selected ? [0, ...st.selected] : st.last || [0, 0, 0]);
+  over.addEventListener('focus', () => { if (!st.hover) show(start()); });
+  over.addEventListener('blur', () => show(null));
+  over.addEventListener('keydown', (e) => {
+    const keys = ['Enter', ' ', 'ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight'];
+    if (!st.hover) {  // the mouse left the focused chart: the keys take it up again
+      if (keys.includes(e.key)) { e.preventDefault(); show(st.last || start()); }
+      return;
+    }
+    let [p, i, j] = st.hover;
+    if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); choose(st.hover); return; }
+    const cols = st.geo.cols;
+    if (e.key === 'ArrowUp') i -= 1; else if (e.key === 'ArrowDown') i += 1;
+    else if (e.key === 'ArrowLeft') j -= 1; else if (e.key === 'ArrowRight') j += 1;
+    else return;
+    e.preventDefault();
+    if (j < 0 && p % cols > 0) { p -= 1; j = Tk - 1; } else if (j >= Tk && p % cols < cols - 1 && p + 1 < H) { p += 1; j = 0; }
+    if (i < 0 && p >= cols) { p -= cols; i = Tq - 1; } else if (i >= Tq && p + cols < H) { p += cols; i = 0; }
+    show([p, Math.max(0, Math.min(Tq - 1, i)), Math.max(0, Math.min(Tk - 1, j))]);
+  });
+  root.__hm = {
+    labels: [],
+    box: (p, i, j) => { const g = st.geo, P = g.panels[p], r = over.getBoundingClientRect();
+                        return { x: r.left + P.x + j * g.cw, y: r.top + P.y + i * g.ch, w: g.cw, h: g.ch }; },
+    panels: () => st.geo.panels.map((P, p) => ({ head: heads[p], ...P })),
+  };
+  st.ro = new ResizeObserver(() => {
+    const W = Math.floor(root.getBoundingClientRect().width);
+    if (W > 0 && W !== st.width) draw();
+  });
+  st.ro.observe(root);
+  if (groupEvent && !single) {
+    const onHead = (e) => { if (Number.isInteger(e.detail) && e.detail !== st.marked) {
+      st.marked = e.detail; st.drawOver(); } };
+    window.addEventListener(groupEvent, onHead);
+    st.listen = [groupEvent, onHead];
+  }
+  draw();
+  root.dataset.ready = data.sig;
+  announce();
+  return () => { if (st.ro) st.ro.disconnect();
+                 if (st.listen) window.removeEventListener(st.listen[0], st.listen[1]); };
+}
