@@ -148,6 +148,101 @@ STRINGS = {
     "bz_check_link": {"en": "Check this bug as code", "ko": "이 버그를 코드로 검사하기"},
 
     # ---------------------------------------------------------------------------------------- sandbox refusals
+    # The key of a Refused (mha/check/sandbox.py) or a limit (mha/check/worker.py); fmt values are plain data.
+    "check_syntax": {"en": "Syntax error: {message}", "ko": "문법 오류: {message}"},
+    "check_too_long": {
+        "en": "The code is too long to check: at most {max_chars} characters and {max_lines} lines.",
+        "ko": "코드가 너무 길어 검사할 수 없습니다. 최대 {max_chars}자, {max_lines}줄까지 됩니다.",
+    },
+    "check_import_forbidden": {
+        "en": "`{name}` cannot be imported here: only torch, torch.nn, torch.nn.functional and math can.",
+        "ko": "`{name}`: 여기서는 가져올 수 없는 모듈입니다. torch, torch.nn, torch.nn.functional, math만 "
+              "import할 수 있습니다.",
+    },
+    "check_import_name_forbidden": {
+        "en": "`{name}` cannot be imported from {module}: the checker allows a fixed list of functions.",
+        "ko": "`{name}`: {module}에서 가져올 수 없는 이름입니다. 검사기는 정해진 함수만 허용합니다.",
+    },
+    "check_dunder": {
+        "en": "`{name}`: names that start with two underscores are not allowed (only `def __init__` and "
+              "`super().__init__()`).",
+        "ko": "`{name}`: 밑줄 두 개로 시작하는 이름은 쓸 수 없습니다(`def __init__`와 `super().__init__()`만 "
+              "됩니다).",
+    },
+    "check_name_forbidden": {
+        "en": "`{name}` is not available here: the checker runs only the parts of Python an attention module "
+              "needs.",
+        "ko": "`{name}`: 여기서는 쓸 수 없는 이름입니다. 검사기는 어텐션 모듈에 필요한 파이썬 기능만 실행합니다.",
+    },
+    "check_attr_forbidden": {
+        "en": "`{owner}.{name}` is not allowed here: the checker allows a fixed list of torch functions and tensor "
+              "methods.",
+        "ko": "`{owner}.{name}`: 여기서는 쓸 수 없습니다. 검사기는 정해진 torch 함수와 텐서 메서드만 허용합니다.",
+    },
+    "check_attr_write": {
+        "en": "`{owner}.{name} = …`: only attributes of your own classes' objects can be set, like "
+              "`self.{name} = …`.",
+        "ko": "`{owner}.{name} = …`: 속성은 직접 만든 클래스의 객체에만 넣을 수 있습니다(`self.{name} = …`처럼).",
+    },
+    "check_syntax_forbidden": {"en": "`{what}` is not allowed here.", "ko": "`{what}`: 여기서는 쓸 수 없는 문법입니다."},
+    "check_decorator": {"en": "Decorators (`@…`) are not allowed here.", "ko": "데코레이터(`@…`)는 여기서 쓸 수 없습니다."},
+    "check_class_keyword": {
+        "en": "`class …({name}=…)`: class keywords such as a metaclass are not allowed here.",
+        "ko": "`class …({name}=…)`: 메타클래스 같은 클래스 키워드는 여기서 쓸 수 없습니다.",
+    },
+    "check_bare_except": {
+        "en": "A bare `except:` is not allowed: name the exception, e.g. `except ValueError:`.",
+        "ko": "`except:`만 쓸 수는 없습니다. `except ValueError:`처럼 예외 이름을 적으세요.",
+    },
+    "check_base_forbidden": {
+        "en": "A class can derive from nn.Module (or an nn layer), your own classes or an exception, not from "
+              "`{name}`.",
+        "ko": "`{name}`: 상속할 수 없는 클래스입니다. nn.Module(또는 nn 레이어), 직접 만든 클래스, 예외 클래스만 "
+              "상속할 수 있습니다.",
+    },
+    "check_name_reserved": {
+        "en": "`{name}` is part of nn.Module's own machinery: give your method or attribute another name.",
+        "ko": "`{name}`: nn.Module이 내부에서 쓰는 이름입니다. 메서드나 속성에 다른 이름을 붙이세요.",
+    },
+    "check_raised": {"en": "Your code raised {error}: {message}", "ko": "코드에서 {error} 예외가 났습니다: {message}"},
+    "check_recursion": {
+        "en": "Your code calls itself too deeply (a recursion without end?).",
+        "ko": "코드가 자기 자신을 너무 깊이 호출합니다(끝나지 않는 재귀인가요?).",
+    },
+    "check_memory": {
+        "en": "Your code needed more memory than one check may use.",
+        "ko": "코드가 검사 한 번에 쓸 수 있는 것보다 많은 메모리를 썼습니다.",
+    },
+    "check_timeout": {
+        "en": "Your code ran longer than one check may ({seconds} s): an endless loop?",
+        "ko": "코드가 검사 한 번에 허용된 시간({seconds}초)보다 오래 실행되었습니다. 끝나지 않는 반복문인가요?",
+    },
+    "check_worker_died": {
+        "en": "The checker stopped while running your code and has been restarted. If this happens again, your "
+              "code may crash Python.",
+        "ko": "코드를 실행하던 검사기가 멈춰서 다시 시작했습니다. 또 그러면 코드가 파이썬을 멈추게 하는 것일 수 "
+              "있습니다.",
+    },
+    "check_busy": {
+        "en": "Every checker is busy with other visitors' code. Try again in a few seconds.",
+        "ko": "모든 검사기가 다른 방문자의 코드를 실행 중입니다. 몇 초 뒤에 다시 해 보세요.",
+    },
+    "check_session_busy": {
+        "en": "Your previous check is still running.",
+        "ko": "앞서 시작한 검사가 아직 실행 중입니다.",
+    },
+    "check_off": {
+        "en": "Checking code is switched off on this server.",
+        "ko": "이 서버에서는 코드 검사가 꺼져 있습니다.",
+    },
+    "check_result_too_big": {
+        "en": "The check's result was too large to show.",
+        "ko": "검사 결과가 너무 커서 보여 줄 수 없습니다.",
+    },
+    "check_internal_error": {
+        "en": "The checker failed on this code (a bug on our side): {error}",
+        "ko": "검사기가 이 코드에서 실패했습니다(저희 쪽 버그입니다): {error}",
+    },
 
     # ----------------------------------------------------------------------------------------------- diagnosis
 }
