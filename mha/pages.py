@@ -7,6 +7,7 @@ on a freshly started server the very first request is routed in that mode, and o
 """
 PAGES = [
     ("pages/home.py", "nav_home", "🏠"),
+    ("pages/course.py", "nav_course", "🎓"),
     ("pages/playground.py", "nav_playground", "🔬"),
     ("pages/heads.py", "nav_heads", "🧠"),
     ("pages/explain.py", "nav_explain", "🧮"),
@@ -19,8 +20,9 @@ PAGES = [
 ]
 
 # Pages that train modules of their own: the sidebar's weight source (random / trained / pretrained / uploaded) is not
-# what they show, so the frame's "which weights are in use" note is left off there.
-OWN_MODULE_PAGES = ("pages/train.py", "pages/induction.py")
+# what they show (the course picks each step's weights itself), so the frame's "which weights are in use" note is
+# left off there.
+OWN_MODULE_PAGES = ("pages/train.py", "pages/induction.py", "pages/course.py")
 
 
 def url_path(page_file: str) -> str:
