@@ -100,7 +100,7 @@ STRINGS = {
     "bz_seed_error": {
         "en": "As written, with num_heads = {h}, it fails: its Linear layers take head_dim = {hd} features but "
               "receive d_model = {d}. Any num_heads > 1 fails like this:",
-        "ko": "쓰인 그대로 num_heads = {h}(으)로 실행하면 실패합니다. Linear 층은 head_dim = {hd}개의 특성을 받는데 "
+        "ko": "쓰인 그대로 num_heads = {h}(으)로 실행하면 실패합니다. `nn.Linear` 층은 head_dim = {hd}개의 특성을 받는데 "
               "d_model = {d}개가 들어오기 때문입니다. num_heads > 1이면 모두 이렇게 실패합니다:",
     },
     "bz_seed_runs": {

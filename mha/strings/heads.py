@@ -107,7 +107,7 @@ STRINGS = {
     "hd_metric_help": {
         "en": "JS: Jensen–Shannon divergence of the rows (0 = same pattern). cosine: cosine similarity of the whole "
               "maps (1 = same pattern).",
-        "ko": "JS: 행끼리의 젠슨–섀넌 발산(0 = 같은 패턴). cosine: 지도 전체의 코사인 유사도(1 = 같은 패턴).",
+        "ko": "JS: 행끼리의 젠슨–섀넌 발산(0 = 같은 패턴). 코사인: 지도 전체의 코사인 유사도(1 = 같은 패턴).",
     },
     "hd_metric_js_short": {"en": "JS (bits)", "ko": "JS (비트)"},
     "hd_metric_cosine_short": {"en": "cosine", "ko": "코사인"},

@@ -80,7 +80,7 @@ STRINGS = {
     "home_masks": {
         "en": "Causal, padding and your own masks; a query with nothing to attend to; True = may attend vs "
               "True = blocked; a live check against PyTorch.",
-        "ko": "인과·패딩·직접 만든 마스크, 어텐션할 곳이 없는 쿼리, True = 허용 vs True = 차단, "
+        "ko": "인과·패딩·직접 만든 마스크, 어텐션할 곳이 없는 쿼리, True = 허용 대 True = 차단, "
               "PyTorch와의 실시간 비교.",
     },
     "mk_title": {"en": "Masks: who may attend to whom", "ko": "마스크: 누가 누구를 볼 수 있나"},
@@ -95,9 +95,9 @@ STRINGS = {
     "mk_kind": {"en": "Mask", "ko": "마스크"},
     "mk_kind_help": {
         "en": "none: every query sees every key · causal: itself and earlier keys · padding: no {pad} key · "
-              "causal_padding: both · custom: tick the cells yourself.",
-        "ko": "none: 모든 키를 봄 · causal: 자신과 앞쪽 키만 · padding: {pad} 키 제외 · causal_padding: 둘 다 · "
-              "custom: 칸을 직접 선택.",
+              "causal + padding: both · custom: tick the cells yourself.",
+        "ko": "없음: 모든 키를 봄 · 인과: 자신과 앞쪽 키만 · 패딩: {pad} 키 제외 · 인과 + 패딩: 둘 다 · "
+              "직접: 칸을 직접 선택.",
     },
     # the options keep their language-independent ids (they go into links); this legend says what each one is
     "mk_name_none": {"en": "none", "ko": "없음"},

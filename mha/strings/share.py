@@ -46,8 +46,8 @@ STRINGS = {
     "share_view_help": {
         "en": "Settings, tokens and every intermediate: x, q, k, v, scores, allowed (the mask), weights, "
               "head_outputs, concat, output. JSON opens anywhere; .npz loads with `numpy.load`.",
-        "ko": "설정, 토큰, 그리고 모든 중간값: x, q, k, v, scores, allowed(마스크), weights, head_outputs, concat, "
-              "output. JSON은 어디서나 열리고, .npz는 `numpy.load`로 읽습니다.",
+        "ko": "설정, 토큰, 그리고 모든 중간값: `x`, `q`, `k`, `v`, `scores`, `allowed`(마스크), `weights`, "
+              "`head_outputs`, `concat`, `output`. JSON은 어디서나 열리고, .npz는 `numpy.load`로 읽습니다.",
     },
     "share_json": {"en": "Download JSON", "ko": "JSON 내려받기"},
     "share_npz": {"en": "Download .npz", "ko": ".npz 내려받기"},

@@ -26,19 +26,19 @@ STRINGS = {
     "src_task": {"en": "Task", "ko": "과제"},
     "src_task_help": {"en": "What the module is trained to copy into each position. The Train page shows the training "
                             "itself.",
-                      "ko": "각 위치에 무엇을 복사하도록 학습하는지. 학습 과정 자체는 Train 페이지에서 볼 수 있습니다."},
-    "src_train_steps": {"en": "Training steps", "ko": "학습 스텝"},
+                      "ko": "각 위치에 무엇을 복사하도록 학습하는지. 학습 과정 자체는 ‘헤드 학습’ 페이지에서 볼 수 있습니다."},
+    "src_train_steps": {"en": "Training steps", "ko": "학습 단계 수"},
     "src_train_steps_placeholder": {"en": "the task's budget: {steps}", "ko": "과제의 기본값: {steps}"},
     "src_train_steps_help": {
         "en": "Optimizer steps (1 to {max_steps}). Empty: the task's own budget, enough to reach its goal.",
-        "ko": "옵티마이저 스텝 수(1~{max_steps}). 비워 두면 과제의 기본값(목표에 닿기에 충분한 값)을 씁니다.",
+        "ko": "옵티마이저 단계 수(1~{max_steps}). 비워 두면 과제의 기본값(목표에 닿기에 충분한 값)을 씁니다.",
     },
     "src_trained_dmodel": {
         "en": "Trained weights go up to d_model={max}: d_model {old} became {new}.",
         "ko": "학습된 가중치는 d_model={max}까지입니다: d_model {old}을(를) {new}(으)로 바꿨습니다.",
     },
     "src_training": {"en": "Training the module on “{task}” ({steps} steps)…",
-                     "ko": "“{task}” 과제로 모듈을 학습하는 중({steps} 스텝)…"},
+                     "ko": "“{task}” 과제로 모듈을 학습하는 중({steps}단계)…"},
     # --- pretrained
     "src_model_list": {"en": "Model", "ko": "모델"},
     "src_model_other": {"en": "another model: type its id or folder below", "ko": "다른 모델: 아래에 id나 폴더를 입력"},
@@ -91,7 +91,7 @@ STRINGS = {
         "en": "Weights: **trained** on “{task}” ({steps} steps, seed {seed}, d_model {d_model}, {num_heads} heads). "
               "Inputs use the layout it was trained with: content in the first {half} features, position in the "
               "rest (the Step by step page shows both parts).",
-        "ko": "가중치: “{task}” 과제로 **학습됨**({steps} 스텝, 시드 {seed}, d_model {d_model}, 헤드 {num_heads}개). "
+        "ko": "가중치: “{task}” 과제로 **학습됨**({steps}단계, 시드 {seed}, d_model {d_model}, 헤드 {num_heads}개). "
               "입력은 학습 때의 배치를 씁니다: 앞의 특성 {half}개에 내용, 나머지에 위치(단계별 페이지에서 두 부분을 "
               "볼 수 있습니다).",
     },
@@ -240,5 +240,5 @@ STRINGS = {
               "컴퓨터에서 앱을 실행해 아무 모델이나 시험해 보세요.",
     },
     "err_layer": {"en": "layer must be a whole number from 0 to {num_layers} minus 1, got {layer}.",
-                  "ko": "layer는 0부터 {num_layers}-1까지의 정수여야 합니다. 받은 값: {layer}."},
+                  "ko": "층 번호는 0부터 {num_layers}-1까지의 정수여야 합니다. 받은 값: {layer}."},
 }

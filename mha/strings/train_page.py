@@ -41,7 +41,7 @@ STRINGS = {
               "four at once: needs 4 heads. The link carries the task's short id (previous, next, …).",
         "ko": "이전·다음·첫 단어: 그 단어를 복사; 역순: 거울 위치의 단어; 앞에 나온 같은 단어: 같은 단어가 처음 "
               "나온 자리; 이전과 다음: 둘을 한꺼번에(헤드 2개 필요); 네 가지 한꺼번에: 헤드 4개 필요. 링크에는 "
-              "과제의 짧은 영문 이름(previous, next, …)이 들어갑니다.",
+              "언어와 상관없이 같은 과제의 짧은 id가 들어갑니다.",
     },
     "tp_d_model_help": {
         "en": "Size of each token's vector. Training is kept to d_model ≤ {max} so that it takes seconds.",
@@ -131,7 +131,7 @@ STRINGS = {
     "tp_explore_added": {
         "en": "The other pages use trained weights of the content | position layout: switch the layout to split to "
               "take these heads there.",
-        "ko": "다른 페이지는 내용 | 위치 배치로 학습한 가중치를 씁니다. 배치를 split으로 바꾸면 그 헤드를 가져갈 수 "
+        "ko": "다른 페이지는 내용 | 위치 배치로 학습한 가중치를 씁니다. 배치를 **나눔**으로 바꾸면 그 헤드를 가져갈 수 "
               "있습니다.",
     },
     "tp_download": {"en": "Download the trained module (.pt)", "ko": "학습된 모듈 내려받기 (.pt)"},
@@ -151,10 +151,10 @@ STRINGS = {
               "position in the second), `query_linear` and `key_linear` can read the position half alone. Pick "
               "*added* above and press Train to see it stall.",
         "ko": "헤드는 q·k로 ‘이전 단어’를 찾습니다. 쿼리의 위치와 키의 위치가 맞아떨어져야 합니다. **더한** 배치"
-              "(놀이터의 입력: 내용이 d_model 특징 전체에 있고 그 위에 위치를 더함)에서는 모든 특징에 랜덤한 내용 값과 "
-              "작은 위치 값이 섞여 있어서, q·k에서 내용의 잡음이 위치 신호를 덮고 손실이 줄지 않습니다(*previous*에서 "
-              "약 0.8, 나눈 배치는 약 1e-4). **나눈** 배치(앞 절반은 내용, 뒤 절반은 위치)에서는 `query_linear`와 "
-              "`key_linear`가 위치 절반만 읽을 수 있습니다. 위에서 *added*를 고르고 학습해 보면 멈추는 것을 볼 수 "
+              "(놀이터의 입력: 내용이 d_model 특성 전체에 있고 그 위에 위치를 더함)에서는 모든 특성에 랜덤한 내용 값과 "
+              "작은 위치 값이 섞여 있어서, q·k에서 내용의 잡음이 위치 신호를 덮고 손실이 줄지 않습니다(*이전 단어* "
+              "과제에서 약 0.8, 나눈 배치는 약 1e-4). **나눈** 배치(앞 절반은 내용, 뒤 절반은 위치)에서는 `query_linear`와 "
+              "`key_linear`가 위치 절반만 읽을 수 있습니다. 위에서 **더한** 배치를 고르고 학습해 보면 멈추는 것을 볼 수 "
               "있습니다.",
     },
     "tp_compare_title": {"en": "One head or two? Previous and next at once", "ko": "헤드 하나, 아니면 둘? 이전과 다음을 한꺼번에"},
@@ -162,7 +162,7 @@ STRINGS = {
         "en": "Task *prev_next*: the first half of the output needs the previous word, the second half the next one. "
               "One head can put its weight in one place per query, so one head must choose; two heads can each "
               "take one. This is the course's reason for several heads, measured.",
-        "ko": "*prev_next* 과제: 출력의 앞 절반에는 이전 단어, 뒤 절반에는 다음 단어가 필요합니다. 헤드 하나는 "
+        "ko": "*이전과 다음* 과제: 출력의 앞 절반에는 이전 단어, 뒤 절반에는 다음 단어가 필요합니다. 헤드 하나는 "
               "쿼리마다 한 곳에만 가중치를 둘 수 있으니 하나를 골라야 하고, 헤드 둘이면 하나씩 맡을 수 있습니다. "
               "강의에서 말하는 ‘여러 헤드가 필요한 이유’를 직접 재 보는 것입니다.",
     },
