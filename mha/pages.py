@@ -16,6 +16,7 @@ PAGES = [
     ("pages/train.py", "nav_train", "🏋️"),
     ("pages/induction.py", "nav_induction", "🔁"),
     ("pages/bugs.py", "nav_bugs", "🐛"),
+    ("pages/check.py", "nav_check", "🩺"),
     ("pages/share.py", "nav_share", "🔗"),
 ]
 

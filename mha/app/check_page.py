@@ -1,0 +1,463 @@
+"""The Check your code page's sections (pages/check.py lays them out): the editor with its examples, upload and link;
+the Check button, which hands the code to the sandboxed worker (``mha.check.worker.run_check``) on a thread of its
+own; and the answer: a refusal next to the editor, the verdict, both tensors of the first step that differs, the
+shape trace, the bug and its fix, the checks that need no reference, a crash explained.
+
+The learner's code is never run here: it is text, shown only through ``st.code`` / ``st.text_area`` or escaped by
+``mha.text.escape_markdown`` (the one helper) when a message quotes it. Streamlit glue only.
+
+The code is in the link (``code``: ``mha.check.code_link``, a hidden control bound to the URL like every other
+control), so the sidebar's link box shares it with the sentence and settings: a teacher's exercise.
+"""
+from __future__ import annotations
+
+import os
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+import streamlit as st
+
+from mha import figures, i18n
+from mha.app.controls import CUSTOM_WEIGHTS_KEY, chart_words, t
+from mha.check import code_link, examples
+from mha.errors import LearnerError
+from mha.text import escape_markdown
+
+EDITOR, LINK, UPLOAD = "ck_editor", "code", "ck_upload"  # widget keys; LINK is the URL parameter
+OFF_ENV = "MHA_CHECK"  # "off" / "0" / "false" / "no": no learner code is taken on this server
+MAX_UPLOAD_BYTES = 4 * code_link.MAX_CODE_CHARS
+STEPS = ("projections", "split", "scores", "scale", "mask", "softmax", "weighted_sum", "combine", "output")
+SQUARE_STEPS = {"scores": "scores", "scale": "scores", "mask": "scores", "softmax": "weights"}  # (Tq, Tk) maps
+TRACE_LINES = 200  # a forward in a loop can make thousands of calls: the first ones tell the story
+HALF_PX = 460  # a chart in one of two columns (1400 px window)
+POLL_S = 0.4
+
+# Checks of every session run on these threads (each waits on a worker process): two at once for the server, the
+# machine's two cores; a third waits its turn. A visitor's Playground never waits on them.
+_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="mha-check")
+
+
+def enabled() -> bool:
+    """False when the host turned learner code off (README, "Security")."""
+    return os.environ.get(OFF_ENV, "on").strip().lower() not in ("off", "0", "false", "no")
+
+
+def uploaded_weights() -> bool:
+    """Whether this session's uploaded weights are in use elsewhere (the check runs on the seeded ones)."""
+    return bool(st.session_state.get(CUSTOM_WEIGHTS_KEY))
+
+
+def _run_check():
+    """The worker's entry point, or None when mha.check.worker is not there (yet)."""
+    try:
+        from mha.check.worker import run_check
+    except ImportError:
+        return None
+    return run_check
+
+
+# ------------------------------------------------------------------------------------------------ messages
+
+
+def _safe(value):
+    """A value for a message: numbers as they are (format specs apply), anything else escaped as literal text."""
+    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
+        return value
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, (int, np.integer)) for v in value):
+        return escape_markdown(_shape(value))
+    return escape_markdown(str(value), 300)
+
+
+def message(key, fmt: dict | None = None) -> str:
+    """The catalog's text for a key the worker or the diagnosis sent, with every value escaped; a key this page
+    does not know (or values that do not fit it) gives a message that names the key, never an exception."""
+    if not isinstance(key, str) or key not in i18n.CATALOG:
+        return t("ck_unknown_message", key=escape_markdown(str(key), 60, code=True))
+    try:
+        return t(key, **{str(k): _safe(v) for k, v in dict(fmt or {}).items()})
+    except (KeyError, ValueError, IndexError, TypeError):
+        return t("ck_unknown_message", key=escape_markdown(key, 60, code=True))
+
+
+def _name(*keys: str, fallback: str = "") -> str:
+    """The first of ``keys`` the catalog has, in the page's language; else ``fallback`` escaped."""
+    for key in keys:
+        if key in i18n.CATALOG:
+            return t(key)
+    return escape_markdown(fallback, 80)
+
+
+def step_name(step) -> str:
+    return _name(f"ck_step_{step}", fallback=str(step))
+
+
+def _shape(value) -> str:
+    if isinstance(value, (list, tuple)) and all(isinstance(v, (int, np.integer)) for v in value):
+        return "(" + ", ".join(str(int(v)) for v in value) + ")"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_shape(v) for v in value)
+    return str(value)
+
+
+def excerpt(code: str, line, col=None) -> str | None:
+    """Line ``line`` (1-based) of ``code`` with its number, and a caret under column ``col``: shown as code."""
+    lines = code.split("\n")
+    if not isinstance(line, int) or not 1 <= line <= len(lines):
+        return None
+    text = lines[line - 1].expandtabs(4)[:200]
+    out = f"{line:>4} | {text}"
+    if isinstance(col, int) and col >= 1:
+        out += "\n" + " " * (7 + min(col - 1, len(text))) + "^"
+    return out
+
+
+# --------------------------------------------------------------------------------------------- the code itself
+
+
+def _set_code(code: str) -> None:
+    """Put ``code`` in the editor and in the link (none for the starter; none, with a note, when too long)."""
+    st.session_state[EDITOR] = code
+    _code_to_link(code)
+
+
+def _code_to_link(code: str) -> None:
+    st.session_state.pop("_ck_link_note", None)
+    try:
+        value = "" if code == examples.STARTER else code_link.encode(code)
+    except LearnerError as err:
+        value = ""
+        st.session_state["_ck_link_note"] = (err.key, err.fmt)
+    st.session_state[LINK] = st.session_state["_ck_link_seen"] = value
+
+
+def link_holder() -> None:
+    """The hidden control that holds the code in the link. A new value (a link opened, the back button) is decoded
+    into the editor; one that cannot be read leaves the starter there, with a note next to the editor."""
+    st.html(f"<style>.st-key-{LINK} {{ display: none; }}</style>")  # only a style: no visible element
+    value = st.text_input(LINK, key=LINK, bind="query-params", label_visibility="collapsed") or ""
+    if value == st.session_state.get("_ck_link_seen"):
+        return
+    st.session_state["_ck_link_seen"] = value
+    st.session_state.pop("_ck_link_error", None)
+    if not value:
+        return
+    try:
+        st.session_state[EDITOR] = code_link.decode(value)
+    except LearnerError as err:
+        st.session_state["_ck_link_error"] = (err.key, err.fmt)
+        st.session_state[EDITOR] = examples.STARTER
+
+
+def example_buttons() -> None:
+    """One click puts an example in the editor (and in the link)."""
+    st.caption(t("ck_examples"))
+    with st.container(horizontal=True, key="ck_examples"):
+        for ex in examples.EXAMPLES:
+            st.button(t(ex.title_key), key=f"ck_load_{ex.id}", on_click=_set_code, args=(ex.code,))
+
+
+def editor() -> str:
+    """The editor: a monospace text area (see docs: a code-editor component cannot be driven by AppTest, and the
+    maintained ones are iframes; the numbered view below it gives the lines the messages point at)."""
+    st.session_state.setdefault(EDITOR, examples.STARTER)
+    st.html(f"<style>.st-key-{EDITOR} textarea {{ font-family: 'Source Code Pro', ui-monospace, monospace; "
+            "font-size: 14px; line-height: 1.45; tab-size: 4; }</style>")
+    code = st.text_area(t("ck_editor"), key=EDITOR, height=460, max_chars=code_link.MAX_CODE_CHARS,
+                        help=t("ck_editor_help", max=code_link.MAX_CODE_CHARS),
+                        on_change=lambda: _code_to_link(st.session_state.get(EDITOR) or ""),
+                        persist_state="session")
+    if "_ck_link_error" in st.session_state:
+        key, fmt = st.session_state["_ck_link_error"]
+        st.warning(message(key, fmt), icon="🔗")
+    with st.expander(t("ck_lines")):
+        st.code(code or "", language="python", line_numbers=True)
+    return code or ""
+
+
+def _on_upload() -> None:
+    f = st.session_state.get(UPLOAD)
+    st.session_state.pop("_ck_upload_note", None)
+    if f is None:
+        return
+    try:
+        code = code_link.read_upload(f.getvalue(), MAX_UPLOAD_BYTES)
+    except LearnerError as err:
+        st.session_state["_ck_upload_note"] = ("warning", err.key, err.fmt)
+        return
+    _set_code(code)
+    st.session_state["_ck_upload_note"] = ("caption", "ck_uploaded", {"name": getattr(f, "name", "")})
+
+
+def upload() -> None:
+    st.file_uploader(t("ck_upload"), type=["py"], key=UPLOAD, on_change=_on_upload, max_upload_size=1,
+                     help=t("ck_upload_help", max_kb=MAX_UPLOAD_BYTES // 1000))
+    note = st.session_state.get("_ck_upload_note")
+    if note:
+        kind, key, fmt = note
+        (st.warning if kind == "warning" else st.caption)(message(key, fmt))
+
+
+# ------------------------------------------------------------------------------------------------ the check
+
+
+def request_for(view, s) -> dict:
+    """What the worker gets: the sentence's tokens and embeddings, the sizes, the mask (1 = may attend; None for
+    none) and the seed of the parameters. Self-attention: a keys/values text is not used here."""
+    allowed = np.asarray(view.allowed[0])  # (Tq, Tk): the same for every head
+    mask = None if view.is_cross or allowed.all() else allowed.astype(int).tolist()
+    return {"tokens": list(view.tokens), "x": [np.asarray(view.x, dtype=float).tolist()], "d_model": s.d_model,
+            "num_heads": s.num_heads, "mask": mask, "seed": s.seed}
+
+
+@dataclass
+class Job:
+    future: Future
+    code: str
+    request: dict
+
+
+def _check(run_check, code: str, request: dict) -> dict:
+    try:
+        result = run_check(code, request)
+        return result if isinstance(result, dict) else {"status": "failed"}
+    except Exception:  # noqa: BLE001 the worker's own failure: a message, never a traceback on the page
+        return {"status": "failed"}
+
+
+def _start(code: str, request: dict) -> None:
+    """The Check button: one check at a time per session; a click while one runs says so."""
+    job = st.session_state.get("_ck_job")
+    if job is not None and not job.future.done():
+        st.session_state["_ck_busy"] = True
+        return
+    run_check = _run_check()
+    if run_check is None:
+        st.session_state["_ck_result"] = ({"status": "unavailable"}, code, request)
+        return
+    st.session_state["_ck_job"] = Job(_POOL.submit(_check, run_check, code, request), code, request)
+
+
+def check_button(code: str, request: dict) -> None:
+    st.button(t("ck_run"), key="ck_run", type="primary", icon="🩺", on_click=_start, args=(code, request))
+
+
+def answer_area(code: str, request: dict, view) -> None:
+    """Under the Check button: while a check runs, a note (this part alone reruns until the answer is there);
+    then the answer."""
+    job = st.session_state.get("_ck_job")
+    running = job is not None and not job.future.done()
+
+    @st.fragment(run_every=POLL_S if running else None)
+    def area() -> None:
+        job = st.session_state.get("_ck_job")
+        if job is not None:
+            if not job.future.done():
+                st.info(t("ck_running"), icon="⏳")
+                if st.session_state.get("_ck_busy"):
+                    st.caption(t("ck_busy"))
+                return
+            st.session_state["_ck_result"] = (job.future.result(), job.code, job.request)
+            st.session_state.pop("_ck_job", None)
+            st.session_state.pop("_ck_busy", None)
+            if running:
+                st.rerun()  # the whole page, once: the timer stops and every section shows the answer
+        found = st.session_state.get("_ck_result")
+        if found is not None:
+            result, checked_code, checked_request = found
+            if (checked_code, checked_request) != (code, request):
+                st.caption(t("ck_stale"))
+            show_answer(result, checked_code, checked_request, view)
+
+    area()
+
+
+# ------------------------------------------------------------------------------------------------ the answer
+
+
+def show_answer(result: dict, code: str, request: dict, view) -> None:
+    status = result.get("status")
+    if status == "unavailable":
+        st.warning(t("ck_unavailable"), icon="🧱")
+    elif status == "failed":
+        st.warning(t("ck_failed"), icon="⚠️")
+    elif status in ("refused", "limit", "off"):
+        st.warning(message(result.get("key"), result.get("fmt")), icon="✋")
+        shown = excerpt(code, result.get("line"), result.get("col"))
+        if shown:
+            st.code(shown, language="text")
+    elif status in ("equal", "differs", "crash", "unsupported", "bad_output"):
+        verdict(result, code, request, view)
+    else:
+        st.warning(t("ck_unknown_message", key=escape_markdown(str(status), 60, code=True)))
+
+
+def _diff(x) -> str:
+    return f"{x:.2e}" if isinstance(x, (int, float)) and np.isfinite(x) else "—"
+
+
+def verdict(result: dict, code: str, request: dict, view) -> None:
+    status = result["status"]
+    heads = request["num_heads"]
+    st.caption(t("ck_on", n=len(request["tokens"]), d_model=request["d_model"], num_heads=heads,
+                 seed=request["seed"], mask=t("ck_on_mask") if request.get("mask") else ""))
+    said = result.get("message") or {}
+    if status == "equal":
+        st.success(t("ck_equal", max_diff=_diff(result.get("max_diff"))), icon="✅")
+    elif status == "differs":
+        st.info(t("ck_differs", step=step_name(result.get("first_step")), max_diff=_diff(result.get("max_diff"))),
+                icon="🔎")
+    if said.get("key"):
+        (st.markdown if status in ("equal", "differs") else st.warning)(message(said["key"], said.get("fmt")))
+    if status == "crash":
+        crash(result.get("crash") or {}, code)
+    bug(result.get("bug"), code)
+    steps = result.get("steps") or []
+    first = next((s for s in steps if s.get("id") == result.get("first_step")), None)
+    if status == "differs" and first is not None:
+        step_maps(first, view)
+    if steps:
+        step_table(steps, result.get("first_step"))
+    trace(result.get("trace") or [])
+    checks(result.get("checks") or [])
+
+
+def _matrix(m):
+    try:
+        a = np.asarray(m, dtype=float)
+    except (TypeError, ValueError):
+        return None
+    return a if a.ndim == 2 and a.size else None
+
+
+def _labels(n: int, labels) -> list[str]:
+    return list(labels) if len(labels) == n else [str(i) for i in range(n)]
+
+
+def step_maps(step: dict, view) -> None:
+    """Their tensor and ours for the step, side by side, on one colour scale (the app's rule: weights 0 … top in
+    blue, anything signed red-blue around 0); a cell that is not a finite number is grey, never NaN on a chart."""
+    words = chart_words()
+    ours, theirs = _matrix(step.get("ours")), _matrix(step.get("theirs"))
+    if isinstance(step.get("head"), int):
+        st.caption(t("ck_of_head", head=step["head"]))
+    if ours is not None and theirs is not None and ours.shape != theirs.shape:
+        st.caption(t("ck_shape_differs", theirs=_shape(theirs.shape), ours=_shape(ours.shape)))
+    shown = [m for m in (theirs, ours) if m is not None]
+    finite = [np.where(np.isfinite(m), m, 0.0) for m in shown]
+    kind = SQUARE_STEPS.get(step.get("id"), "output")
+    top = figures.weights_top(finite) if kind == "weights" else figures.symmetric_range(*finite)
+    left, right = st.columns(2)
+    for col, title, m, key in ((left, "ck_theirs", theirs, "ck_theirs_chart"), (right, "ck_ours", ours,
+                                                                                "ck_ours_chart")):
+        col.markdown(f"**{t(title)}**")
+        if m is None:
+            col.caption(t("ck_theirs_missing"))
+            continue
+        ok = np.isfinite(m)
+        z = np.where(ok, m, 0.0)
+        rows = _labels(m.shape[0], view.labels)
+        if kind in ("weights", "scores"):
+            fig = figures.head_heatmap(z, rows, _labels(m.shape[1], view.key_labels), kind=kind,
+                                       allowed=ok if not ok.all() else None, clickable=False, zmax=top,
+                                       width_px=HALF_PX, words=words)
+        else:
+            fig = figures.features_heatmap(z, rows, kind="output", zmax=top, words=words)
+        col.plotly_chart(fig, key=key, width="content" if fig.layout.width else "stretch")
+
+
+def step_table(steps: list, first) -> None:
+    """Every step compared: its name and the largest difference (or that their code had none)."""
+    lines = []
+    for s in steps:
+        mark = "▶ " if s.get("id") == first else "  "
+        diff = s.get("max_diff")
+        lines.append(f"{mark}{step_name(s.get('id'))}: "
+                     f"{_diff(diff) if s.get('theirs') is not None or diff is not None else t('ck_not_found')}")
+    with st.expander(t("ck_steps")):
+        st.code("\n".join(lines), language="text")
+
+
+def trace(items: list) -> None:
+    st.subheader(t("ck_trace"))
+    st.caption(t("ck_trace_help"))
+    if not items:
+        st.caption(t("ck_trace_empty"))
+        return
+    first = next((n for n, it in enumerate(items) if it.get("wrong")), None)
+    lines = []
+    for n, it in enumerate(items[:TRACE_LINES]):
+        line = it.get("line")
+        where = f"{line:>4}" if isinstance(line, int) else "   ·"
+        lines.append(f"{'▶' if n == first else ' '} {where}  {str(it.get('op', '?'))[:40]:<14} "
+                     f"{_shape(it.get('in', ''))} -> {_shape(it.get('out', ''))}")
+    if len(items) > TRACE_LINES:
+        lines.append(f"  … +{len(items) - TRACE_LINES}")
+    st.code("\n".join(lines), language="text")
+
+
+def bug(found, code: str) -> None:
+    if not isinstance(found, dict) or not found.get("id"):
+        return
+    bid = str(found["id"])
+    st.subheader(t("ck_bug", name=_name(f"bz_{bid}_title", f"check_bug_{bid}", fallback=bid)))
+    explain = next((k for k in (f"check_bug_{bid}_explain", f"bz_{bid}_explain") if k in i18n.CATALOG), None)
+    if explain:
+        st.markdown(t(explain))
+    fix = found.get("fix")
+    if isinstance(fix, dict) and fix.get("old") is not None:
+        line = fix.get("line")
+        st.caption(t("ck_fix", line=line if isinstance(line, int) else "?"))
+        old, new = str(fix.get("old")), str(fix.get("new", ""))
+        st.code(f"@@ {line} @@\n" + "".join(f"-{x}\n" for x in old.split("\n")) +
+                "".join(f"+{x}\n" for x in new.split("\n")), language="diff")
+
+
+def checks(items: list) -> None:
+    if not items:
+        return
+    st.subheader(t("ck_checks"))
+    st.caption(t("ck_checks_help"))
+    for c in items:
+        cid = str(c.get("id", ""))
+        key = c.get("key") or next((k for k in (f"check_{cid}", cid) if k in i18n.CATALOG), cid)
+        mark = f"✅ {t('ck_passed')}" if c.get("passed") else f"❌ {t('ck_failed_check')}"
+        st.markdown(f"- {mark}: {message(key, c.get('fmt'))}")
+
+
+def crash(info: dict, code: str) -> None:
+    """Their code raised: where (their line), the shapes that met, and what the course's code does there."""
+    st.warning(t("ck_crash"), icon="💥")
+    if info.get("key"):
+        st.markdown(message(info["key"], info.get("fmt")))
+    shown = excerpt(code, info.get("line"))
+    if shown:
+        st.caption(t("ck_at_line_only", line=info["line"]))
+        st.code(shown, language="text")
+    if info.get("error") or info.get("text"):
+        st.code(f"{str(info.get('error', ''))[:80]}: {str(info.get('text', ''))[:300]}".strip(": "), language="text")
+    if info.get("shapes"):
+        st.markdown(t("ck_crash_shapes", shapes=escape_markdown(_shape(info["shapes"]), 200, code=True)))
+    if info.get("ours"):
+        st.caption(t("ck_crash_ours"))
+        st.code(str(info["ours"]), language="python")
+
+
+# -------------------------------------------------------------------------------------------------- the link
+
+
+def link_section() -> None:
+    """The teacher's link: the sidebar's link box carries the code; here, how much of a link it takes."""
+    with st.expander(t("ck_link_title"), icon="🔗"):
+        st.markdown(t("ck_link_help"))
+        note = st.session_state.get("_ck_link_note")
+        value = st.session_state.get(LINK) or ""
+        if note:
+            st.warning(message(*note))
+        elif not value:
+            st.caption(t("ck_link_starter"))
+        else:
+            st.caption(t("ck_link_size", n=len(value), max=code_link.MAX_LINK_CHARS))
+        link = st.session_state.get("_share_link")
+        if link:
+            st.code(link, language="text", wrap_lines=True)

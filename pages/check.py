@@ -1,0 +1,35 @@
+"""Check your code: a learner's MultiHeadAttention beside the course's module, on the sidebar's sentence; the first
+step that differs, the shape trace, the bug by name and its fix.
+
+Thin: the sections are in ``mha.app.check_page``; the code runs in the sandboxed worker (``mha.check``).
+"""
+import streamlit as st
+
+from mha.app import check_page as ck
+from mha.app.controls import current_view, settings, t
+from mha.app.frame import page_setup
+
+page_setup()
+
+st.title(f"🩺 {t('ck_title')}")
+st.markdown(t("ck_intro"))
+if not ck.enabled():
+    st.info(t("ck_off"), icon="🔒")
+    st.stop()
+view = current_view()
+if view is None:
+    st.stop()
+s = settings()
+if view.is_cross:
+    st.caption(t("ck_cross"))
+if s.source != "random" or ck.uploaded_weights():
+    st.caption(t("ck_source"))
+
+ck.link_holder()  # before the editor: a link's code goes into it
+ck.example_buttons()
+code = ck.editor()
+ck.upload()
+request = ck.request_for(view, s)
+ck.check_button(code, request)
+ck.answer_area(code, request, view)  # next to the editor: a refusal, else the verdict and what follows
+ck.link_section()
