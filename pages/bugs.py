@@ -9,6 +9,8 @@ import streamlit as st
 
 from mha import bugs, figures
 from mha.app.bugs_page import one_head_table, summary_table
+from mha.app.check_page import page_link as check_link
+from mha.check.examples import bug_code
 from mha.app.frame import page_setup
 from mha.app.masks_page import SIDE_BY_SIDE_TOKENS
 from mha.i18n import code_comments
@@ -40,6 +42,7 @@ name = named_choice(t("bz_pick"), bugs.BUG_NAMES, "bz_bug", {b: t(f"bz_{b}_title
 bug, run = bugs.get_bug(name), runs[name]
 st.subheader(t(f"bz_{name}_title"))
 st.markdown(t(f"bz_{name}_explain"))
+check_link(bug_code(name), t("bz_check_link"))  # the bug as a learner's class, in Check your code
 c1, c2 = st.columns(2)
 c1.caption(t("bz_wrong"))
 c1.code(bug.wrong, language="python", wrap_lines=True)

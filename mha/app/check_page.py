@@ -446,6 +446,11 @@ def crash(info: dict, code: str) -> None:
 # -------------------------------------------------------------------------------------------------- the link
 
 
+def page_link(code: str, label: str, container=None) -> None:
+    """A link to this page with ``code`` in the editor (another page's way in: the Bug zoo's bug as code)."""
+    (container or st).page_link("pages/check.py", label=label, icon="🩺", query_params={LINK: code_link.encode(code)})
+
+
 def link_section() -> None:
     """The teacher's link: the sidebar's link box carries the code; here, how much of a link it takes."""
     with st.expander(t("ck_link_title"), icon="🔗"):
