@@ -1,4 +1,5 @@
-"""Home: what this is, a first step (the course's sentence in the Playground), a picture, and where to go."""
+"""Home: what this is, the guided path first, then a first step (the course's sentence in the Playground), a
+picture, and where to go."""
 from pathlib import Path
 
 import streamlit as st
@@ -13,12 +14,17 @@ from mha.view import DEFAULT_TEXT, ViewSpec
 page_setup()
 
 PLAYGROUND = "pages/playground.py"
+COURSE = "pages/course.py"
 
 
 st.title(f"🔭 {t('app_title')}")
 st.markdown(t("home_intro"))
 left, right = st.columns([3, 2], gap="large")
 with left:
+    st.subheader(t("home_course_title"))  # the guided path is the first thing Home offers (#27)
+    st.markdown(t("home_course_text"))
+    with st.container(key="home_course"):
+        st.page_link(COURSE, label=f"**{t('home_course_start')}**", icon="🎓")
     st.subheader(t("home_start_title"))
     st.markdown(t("home_start_text", sentence=DEFAULT_TEXT))
     # A link (switch_page would clear the link's parameters, which Streamlit refuses for bound controls): its

@@ -7,6 +7,7 @@ from mha.app.frame import page_setup
 from mha.text import escape_markdown
 from mha.app.head_view import head_view
 from mha.app.heatmap_view import heatmaps, picked
+from mha.app.playground_page import MATRICES, head_outputs_grid, random_note
 from mha.app.controls import (cached_figure, chart_words, current_view, head_picker, named_choice, settings, t,
                                token_picker, weights_scale)
 
@@ -21,12 +22,14 @@ H, T = view.num_heads, len(view.tokens)
 Tk = len(view.key_tokens)  # keys: == T unless cross-attention
 st.caption(t("pg_intro", n=T, d_model=s.d_model, num_heads=H, head_dim=view.head_dim,
              causal=t("pg_causal_suffix") if s.causal else ""))
+random_note(view)  # random heads look pale: one line says why, one click gives trained ones
 if view.fully_masked.any():
     st.warning(t("pg_fully_masked", n=int(view.fully_masked.any(axis=0).sum())))
 
-# the URL keeps weights / scores in every language; the buttons show them in the page's language
-kind = named_choice(t("pg_matrix"), ["weights", "scores"], "matrix", {k: words.kind(k) for k in ("weights", "scores")},
-                    help=t("pg_matrix_help"))
+# the URL keeps weights / scores / head_outputs in every language; the buttons show them in the page's language
+names = {"weights": words.kind("weights"), "scores": words.kind("scores"), "head_outputs": t("pg_matrix_outputs")}
+grid_kind = named_choice(t("pg_matrix"), MATRICES, "matrix", names, help=t("pg_matrix_help"))
+kind = "scores" if grid_kind == "scores" else "weights"  # the enlarged head below: weights under head_outputs
 mats = view.weights if kind == "weights" else view.scores
 allowed = view.allowed if kind == "weights" else None
 
@@ -37,7 +40,8 @@ masked_note = t("pg_masked_note") if not view.allowed.all() else ""
 scale = weights_scale(view.weights, toggle=kind == "weights")
 top = scale.top if kind == "weights" else 1.0
 suffix = {"full": "", "fit": "_fit", "long": "_fitted"}[scale.reason] if kind == "weights" else ""
-st.caption(t(f"pg_all_heads_help_{kind}{suffix}", n_keys=Tk, top=f"{top:.2g}", masked=masked_note))
+if grid_kind != "head_outputs":
+    st.caption(t(f"pg_all_heads_help_{kind}{suffix}", n_keys=Tk, top=f"{top:.2g}", masked=masked_note))
 
 
 def pick_head() -> None:
@@ -50,11 +54,14 @@ def pick_head() -> None:
 # Drawn in the page (mha.app.heatmap_view): Plotly's SVG took ~300 ms of a change for this grid alone (#16.3).
 # The enlarged head's panel is framed; picking another head redraws only the enlarged one, which tells the grid.
 enlarged = st.session_state.get("head")
-heatmaps(heatmap_data.prepare(mats, view.labels, view.key_labels, kind=kind, allowed=allowed, words=words,
-                              pick="head", top=top if kind == "weights" else None, group="pg",
-                              marked=enlarged if isinstance(enlarged, int) and enlarged < H else None),
-         key="grid", on_pick=pick_head)
-st.caption(t("pg_grid_click_hint"))
+if grid_kind == "head_outputs":  # the design card's third heatmap, one click beside weights and scores
+    head_outputs_grid(view, words)
+else:
+    heatmaps(heatmap_data.prepare(mats, view.labels, view.key_labels, kind=kind, allowed=allowed, words=words,
+                                  pick="head", top=top if kind == "weights" else None, group="pg",
+                                  marked=enlarged if isinstance(enlarged, int) and enlarged < H else None),
+             key="grid", on_pick=pick_head)
+    st.caption(t("pg_grid_click_hint"))
 
 st.subheader(t("hv_section_title"))
 st.caption(t("hv_section_help"))
@@ -104,7 +111,9 @@ def outputs() -> None:
     head_box = st.expander(t("pg_head_outputs"), key="show_head_outputs", bind="query-params")
     with head_box:
         st.caption(t("pg_head_outputs_help", num_heads=H, head_dim=view.head_dim))
-        if head_box.open:
+        if head_box.open and grid_kind == "head_outputs":
+            st.caption(t("pg_head_outputs_above"))
+        elif head_box.open:
             st.plotly_chart(cached_figure(figures.head_outputs_grid, view.head_outputs, view.labels, words=words),
                             key="head_outputs")
     output_box = st.expander(t("pg_output"), key="show_output", bind="query-params")

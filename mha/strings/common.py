@@ -81,7 +81,7 @@ STRINGS = {
     "home_pages": {"en": "Where to go", "ko": "둘러보기"},
     "ctl_more": {"en": "More: cross-attention, padding, positions, seed",
                  "ko": "더 보기: 교차 어텐션, 패딩, 위치 인코딩, 시드"},
-    "home_start_title": {"en": "Start here", "ko": "여기서 시작하세요"},
+    "home_start_title": {"en": "Or start in the Playground", "ko": "또는 놀이터에서 시작하기"},
     "home_start_text": {
         "en": "New here? Open the Playground on the course's own sentence, “{sentence}”: every head's weights, "
               "one head enlarged, and the numbers behind any cell you click.",

@@ -10,8 +10,10 @@ STRINGS = {
     "pg_causal_suffix": {"en": " · causal mask", "ko": " · 인과 마스크"},
     "pg_matrix": {"en": "Matrix", "ko": "행렬"},
     "pg_matrix_help": {
-        "en": "scores: QKᵀ/√head_dim, before the mask. weights: softmax of each row of the masked scores.",
-        "ko": "scores(점수): 마스크 전의 QKᵀ/√head_dim. weights(가중치): 마스크된 점수의 각 행에 softmax를 적용한 값.",
+        "en": "scores: QKᵀ/√head_dim, before the mask. weights: softmax of each row of the masked scores. "
+              "each head's output: weights @ V, head_dim numbers per token.",
+        "ko": "scores(점수): 마스크 전의 QKᵀ/√head_dim. weights(가중치): 마스크된 점수의 각 행에 softmax를 적용한 값. "
+              "헤드별 출력: 가중치 @ V, 토큰마다 head_dim개의 숫자.",
     },
     "pg_all_heads": {"en": "All heads", "ko": "모든 헤드"},
     "pg_all_heads_help_weights": {
@@ -66,6 +68,16 @@ STRINGS = {
     "pg_table": {"en": "Weights of head {head} as a table", "ko": "헤드 {head}의 가중치 표"},
     "pg_download_csv": {"en": "Download CSV", "ko": "CSV 내려받기"},
     "pg_head_outputs": {"en": "Each head's output (weights @ V)", "ko": "각 헤드의 출력 (가중치 @ V)"},
+    "pg_matrix_outputs": {"en": "each head's output", "ko": "헤드별 출력"},
+    "pg_head_outputs_above": {"en": "Shown above, in place of the heads' weights.",
+                              "ko": "위에서 헤드 가중치 대신 보여 줍니다."},
+    "pg_random_note": {
+        "en": "Random weights: no head has learned anything, so every row spreads almost evenly (largest weight "
+              "{top} on average; perfectly even: {even}).",
+        "ko": "무작위 가중치: 아무 헤드도 학습하지 않아 모든 행이 거의 고르게 퍼집니다(가장 큰 가중치의 평균 "
+              "{top}, 완전히 고르면 {even}).",
+    },
+    "pg_to_trained": {"en": "Switch to trained heads", "ko": "학습된 헤드로 바꾸기"},
     "pg_head_outputs_help": {
         "en": "Row i is query i's weighted mix of the value vectors: {num_heads} heads × {head_dim} numbers each.",
         "ko": "i번째 행은 쿼리 i가 값(V) 벡터들을 가중합한 결과입니다. 헤드 {num_heads}개 × 각 {head_dim}개의 숫자.",

@@ -1,0 +1,39 @@
+"""Pieces of the Playground page (pages/playground.py): the first screen's note on random heads, with the one-click
+switch to trained ones, and the all-heads grid of each head's output (the third matrix beside weights and scores)."""
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from mha import figures
+from mha.app.compute import SEEDED
+from mha.app.controls import cached_figure, session_weights, settings, t
+from mha.view import View
+
+MATRICES = ("weights", "scores", "head_outputs")  # the Playground's ``matrix`` link values
+
+
+def _to_trained() -> None:
+    """The sidebar's weight source becomes "trained" (its hidden bound control and the buttons that mirror it)."""
+    st.session_state["source"] = st.session_state["source_shown"] = "trained"
+
+
+def random_note(view: View) -> None:
+    """Random parameters look pale (every row ~uniform): say so in one line, with the measured numbers, and offer
+    trained heads in one click. Shown only while the seeded random parameters are in use."""
+    s = settings()
+    if s.source != "random" or session_weights(s.d_model) is not SEEDED:
+        return
+    live = view.allowed.any(axis=-1) & ~view.query_is_pad[None]  # (H, Tq) rows that attend somewhere
+    top = float(view.weights.max(axis=-1)[live].mean()) if live.any() else 0.0
+    even = float((1.0 / np.maximum(view.allowed.sum(axis=-1), 1))[live].mean()) if live.any() else 0.0
+    with st.container(key="pg_random_note", horizontal=True, vertical_alignment="center"):
+        st.caption("🎲 " + t("pg_random_note", top=f"{top:.2f}", even=f"{even:.2f}"))
+        st.button(t("pg_to_trained"), key="pg_to_trained", on_click=_to_trained, icon="🎓")
+
+
+def head_outputs_grid(view: View, words) -> None:
+    """Every head's output (weights @ V) as small multiples: the Playground's third matrix."""
+    st.caption(t("pg_head_outputs_help", num_heads=view.num_heads, head_dim=view.head_dim))
+    st.plotly_chart(cached_figure(figures.head_outputs_grid, view.head_outputs, view.labels, words=words),
+                    key="pg_head_outputs_grid")
