@@ -28,7 +28,7 @@ from mha.masks import causal_mask
 from mha.text import TextError, clean_text, display_labels, init_weights, safe_label, token_inputs, tokenize
 from mha.train import MAX_TRAIN_D_MODEL, MAX_TRAIN_STEPS, TASKS, layout_inputs, trained_module
 
-# Limits that keep the largest view responsive on a small (2-core) hosted machine. See README "Limits".
+# Limits that keep the largest view responsive on a small (2-core) hosted machine. See docs/weights.md "Limits".
 MAX_CHARS = 2000  # characters of text read; the rest is cut with a note
 MAX_TOKENS = 128  # positions per sentence; longer text is cut with a note
 D_MODEL_CHOICES = (4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512)
@@ -150,7 +150,7 @@ MODELS_DIR_ENV = "MHA_MODELS_DIR"  # if set, local model folders must be inside 
 
 
 def pretrained_options() -> dict:
-    """``load_model`` keywords from the environment (README "Weight sources"): ``downloads`` (MHA_ALLOW_DOWNLOADS,
+    """``load_model`` keywords from the environment (docs/weights.md): ``downloads`` (MHA_ALLOW_DOWNLOADS,
     default on) and ``local_root`` (MHA_MODELS_DIR, default: any folder). The size cap is MHA_MAX_MODEL_MB
     (``mha.pretrained.max_bytes_from_env``)."""
     allow = os.environ.get(ALLOW_DOWNLOADS_ENV, "1").strip().lower() not in ("0", "false", "no", "off")

@@ -10,7 +10,7 @@ with ``mha.masks`` (``from_additive_mask``, ``from_torch_attn_mask``), and our o
 with the NumPy reference and with ``F.multi_head_attention_forward`` itself. test/test_transformers.py's ``sdp_ref``
 (additive mask through ``baddbmm``) checks ``attention_steps`` the same way.
 
-Where every key of a query is blocked, PyTorch's reference gives NaN and ours weights 0 (README, "By design"):
+Where every key of a query is blocked, PyTorch's reference gives NaN and ours weights 0 (docs/module.md, "By design"):
 those rows are compared with what ours promises instead.
 """
 import math
