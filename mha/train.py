@@ -23,10 +23,8 @@ Vocabulary: ``weights`` are attention weights (after softmax), ``parameters`` th
 from __future__ import annotations
 
 import hashlib
-import threading
 import time
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Callable, Iterator, Optional, Sequence
 
 import numpy as np
@@ -34,6 +32,7 @@ import torch
 import torch.nn.functional as F
 
 from mha.attention import MultiHeadAttention
+from mha.lru import ByteLRU
 from mha.text import embed_tokens, init_weights, sinusoidal_positions
 
 # --------------------------------------------------------------------------------------------------------------
@@ -466,23 +465,44 @@ def train(config: TrainConfig, probe_tokens: Optional[Sequence[str]] = None, *,
     return trainer.result()
 
 
-_TRAINING_LOCKS = tuple(threading.Lock() for _ in range(64))  # a fixed pool: bounded whatever visitors ask for
+# Trained modules shared by every visitor, bounded by bytes (mha.lru): one at d_model 128 is ~0.26 MB.
+TRAINED = ByteLRU("trained modules", max_bytes=32 * 2 ** 20, max_entries=64, ttl=3600)
+
+
+def trained_key(task: str, d_model: int, num_heads: int, steps: int, seed: int,
+                layout: str = DEFAULT_LAYOUT) -> tuple:
+    """The plain values a trained module is kept under (``TRAINED``)."""
+    return (task, d_model, num_heads, steps, seed, layout)
 
 
 def trained_module(task: str, d_model: int, num_heads: int, steps: int, seed: int,
-                   layout: str = DEFAULT_LAYOUT) -> MultiHeadAttention:
+                   layout: str = DEFAULT_LAYOUT, *, drive: Optional[Callable[[Iterator[Progress]], object]] = None
+                   ) -> MultiHeadAttention:
     """The trained module for these plain values, trained once per process and shared: never mutate it (use
     ``trace(head_mask=...)`` to switch heads off). Visitors asking for the same settings at the same time wait for
-    one training instead of each running their own. Raises ValueError for settings that cannot be trained."""
-    key = (task, d_model, num_heads, steps, seed, layout)
-    with _TRAINING_LOCKS[hash(key) % len(_TRAINING_LOCKS)]:  # two settings rarely share a lock; then one waits
-        return _trained_module(*key)
+    one training instead of each running their own. Raises ValueError for settings that cannot be trained.
+
+    ``drive``: what iterates the training's step groups (``Trainer.run``), e.g. ``mha.app.runs.drive``, which stops
+    it when nobody waits for it any more by raising: then nothing is kept. By default it runs to the end."""
+    key = trained_key(task, d_model, num_heads, steps, seed, layout)
+
+    def compute() -> MultiHeadAttention:
+        trainer = Trainer(TrainConfig(task=task, d_model=d_model, num_heads=num_heads, steps=steps, seed=seed,
+                                      layout=layout))
+        steps_ = trainer.run()
+        if drive is None:
+            for _ in steps_:
+                pass
+        else:
+            drive(steps_)
+        return trainer.result().module()
+
+    return TRAINED.get_or_compute(key, compute)
 
 
-@lru_cache(maxsize=16)
-def _trained_module(task, d_model, num_heads, steps, seed, layout) -> MultiHeadAttention:
-    config = TrainConfig(task=task, d_model=d_model, num_heads=num_heads, steps=steps, seed=seed, layout=layout)
-    return train(config).module()
+def trained_ready(key: tuple) -> bool:
+    """Whether the module for ``trained_key(...)`` is trained and kept (a view of it is then light work)."""
+    return TRAINED.lookup(key)[0]
 
 
 # --------------------------------------------------------------------------------------------------------------

@@ -396,13 +396,13 @@ def test_visitors_asking_for_the_same_training_at_once_wait_for_one_run(monkeypa
     import threading
 
     calls = []
-    real_train = tr.train
+    real_trainer = tr.Trainer
 
-    def counting_train(config, *args, **kwargs):
+    def counting_trainer(config, *args, **kwargs):
         calls.append(config)
-        return real_train(config, *args, **kwargs)
+        return real_trainer(config, *args, **kwargs)
 
-    monkeypatch.setattr(tr, "train", counting_train)
+    monkeypatch.setattr(tr, "Trainer", counting_trainer)
     got = []
     threads = [threading.Thread(target=lambda: got.append(tr.trained_module("next", 8, 2, 25, 11))) for _ in range(4)]
     for t in threads:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from mha import figures, i18n
-from mha.app import compute, internals
+from mha.app import compute, internals, runs
 from mha.app.compute import HEAVY_WORK, SEEDED, Weights, cached, cached_figure  # noqa: F401 (pages use them)
 from mha.batch import PAD, BatchError, pair_kv
 from mha.errors import LearnerError
@@ -515,10 +515,12 @@ def current_view() -> View | None:
         st.info(t("src_page_needs_model"), icon="🧱")
         return None
     try:
-        if s.source == "trained":  # the first time these settings are asked for, the module trains (1-3 s)
-            with st.spinner(t("src_training", task=t(TASKS[s.task].name_key), steps=s.steps)):
-                return compute.view(s.spec(), session_weights(s.d_model))
-        return compute.view(s.spec(), session_weights(s.d_model))
+        weights = session_weights(s.d_model)
+        # The first time these settings are asked for, the module trains: a long run (mha.app.runs), in this
+        # session's place in the queue, outside the compute slots; the view itself is then light work.
+        if s.source == "trained" and weights is SEEDED and not runs.trained_for_view(s.spec()):
+            return None
+        return compute.view(s.spec(), weights)
     except TextError:
         st.info(t("page_needs_text"), icon="✍️")
         return None

@@ -15,7 +15,7 @@ import threading
 import streamlit as st
 import torch
 
-from mha.app import share
+from mha.app import internals, share
 from mha.pages import PAGES, url_path
 from mha.app.controls import lang, sidebar_controls, t
 
@@ -30,12 +30,12 @@ KOREAN_CSS = "<style>.stApp, .stApp * { word-break: keep-all !important; overflo
 def _config_and_controls() -> None:
     # Many visitors share a few cores: one thread per computation keeps every session responsive.
     torch.set_num_threads(1)
+    internals.limit_uploads()  # once per server: uploads bounded per session and in all (issue #23)
     st.set_page_config(page_title="Multi-Head Attention Playground", page_icon="🔭", layout="wide")
     share.clean_link()  # before any widget reads the link
     sidebar_controls()
     if lang() == "ko":
         st.html(KOREAN_CSS)  # only a style: Streamlit adds it to the page without a visible element
-    share.weights_note()  # on every page, above its content, while this visitor's uploaded weights are in use
     share.link_box()  # the link to this view, with a copy button
 
 
@@ -52,6 +52,10 @@ def run_app() -> None:
     try:
         _config_and_controls()
         page = _navigation()
+        # Which weights are in use, above the page's content. Only after st.navigation() is the page of this run
+        # known on every route: on a session's first run (a direct link to a server that already left legacy
+        # routing) Streamlit still names app.py as the page until then, and Train and Induction got the note.
+        share.weights_note(page.url_path)
         page.run()
         share.after_page()  # only now is every URL parameter of the page's controls known
     finally:
@@ -63,6 +67,7 @@ def page_setup() -> None:
     and rerun through it."""
     if getattr(_inside_app, "active", False):
         return
+    internals.limit_uploads()  # the very first run of a fresh server may come here first
     _navigation()  # registering the pages switches this server to st.navigation for every run from now on
     st.rerun()  # ... including this one: run again, through app.py, like every later run
 

@@ -1,6 +1,14 @@
 """Every use of Streamlit's private internals, in one place, for the one version they were read from.
 
-Streamlit has no public API for four things the app's links need:
+Streamlit has no public API for four things the app's links need, nor for the two things its fair compute and its
+memory bound need (issue #23): whether a session still exists (a long run stops when its visitor has left,
+``session_exists``; ``Runtime.is_active_session``, with the run's ``ScriptRunContext.session_id``) and a limit on
+what one session may hold in uploads (``limit_uploads``: Streamlit bounds each file by ``server.maxUploadSize`` but
+keeps any number of PUTs to ``/_stcore/upload_file/<session>/<any id>`` until the session ends; the runtime's
+``MemoryUploadedFileManager.add_file`` is wrapped to refuse past a count and a byte total per session and for the
+whole server, with HTTP 413).
+
+The link internals:
 
 - the URL parameters a run's widgets are seeded from (``QueryParams._initial_query_params``): an empty value is
   dropped so that the control keeps its default, a number too large for an integer (``seed=1e309``, which makes
@@ -20,9 +28,13 @@ to do); ``tests/test_internals.py`` fails the same way. Everything else in the a
 from __future__ import annotations
 
 import math
+import os
+import threading
 from typing import Any
 
 import streamlit
+from streamlit import runtime as _runtime
+from streamlit.runtime import memory_uploaded_file_manager as _mufm
 from streamlit.runtime.scriptrunner_utils import script_run_context as _src
 from streamlit.runtime.state import query_params as _qp
 from streamlit.runtime.state import session_state as _ss
@@ -53,6 +65,13 @@ def _required() -> dict[str, bool]:
                                                         property),
         "ScriptRunContext.pages_manager": "pages_manager" in getattr(_src.ScriptRunContext, "__annotations__", {}),
         "SharedRunState.widget_ids_this_run": hasattr(getattr(_src, "SharedRunState", object)(), "widget_ids_this_run"),
+        "ScriptRunContext.session_id": "session_id" in getattr(_src.ScriptRunContext, "__annotations__", {}),
+        "runtime.get_instance": callable(getattr(_runtime, "get_instance", None)),
+        "Runtime.is_active_session": callable(getattr(_runtime.Runtime, "is_active_session", None)),
+        "Runtime.uploaded_file_mgr": isinstance(getattr(_runtime.Runtime, "uploaded_file_mgr", None), property),
+        "MemoryUploadedFileManager.add_file": callable(getattr(_mufm.MemoryUploadedFileManager, "add_file", None)),
+        "MemoryUploadedFileManager.file_storage": "file_storage" in _mufm.MemoryUploadedFileManager.__init__.__code__
+        .co_names,
     }
 
 
@@ -195,3 +214,95 @@ def bound_params(app_test) -> list[str]:
     """For tests: the URL parameters bound to widgets after an AppTest's last run (``AppTest._session_state``)."""
     return sorted(app_test._session_state._state.query_params._bindings_by_param)
 
+
+
+# ------------------------------------------------------------------------------------------------ sessions
+
+
+def session_id() -> str | None:
+    """This script run's session id; None outside a script run."""
+    ctx = _ctx()
+    return None if ctx is None else ctx.session_id
+
+
+def session_exists(session: str) -> bool:
+    """Whether ``session`` is still connected (its websocket open). True when there is no server to ask (AppTest, a
+    unit test): then nobody can leave. Safe from any thread."""
+    if not _runtime.exists():
+        return True
+    return _runtime.get_instance().is_active_session(session)
+
+
+# ------------------------------------------------------------------------------------------------ uploads
+
+
+def _env_mb(name: str, default: int) -> int:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    if not raw.isdigit() or int(raw) < 1:
+        raise ValueError(f"{name}={raw!r}: give a whole number of megabytes, at least 1 (e.g. {name}={default})")
+    return int(raw)
+
+
+MB = 2 ** 20
+# The app has one uploader (the Share page's weights, one file of at most server.maxUploadSize = 10 MB); a new file
+# replaces the old one (the browser deletes it). Three files and two full-size ones leave room for that swap.
+UPLOAD_FILES = int(_env_mb("MHA_UPLOAD_FILES", 3))  # per session
+UPLOAD_BYTES = _env_mb("MHA_UPLOAD_MB", 20) * MB  # per session
+UPLOAD_TOTAL_BYTES = _env_mb("MHA_UPLOAD_TOTAL_MB", 200) * MB  # every session together
+UPLOAD_REFUSED = ("Too many uploads held for this session: {files} files / {mb} MB at most. Remove a file first. / "
+                  "이 세션에 올린 파일이 너무 많습니다(최대 {files}개, {mb}MB). 먼저 파일을 지우세요.")
+UPLOAD_SERVER_FULL = ("The server holds too many uploads right now; try again in a minute. / "
+                      "지금 서버에 올라온 파일이 너무 많습니다. 잠시 후 다시 해 보세요.")
+_UPLOAD_LOCK = threading.Lock()
+
+
+class UploadRefused(Exception):
+    """An upload past the per-session or server-wide limit (the wrapper turns it into HTTP 413)."""
+
+
+def upload_allowed(held: dict, total: int, file_id: str, size: int, *, files: int = None, per_session: int = None,
+                   server: int = None) -> str | None:
+    """Why one more file of ``size`` bytes (``file_id``) may not join a session holding ``held`` ({file id: bytes})
+    on a server holding ``total`` bytes; None when it may. A file replacing one of the same id counts once."""
+    files = UPLOAD_FILES if files is None else files
+    per_session = UPLOAD_BYTES if per_session is None else per_session
+    server = UPLOAD_TOTAL_BYTES if server is None else server
+    others = {k: v for k, v in held.items() if k != file_id}
+    if len(others) + 1 > files or sum(others.values()) + size > per_session:
+        return UPLOAD_REFUSED.format(files=files, mb=per_session // MB)
+    if total - held.get(file_id, 0) + size > server:
+        return UPLOAD_SERVER_FULL
+    return None
+
+
+def limit_uploads() -> bool:
+    """Wrap the running server's upload manager (once) so that each session holds at most ``UPLOAD_FILES`` files and
+    ``UPLOAD_BYTES`` bytes, and all sessions together ``UPLOAD_TOTAL_BYTES``; past that the PUT gets HTTP 413 with
+    the reason and nothing is kept. Returns whether the limit is in place (False without a server: AppTest)."""
+    if not _runtime.exists():
+        return False
+    mgr = _runtime.get_instance().uploaded_file_mgr
+    if getattr(mgr, "_mha_limited", False):
+        return True
+    if not isinstance(mgr, _mufm.MemoryUploadedFileManager):
+        raise StreamlitInternalsChanged(f"mha/app/internals.py limits uploads held by Streamlit's "
+                                        f"MemoryUploadedFileManager, but the server uses {type(mgr).__name__}: "
+                                        f"check limit_uploads against it.")
+    from starlette.exceptions import HTTPException
+
+    add_file = mgr.add_file
+
+    def limited_add_file(session_id, file):
+        with _UPLOAD_LOCK:
+            held = {k: len(v.data) for k, v in dict(mgr.file_storage.get(session_id, {})).items()}
+            total = sum(len(f.data) for files in list(mgr.file_storage.values()) for f in list(files.values()))
+            why = upload_allowed(held, total, file.file_id, len(file.data))
+            if why is not None:
+                raise HTTPException(status_code=413, detail=why)
+            add_file(session_id=session_id, file=file)
+
+    mgr.add_file = limited_add_file
+    mgr._mha_limited = True
+    return True

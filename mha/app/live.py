@@ -7,13 +7,15 @@ gives ``start()``, which returns the training's events (any iterator: ``mha.trai
 ``mha.induction.Checkpoint``), how to read a step from one, and ``finish(stopped)`` building the result. ``run``
 then trains in the script thread:
 
-- each event is computed under ``compute.HEAVY_WORK`` (the app's one limit on heavy work), taken again for every
-  step group so another visitor's computation can go in between; drawing never holds it;
-- the page's ``draw(events, slots, n)`` fills ``st.empty`` placeholders at most every ``DRAW_SECONDS`` (and at the
-  end): light, whatever the number of steps;
-- Stop is an ordinary button: its click interrupts the script at its next drawing (Streamlit's rerun), and its
-  callback, which runs before any widget of the next run, finishes the run where it was and lets the page set its
-  steps control to the steps done (so the link reproduces what is shown: training is deterministic);
+- the training is a long run (``mha.app.runs.LONG_RUNS``): it runs in a thread of its own, outside
+  ``compute.HEAVY_WORK``'s slots, one per session, a few at a time server-wide; while it waits its turn the bar
+  says how many runs are ahead; it stops at its next step group when its visitor leaves or asks for another run;
+- the page's ``draw(events, slots, n)`` fills ``st.empty`` placeholders with the run's events so far, at most every
+  ``DRAW_SECONDS``: light, whatever the number of steps;
+- Stop is an ordinary button: its click interrupts the waiting script at its next drawing (Streamlit's rerun), and
+  its callback, which runs before any widget of the next run, stops the run where it was (unless another visitor
+  waits for the same one), finishes it and lets the page set its steps control to the steps done (so the link
+  reproduces what is shown: training is deterministic);
 - a finished result is stored in ``compute.RESULTS`` under the page's plain values: the same settings, from any
   visitor or a link opened later, show it at once. A stopped one stays in this session only.
 """
@@ -25,7 +27,7 @@ from typing import Any, Callable, Iterator, Optional
 
 import streamlit as st
 
-from mha.app import compute
+from mha.app import compute, runs
 from mha.app.controls import t
 from mha.lru import freeze
 from mha.train_figures import CurveWords
@@ -75,13 +77,10 @@ def cached(live: Live) -> Any | None:
 
 
 def warm(live: Live, compute_fn: Callable[[], Any]) -> Any:
-    """The result for ``live.key`` computed without drawing (``compute_fn()``, under ``HEAVY_WORK``) and cached like
-    a live run's: a server can be warmed with the default run, a test can skip the drawing."""
-    def compute_quietly():
-        with compute.HEAVY_WORK:
-            return freeze(compute_fn())
-
-    return compute.RESULTS.get_or_compute(_cache_key(live.prefix, live.key), compute_quietly)
+    """The result for ``live.key`` computed now without drawing (``compute_fn()``, in the caller's thread, not in
+    the long-run queue) and cached like a live run's: a server can be warmed with the default run, a test can skip
+    the drawing. Not for a visitor's request (``run`` is)."""
+    return compute.RESULTS.get_or_compute(_cache_key(live.prefix, live.key), lambda: freeze(compute_fn()))
 
 
 def _cache_key(prefix: str, key: tuple) -> tuple:
@@ -93,8 +92,12 @@ def _stop(prefix: str, on_stop) -> None:
     live = st.session_state.pop(f"_{prefix}_live", None)
     if live is None:  # the run had already finished
         return
-    key, finish = live
-    result = finish(True)
+    key, job = live
+    # Stopped here only when nobody else waits for the same run (then it goes on and is cached for everyone), and
+    # only once it had started: a run still in the queue has trained nothing.
+    if not runs.LONG_RUNS.stop(job, runs.session()) or "finish" not in job.meta:
+        return
+    result = job.meta["finish"](True)
     kept = on_stop(result) if on_stop else key
     st.session_state[f"_{prefix}_stopped"] = (kept, result)
     st.session_state[f"_{prefix}_fresh"] = kept  # the slider moves to where it stopped
@@ -127,7 +130,12 @@ def run(live: Live, start: Start, draw: Optional[Draw] = None, *, slots: int = 0
         if live.scrub_key:
             _idle_scrub(live.scrub_key, live.total)
         return None
-    _train(live, start, draw, slots, button, idle_slider=not autostart)  # a link's snapshot seeds the real slider
+    try:
+        _train(live, start, draw, slots, button, idle_slider=not autostart)  # a link's snapshot seeds the real slider
+    except runs.QueueFull as full:  # too many trainings waiting: say so, with the Train button to try again
+        st.warning(t("run_queue_full", n=full.waiting), icon="⏳")
+        _buttons(live, training=False, label=button)
+        return None
     # The page is drawn again from the cache: the snapshot slider then starts where the run ended, and Streamlit
     # puts its value into the address bar (see _idle_scrub).
     st.session_state[f"_{p}_fresh"] = live.key
@@ -152,6 +160,17 @@ def _buttons(live: Live, training: bool, label: Optional[str] = None):
 
 def _train(live: Live, start: Start, draw: Optional[Draw], n_slots: int, label: Optional[str], idle_slider: bool):
     p = live.prefix
+    total = max(live.total, 1)
+
+    def work(job: runs.Job):
+        events, step_of, finish = start()
+        job.meta.update(step_of=step_of, finish=finish)
+        runs.drive(job, events)
+        return finish(False)
+
+    # Before anything is drawn: a full queue raises QueueFull, and ``run`` then draws the idle Train button.
+    job = runs.LONG_RUNS.submit(runs.session(), _cache_key(p, live.key), work, store=compute.RESULTS)
+    st.session_state[f"_{p}_live"] = (live.key, job)
     place = _buttons(live, training=True, label=label)  # removed when training ends
     if live.scrub_key and idle_slider:
         _idle_scrub(live.scrub_key, live.total)
@@ -159,32 +178,31 @@ def _train(live: Live, start: Start, draw: Optional[Draw], n_slots: int, label: 
         _hold_link_step(live.scrub_key)
     bar = st.progress(0.0, text=t("lv_starting"))
     places = [st.empty() for _ in range(n_slots)]
+    drawn = {"at": 0.0, "n": 0, "began": None}
 
-    def compute_live():
-        events, step_of, finish = start()
-        st.session_state[f"_{p}_live"] = (live.key, finish)
-        seen: list = []
-        last, n, began = 0.0, 0, time.perf_counter()
-        while True:
-            with compute.HEAVY_WORK:  # one group of steps at a time: other visitors' work goes in between
-                event = next(events, None)
-            if event is not None:
-                seen.append(event)
-            now = time.perf_counter()
-            if event is None or now - last >= DRAW_SECONDS:
-                step = step_of(seen[-1]) if seen else 0
-                bar.progress(min(1.0, step / max(live.total, 1)),
-                             text=t("lv_progress", step=step, total=live.total, seconds=f"{now - began:.1f}"))
-                if draw is not None and seen:
-                    draw(seen, places, n)
-                    n += 1
-                last = now
-            if event is None:
-                break
-        st.session_state.pop(f"_{p}_live", None)
-        return freeze(finish(False))
+    def show(ahead: int, job: runs.Job):
+        now = time.perf_counter()
+        if now - drawn["at"] < DRAW_SECONDS:
+            return
+        drawn["at"] = now
+        if ahead or "step_of" not in job.meta:
+            bar.progress(0.0, text=t("run_waiting", n=ahead) if ahead else t("lv_starting"))
+            return
+        drawn["began"] = drawn["began"] or now
+        seen = list(job.events)
+        step = job.meta["step_of"](seen[-1]) if seen else 0
+        bar.progress(min(1.0, step / total),
+                     text=t("lv_progress", step=step, total=live.total, seconds=f"{now - drawn['began']:.1f}"))
+        if draw is not None and seen:
+            draw(seen, places, drawn["n"])
+            drawn["n"] += 1
 
-    result = compute.RESULTS.get_or_compute(_cache_key(p, live.key), compute_live)
+    show(job.look(runs.session()), job)
+    try:
+        result = runs.wait(job, show)
+    except runs.Superseded:  # stopped under this script (its Stop came while it was not drawing): show it again
+        st.rerun()
+    st.session_state.pop(f"_{p}_live", None)
     for element in (place, bar, *places):
         element.empty()
     return result
