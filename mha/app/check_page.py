@@ -12,6 +12,7 @@ control), so the sidebar's link box shares it with the sentence and settings: a 
 from __future__ import annotations
 
 import os
+import re
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -19,7 +20,7 @@ import numpy as np
 import streamlit as st
 
 from mha import figures, i18n
-from mha.app.controls import CUSTOM_WEIGHTS_KEY, chart_words, t
+from mha.app.controls import CUSTOM_WEIGHTS_KEY, chart_words, lang, t
 from mha.check import code_link, examples
 from mha.errors import LearnerError
 from mha.text import escape_markdown
@@ -69,15 +70,32 @@ def _safe(value):
     return escape_markdown(str(value), 300)
 
 
+_CODE_SPAN = re.compile(r"`([^`]*\{[^`{}]+\}[^`]*)`")  # a catalog's `{name}`, `{owner}.{name} = …`
+
+
 def message(key, fmt: dict | None = None) -> str:
-    """The catalog's text for a key the worker or the diagnosis sent, with every value escaped; a key this page
-    does not know (or values that do not fit it) gives a message that names the key, never an exception."""
-    if not isinstance(key, str) or key not in i18n.CATALOG:
-        return t("ck_unknown_message", key=escape_markdown(str(key), 60, code=True))
+    """The catalog's text for a key the worker or the diagnosis sent, with every value escaped: inside a code span
+    of the text (`{name}`) as code, elsewhere as literal text. A key this page does not know (or values that do
+    not fit it) gives a message that names the key, never an exception."""
+    unknown = t("ck_unknown_message", key=escape_markdown(str(key), 60, code=True))
+    entry = i18n.CATALOG.get(key) if isinstance(key, str) else None
+    if entry is None:
+        return unknown
+    fmt = {str(k): v for k, v in dict(fmt or {}).items()}
+    template = entry.get(lang()) or entry["en"]
+    values: dict = {}
     try:
-        return t(key, **{str(k): _safe(v) for k, v in dict(fmt or {}).items()})
-    except (KeyError, ValueError, IndexError, TypeError):
-        return t("ck_unknown_message", key=escape_markdown(key, 60, code=True))
+        def span(m: re.Match) -> str:  # the span's text with the values as given, fenced as one code span
+            name = f"_ck_span_{len(values)}"
+            raw = {k: v if isinstance(v, (int, float)) else _shape(v) if isinstance(v, (list, tuple)) else str(v)
+                   for k, v in fmt.items()}
+            values[name] = escape_markdown(m.group(1).format(**raw), 200, code=True)
+            return "{" + name + "}"
+
+        template = _CODE_SPAN.sub(span, template)
+        return i18n.fill(template, **{k: _safe(v) for k, v in fmt.items()}, **values)
+    except (KeyError, ValueError, IndexError, TypeError, AttributeError):
+        return unknown
 
 
 def _name(*keys: str, fallback: str = "") -> str:
