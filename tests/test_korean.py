@@ -154,3 +154,37 @@ def test_no_particle_is_left_to_chance(key):
     ko = i18n.CATALOG[key]["ko"]
     assert not _unresolved_pairs(ko), f"{key} ({i18n.OWNER[key]}): pair not after a placeholder in {ko!r}"
     assert not _bare_particles(ko), f"{key} ({i18n.OWNER[key]}): bare particle after a placeholder in {ko!r}"
+
+
+# English left in Korean prose. Code is written as code (`x`, d_model, forward(...), model.state_dict); a term may be
+# glossed once in brackets right after its Korean name (인과(causal)); a quote (“Orange is my favorite fruit”) is
+# material, not prose. What remains must be a name the course or the field writes in English.
+ALLOWED_ENGLISH = frozenset("""
+    softmax Softmax PyTorch torch math import NaN True False GPU CPU CSV PNG JSON MB KB id npz pt bin py UTF
+    MultiHeadAttention transpose permute reshape view forward heads Q K V QK JS exp log sqrt nat Tq Tk
+    BERT RoBERTa ELECTRA DistilBERT GPT Hugging Face TransformerLens Olsson Adam BLAKE2b float32 float64 Orange
+""".split())
+_NOT_PROSE = re.compile(r"`[^`]*`|\$[^$]*\$|\{[^{}]*\}|https?://\S+|</?[A-Za-z][^<>]*>|“[^”]*”|\"[^\"]*\"")
+_GLOSS = re.compile(r"(?<=[가-힣*])\([A-Za-z][A-Za-z ,\-]*\)")
+_CALL = re.compile(r"[A-Za-z_][\w.]*\([^()]*\)")
+_CODE_WORD = re.compile(r"[\w/-]*[_./=][\w./=-]*\w")  # d_model, model.state_dict, google/bert-…, .to_dense, bias=True
+_LETTERS = re.compile(r"[A-Za-z][0-9]?")  # q, k, v, x, T, B, W, h, e: maths and shapes
+
+
+def english_words(ko: str) -> list[str]:
+    s = _GLOSS.sub(" ", _NOT_PROSE.sub(" ", ko))
+    s = _CODE_WORD.sub(" ", _CALL.sub(" ", s))
+    return [w for w in re.findall(r"[A-Za-z][A-Za-z0-9]*", s) if w not in ALLOWED_ENGLISH and not _LETTERS.fullmatch(w)]
+
+
+def test_the_english_scan_catches_what_it_should():
+    assert english_words("위에서 *added*를 고르고") == ["added"]
+    assert english_words("*prev_next* 과제 (previous)") == ["previous"]
+    assert english_words("배치를 split으로 바꾸면") == ["split"]
+    assert not english_words("인과(causal) 마스크, `scores`, d_model {n}, forward(query, key), q·k, softmax, PyTorch")
+
+
+@pytest.mark.parametrize("key", sorted(k for k in i18n.CATALOG if not k.startswith("code_")))
+def test_no_english_words_in_korean_prose(key):
+    ko = i18n.CATALOG[key]["ko"]
+    assert not english_words(ko), f"{key} ({i18n.OWNER[key]}): English in Korean prose: {english_words(ko)} in {ko!r}"

@@ -114,7 +114,7 @@ STRINGS = {
               "it computes, for every token, {h} × {h} weights between heads: the chart with heads on both axes "
               "shows token “{tok}”. The chart with tokens on both axes is what attention should be (head {head} of "
               "the real module). The shapes differ, so there is no difference to draw.",
-        "ko": "실행되게 만들면(각 토큰의 특성을 미리 {h}개 헤드로 나눠 넣으면, Linear 층이 받는 유일한 입력) "
+        "ko": "실행되게 만들면(각 토큰의 특성을 미리 {h}개 헤드로 나눠 넣으면, `nn.Linear` 층이 받는 유일한 입력) "
               "토큰마다 헤드 사이의 {h} × {h} 가중치를 계산합니다. 두 축이 헤드인 그림은 토큰 “{tok}”의 가중치이고, "
               "두 축이 토큰인 그림은 원래 어텐션(실제 모듈의 헤드 {head})입니다. 모양이 달라 차이는 그릴 수 없습니다.",
     },

@@ -63,7 +63,7 @@ STRINGS = {
                  "ko": "이 검사 뒤에 코드나 설정이 바뀌었습니다. 새 결과를 보려면 검사를 다시 누르세요."},
     "ck_on": {"en": "On {n:plural:token|tokens} · d_model {d_model} · {num_heads:plural:head|heads} · seed "
                     "{seed}{mask}.",
-              "ko": "토큰 {n}개 · d_model {d_model} · 헤드 {num_heads}개 · seed {seed}{mask}에서 검사했습니다."},
+              "ko": "토큰 {n}개 · d_model {d_model} · 헤드 {num_heads}개 · 시드 {seed}{mask}에서 검사했습니다."},
     "ck_on_mask": {"en": " · with the mask", "ko": " · 마스크 적용"},
     "ck_cross": {"en": "The check runs self-attention on the text: the keys/values text is not used on this page.",
                  "ko": "검사는 텍스트에 대한 셀프 어텐션으로 실행합니다. 키/값 텍스트는 이 페이지에서 쓰지 않습니다."},

@@ -72,7 +72,7 @@ STRINGS = {
               "**Q**(쿼리): 각 토큰이 다른 토큰에서 무엇을 *찾는지*. "
               "**K**(키): 각 토큰의 *내용 표현*. "
               "**V**(값): 집계/가중합되어 *전달될 실제 내용*. "
-              "강의처럼 이 세 층에는 bias가 없습니다.",
+              "강의처럼 이 세 층에는 편향(bias)이 없습니다.",
     },
     "ex_step_split_heads": {"en": "split_heads: columns become heads", "ko": "split_heads: 열이 헤드가 됩니다"},
     "ex_step_split_heads_text": {
@@ -166,7 +166,7 @@ STRINGS = {
     "ex_step_output_linear_text": {
         "en": "`output_linear`, an `nn.Linear(d_model, d_model)` with bias, projects the concatenated heads into "
               "one d_model = {d_model} vector per token: the layer's output, the same shape as its input x.",
-        "ko": "bias가 있는 `nn.Linear(d_model, d_model)`인 `output_linear`가 이어 붙인 헤드 출력을 투영해 "
+        "ko": "편향이 있는 `nn.Linear(d_model, d_model)`인 `output_linear`가 이어 붙인 헤드 출력을 투영해 "
               "토큰마다 d_model = {d_model}개의 숫자로 된 벡터 하나를 만듭니다. 입력 x와 같은 모양의, 이 층의 출력입니다.",
     },
     "ex_bar_title": {"en": "The course's picture: one query's attention row", "ko": "강의의 그림: 쿼리 하나의 어텐션 행"},

@@ -205,7 +205,7 @@ STRINGS = {
               "and a NaN spreads into everything computed from it.",
         "ko": "쿼리 {rows}의 모든 키가 차단되었습니다. 전부 −∞인 행의 softmax는 0 / 0 = NaN입니다. 이 모듈은 "
               "그런 행의 가중치를 정확히 0, 헤드 출력을 0으로 두므로 그 토큰의 출력은 output_linear의 "
-              "bias뿐입니다. 강의 코드와 torch의 `nn.MultiheadAttention`은 여기서 NaN을 내며, NaN은 그 뒤의 "
+              "편향뿐입니다. 강의 코드와 torch의 `nn.MultiheadAttention`은 여기서 NaN을 내며, NaN은 그 뒤의 "
               "모든 계산으로 번집니다.",
     },
     "mk_full_demo": {
@@ -221,7 +221,7 @@ STRINGS = {
         "en": "Output of that token — ours: output_linear's bias, every number finite: {ours_finite} · "
               "nn.MultiheadAttention: {torch_nan} of {d_model} numbers NaN · F.scaled_dot_product_attention "
               "(torch {version}): head output {sdpa}.",
-        "ko": "그 토큰의 출력 — 이 모듈: output_linear의 bias, 모든 값 유한: {ours_finite} · "
+        "ko": "그 토큰의 출력 — 이 모듈: output_linear의 편향, 모든 값 유한: {ours_finite} · "
               "nn.MultiheadAttention: {d_model}개 중 {torch_nan}개 NaN · F.scaled_dot_product_attention "
               "(torch {version}): 헤드 출력 {sdpa}.",
     },
@@ -294,7 +294,7 @@ STRINGS = {
     "mk_check_errors": {
         "en": "max |difference|: output vs nn.MultiheadAttention {out:.1e} · weights {w:.1e} · head outputs vs "
               "F.scaled_dot_product_attention {sdpa:.1e}",
-        "ko": "최대 |차이|: 출력 vs nn.MultiheadAttention {out:.1e} · 가중치 {w:.1e} · 헤드 출력 vs "
+        "ko": "최대 |차이|: 출력 대 nn.MultiheadAttention {out:.1e} · 가중치 {w:.1e} · 헤드 출력 대 "
               "F.scaled_dot_product_attention {sdpa:.1e}",
     },
     "mk_check_nan": {

@@ -108,7 +108,7 @@ STRINGS = {
     "src_badge_help": {
         "en": "The largest difference, over every sentence, between our module's attention weights and the model's "
               "own output_attentions for this layer (eager attention, float32). Target: at most {tol:.0e}.",
-        "ko": "모든 문장에 걸쳐, 우리 모듈의 어텐션 가중치와 이 층에 대한 모델 자신의 output_attentions(eager "
+        "ko": "모든 문장에 걸쳐, 우리 모듈의 어텐션 가중치와 이 층에 대한 모델 자신의 output_attentions(`eager` "
               "어텐션, float32) 사이의 가장 큰 차이입니다. 목표: {tol:.0e} 이하.",
     },
     "src_tokens_pieces": {"en": "The model's pieces: {pairs}", "ko": "모델의 토큰 조각: {pairs}"},
