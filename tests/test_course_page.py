@@ -1,0 +1,161 @@
+"""Follow the course (#27 point 1): every step renders in English and Korean with its chart, the step is in the link,
+Back / Next move it, each step asks first and reveals the module's answer, and the mask step's "cheating" numbers
+are the module's own (worked out again here from the views, never written in)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from apptest_utils import canvas_charts, canvas_values, charts_by_key, open_page
+
+from mha import course, i18n
+from mha.pages import PAGES
+from mha.view import run_view
+
+PAGE = "pages/course.py"
+KOREAN = "나는 오늘 학교에서 친구와 맛있는 점심을 먹었다"
+
+# what each step shows once revealed: (Plotly chart keys, canvas heatmap keys)
+CHARTS = {
+    "qkv": ({"co_cell_vectors", "co_cell_sum", "co_cell_row"}, {"co_qkv_scores"}),
+    "softmax": ({"co_course_row", "co_your_row"}, set()),
+    "scale": ({"co_scale_pair", "co_scale_sweep"}, set()),
+    "mask": (set(), {"co_mask_free", "co_mask_masked"}),
+    "heads": ({"co_head_outputs", "co_concat"}, set()),
+    "several": (set(), {"co_several_one", "co_several_two"}),
+    "trained": (set(), {"co_trained_grid"}),
+}
+
+
+def _reveal(at, step: str, guess: int | None = None):
+    if guess is not None:
+        at.radio(key=f"co_guess_{step}").set_value(guess)
+    at.button(key=f"co_reveal_{step}").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _step_shown(at) -> int:
+    return int(at.header[0].value.split("·")[0])
+
+
+def test_the_course_is_registered_first_after_home():
+    assert PAGES[1][0] == PAGE
+    assert set(CHARTS) == set(course.STEPS) and 6 <= len(course.STEPS) <= 8
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+@pytest.mark.parametrize("number", range(1, len(course.STEPS) + 1))
+def test_every_step_renders_with_its_chart(number, lang):
+    step = course.step_id(number)
+    at = open_page(PAGE, {"step": str(number), "lang": lang})
+    assert not at.exception, [e.value for e in at.exception]
+    assert _step_shown(at) == number
+    assert at.header[0].value.endswith(i18n.text(f"co_step_{step}", lang))
+    assert at.radio(key=f"co_guess_{step}").options  # something to predict before the answer
+    _reveal(at, step)
+    plotly, canvas = CHARTS[step]
+    assert plotly <= set(charts_by_key(at)), (step, sorted(charts_by_key(at)))
+    assert canvas <= set(canvas_charts(at)), (step, sorted(canvas_charts(at)))
+    for payload in canvas_charts(at).values():
+        if payload.get("values") is not None:
+            assert np.isfinite(canvas_values(payload)).all()
+
+
+def test_the_step_is_in_the_link_and_back_next_move_it():
+    at = open_page(PAGE, {"step": "3"})
+    assert _step_shown(at) == 3
+    at.button(key="co_next").click().run()
+    assert _step_shown(at) == 4 and at.query_params.get("step") in ("4", ["4"])
+    at.button(key="co_back").click().run()
+    at.button(key="co_back").click().run()
+    assert _step_shown(at) == 2 and at.query_params.get("step") in ("2", ["2"])
+    at.button(key="co_back").click().run()
+    assert _step_shown(at) == 1 and at.button(key="co_back").disabled  # no step before the first
+    last = open_page(PAGE, {"step": str(len(course.STEPS))})
+    assert _step_shown(last) == len(course.STEPS) and last.button(key="co_next").disabled
+
+
+@pytest.mark.parametrize("given", ["0", "99", "two", ""])
+def test_a_step_the_course_does_not_have_opens_the_first(given):
+    at = open_page(PAGE, {"step": given})
+    assert not at.exception and _step_shown(at) == 1
+
+
+def test_predict_then_reveal_with_the_modules_answer():
+    at = open_page(PAGE, {"text": KOREAN})
+    assert "co_qkv_scores" not in canvas_charts(at)  # the answer is not shown before the learner asks
+    view = run_view(course.step_specs("qkv", KOREAN)["main"])
+    n = len(view.tokens)
+    head = course.best_head(view.weights, "previous")
+    right = int(np.argmax(view.scores[head, n - 1]))  # the last word's highest score: its previous word
+    assert right == n - 2  # a head trained on "previous" does what it was trained for
+    _reveal(at, "qkv", guess=right)
+    assert len(at.success) == 1 and not at.warning
+    shown = canvas_values(canvas_charts(at)["co_qkv_scores"])[0]
+    np.testing.assert_allclose(shown, view.scores[head], rtol=0, atol=1e-5)
+
+    wrong = open_page(PAGE, {"text": KOREAN})
+    _reveal(wrong, "qkv", guess=0)
+    assert not wrong.success and len(wrong.warning) == 1
+
+
+def test_the_mask_step_shows_the_cheating_in_the_modules_numbers():
+    at = open_page(PAGE, {"step": "4", "text": KOREAN, "lang": "ko"})
+    _reveal(at, "mask", guess=2)
+    assert len(at.success) == 1  # "exactly 0" is the module's answer
+    free = run_view(course.step_specs("mask", KOREAN)["free"])
+    masked = run_view(course.step_specs("mask", KOREAN)["masked"])
+    n = len(free.tokens)
+    head = course.best_head(free.weights, "next")
+    rows = np.arange(n - 1)
+    # the page's two maps are that head's weights without and with the causal mask
+    shown_free = canvas_values(canvas_charts(at)["co_mask_free"])[0]
+    shown_masked = canvas_values(canvas_charts(at)["co_mask_masked"])[0]
+    np.testing.assert_allclose(shown_free, free.weights[head], rtol=0, atol=1e-5)
+    np.testing.assert_allclose(shown_masked, masked.weights[head], rtol=0, atol=1e-5)
+    assert (shown_free[rows, rows + 1] > 0.5).all()  # without the mask it reads the answer ...
+    assert (shown_masked[rows, rows + 1] == 0).all()  # ... with it, it cannot
+    metrics = {m.label: m.value for m in at.metric}
+    weight = metrics[i18n.text("co_mask_metric_weight", "ko")]
+    assert float(weight) == 0.0
+    # the share of the next word in the output, worked out here from the module's output and inputs
+    w = free.spec.d_model // 2
+    target = free.x[1:n, :w].astype(np.float64)
+    share = lambda v: 1 - ((v.output[: n - 1, :w] - target) ** 2).sum() / (target ** 2).sum()  # noqa: E731
+    assert share(free) > 0.8 > 0.2 > share(masked)
+    assert metrics[i18n.text("co_mask_metric_copied", "ko")] == f"{max(share(masked), 0) * 100:.0f}%"
+
+
+def test_the_several_heads_step_answers_from_the_trained_modules():
+    at = open_page(PAGE, {"step": "6"})
+    one = run_view(course.step_specs("several", "Orange is my favorite fruit")["one"])
+    # one head cannot put most of a row on the previous and on the next word at once
+    both = course.slot_weights(one)
+    assert min(both.values()) < 0.5 < max(both.values())
+    _reveal(at, "several", guess=1)  # "no"
+    assert len(at.success) == 1
+
+
+# ------------------------------------------------------------------------------------------- pure parts
+
+
+def test_the_courses_softmax_row_comes_back_from_its_scores():
+    row = course.course_row()
+    np.testing.assert_allclose(row.weights, course.COURSE_WEIGHTS, rtol=0, atol=1e-12)
+    again = torch.nn.functional.softmax(torch.tensor(row.scores) + 3.0, dim=-1).numpy()  # a constant cancels
+    np.testing.assert_allclose(again, row.weights, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(row.exps / row.total, row.weights, rtol=0, atol=1e-12)
+
+
+def test_cheating_is_read_from_the_views():
+    specs = course.step_specs("mask", "the cat saw the dog")
+    c = course.cheating(run_view(specs["free"]), run_view(specs["masked"]))
+    assert c.weight_next_masked == 0.0 < 0.5 < c.weight_next_free
+    assert c.copied_free > 0.8 and c.copied_masked < 0.2
+
+
+def test_step_numbers_from_links():
+    assert [course.step_number(v) for v in ("1", 7, "8", None, "x", -1)] == [1, 7, 1, 1, 1, 1]
+    assert course.step_id(2) == "softmax"
