@@ -233,7 +233,7 @@ def decode_mask(text: str, tq: int, tk: int) -> np.ndarray:
     if len(rows) != tq:
         raise MaskTextError("mk_cells_err_rows", f"the mask text has {len(rows)} rows, the sentence {tq} queries: "
                             f"write {tq} rows of {tk} digits.", rows=len(rows), **shape)
-    for i, row in enumerate(rows):
+    for i, row in enumerate(rows, start=1):  # counted from 1, as a person counts the lines they typed
         if len(row) != tk:
             raise MaskTextError("mk_cells_err_cols", f"row {i} has {len(row)} digits, the sentence {tk} keys: "
                                 f"write {tq} rows of {tk} digits.", row=i, n=len(row), **shape)

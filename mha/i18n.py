@@ -42,7 +42,19 @@ def _plurals(s: str, fmt: dict) -> str:
     def one(m: re.Match) -> str:
         n = fmt.get(m.group(1))
         return f"{{{m.group(1)}}} {m.group(2) if n == 1 else m.group(3)}"
-    return _PLURAL.sub(one, s) if ":plural:" in s else s
+    s = _PLURAL.sub(one, s) if ":plural:" in s else s
+    return _ORDINAL.sub(lambda m: ordinal(fmt.get(m.group(1))), s) if ":ordinal}" in s else s
+
+
+# A position in prose counts from 1 (code, links and axes count from 0): "the {row:ordinal} row" gives "the 4th
+# row"; Korean writes "{row}번째 행". The caller passes the 1-based number.
+_ORDINAL = re.compile(r"\{(\w+):ordinal\}")
+
+
+def ordinal(n: int) -> str:
+    """1 -> '1st', 2 -> '2nd', 11 -> '11th', 23 -> '23rd'."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def text(key: str, lang: str = "en", /, **fmt) -> str:

@@ -276,7 +276,7 @@ def test_typed_rows_may_be_split_by_spaces_commas_or_slashes(typed):
     ("100.110.11１", "mk_cells_err_char", {"char": "１", "pos": 11}, "not 0, 1"),  # a full-width digit is not 1
     ("100.110", "mk_cells_err_rows", {"rows": 2}, "2 rows"),
     ("1 0 0 1 1 0 1 1 1", "mk_cells_err_rows", {"rows": 9}, "9 rows"),
-    ("100.1100.111", "mk_cells_err_cols", {"row": 1, "n": 4}, "row 1 has 4 digits"),
+    ("100.1100.111", "mk_cells_err_cols", {"row": 2, "n": 4}, "row 2 has 4 digits"),
     ("1" * (MAX_MASK_CHARS + 1), "mk_cells_err_long", {"n": MAX_MASK_CHARS + 1, "max": MAX_MASK_CHARS}, "characters"),
 ])
 def test_mask_text_rejected_with_a_reason_and_the_expected_shape(text, key, args, words):

@@ -155,6 +155,14 @@ def test_no_english_on_a_korean_page(page, korean_pages):
     assert not problems, "\n".join(problems)
 
 
+@pytest.mark.parametrize("page", [path for path, _, _ in PAGES])
+def test_no_particle_pair_on_a_korean_page(page, korean_pages):
+    """Every particle shown is the one that fits ("헤드 0이", never "헤드 0이(가)"): mha.i18n picks it."""
+    pairs = re.compile("|".join(re.escape(p) for p in i18n.PAIRS))
+    shown = [(m.group(), text[:80]) for _, text in korean_pages[page] for m in pairs.finditer(text)]
+    assert not shown, shown
+
+
 def test_the_checks_would_catch_english():
     """The detector is not blind: the same checks flag an English page."""
     at = open_page(lang="en")

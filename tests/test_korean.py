@@ -188,3 +188,48 @@ def test_the_english_scan_catches_what_it_should():
 def test_no_english_words_in_korean_prose(key):
     ko = i18n.CATALOG[key]["ko"]
     assert not english_words(ko), f"{key} ({i18n.OWNER[key]}): English in Korean prose: {english_words(ko)} in {ko!r}"
+
+
+# ------------------------------------------------------------------------------------- what a Korean page shows
+
+_PAIR_SHOWN = re.compile(_PAIR_RE)
+
+
+def _page_texts(at) -> list[str]:
+    from test_i18n import visible_texts  # the one walker over a page's prose
+    from apptest_utils import page_root
+    return [text for _, text in visible_texts(page_root(at))]
+
+
+def test_the_cell_breakdown_counts_rows_from_1_and_picks_particles():
+    """Query 3 (the 4th word, 친구와) is the 4th row in prose, in Korean and English; the particles fit the numbers."""
+    import json
+
+    from apptest_utils import open_page
+
+    text = "나는 오늘 학교에서 친구와 맛있는 점심을 먹었다"
+    for lang, want in (("ko", "4번째 행"), ("en", "4th row")):
+        at = open_page("pages/playground.py", lang=lang, text=text, show_cell="true", cell_query="3", cell_key="0")
+        assert not at.exception
+        texts = _page_texts(at)
+        assert any(want in t for t in texts), (lang, [t for t in texts if "행" in t or "row" in t][:5])
+        titles = [json.dumps(json.loads(c.proto.spec)["layout"].get("title"), ensure_ascii=False)
+                  for c in at.get("plotly_chart")]
+        assert any(want in t and "친구와" in t for t in titles), titles
+        if lang == "ko":
+            shown = [m.group() for t in texts for m in _PAIR_SHOWN.finditer(t)]
+            assert not shown, shown
+
+
+@pytest.mark.parametrize("page, params", [
+    ("pages/train.py", {"tr_at": "300"}), ("pages/masks.py", {"mask": "padding"}), ("pages/heads.py", {}),
+])
+def test_a_korean_page_shows_no_particle_pair(page, params):
+    from apptest_utils import open_page
+
+    at = open_page(page, lang="ko", text="나는 오늘 학교에서 친구와 맛있는 점심을 먹었다", **params)
+    assert not at.exception
+    texts = _page_texts(at)
+    assert any(re.search("[가-힣]", t) for t in texts)
+    shown = [(m.group(), t[:80]) for t in texts for m in _PAIR_SHOWN.finditer(t)]
+    assert not shown, shown

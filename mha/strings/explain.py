@@ -242,16 +242,16 @@ STRINGS = {
         "ko": "**4. 마스크:** 쿼리 *{q}*에게는 모든 키가 막혀 있습니다. 가중치가 모두 0이고 출력도 0입니다.",
     },
     "cb_softmax": {
-        "en": "**4. Softmax over row {i}:** weight = exp({score:.4f}) / Σ exp(row {i}'s scores) = "
+        "en": "**4. Softmax over the {row:ordinal} row:** weight = exp({score:.4f}) / Σ exp(that row's scores) = "
               "{num:.4g} / {den:.4g} = **{weight:.4f}**. The row sums to 1.",
-        "ko": "**4. {i}번째 행의 softmax:** 가중치 = exp({score:.4f}) / Σ exp({i}번째 행의 점수) = "
+        "ko": "**4. {row}번째 행의 softmax:** 가중치 = exp({score:.4f}) / Σ exp({row}번째 행의 점수) = "
               "{num:.4g} / {den:.4g} = **{weight:.4f}**. 행의 합은 1입니다.",
     },
     "cb_shifted": {
         "en": "(Every score was lowered by {shift:.1f} first, to keep exp() finite; softmax does not change.)",
         "ko": "(exp()가 넘치지 않도록 모든 점수에서 먼저 {shift:.1f}을(를) 뺐습니다. softmax 값은 그대로입니다.)",
     },
-    "cb_row_title": {"en": "row {i} ({q}) after softmax", "ko": "{i}번째 행 ({q}), softmax 후"},
+    "cb_row_title": {"en": "the {row:ordinal} row ({q}) after softmax", "ko": "{row}번째 행 ({q}), softmax 후"},
     "cb_masked_word": {"en": "masked", "ko": "마스크"},
     "cb_weight": {"en": "weight", "ko": "가중치"},
     # --- Scaling & softmax lab ---------------------------------------------------------------------------------
