@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import linecache
 import math
 import sys
 import types
@@ -431,7 +432,7 @@ def check_code(code: str) -> types.CodeType:
 
 def compile_learner(code: str) -> dict:
     """The learner's namespace: module globals after running ``code``'s top level in the restricted language
-    (names the learner defined; the guards stay in the functions' globals). Raises ``Refused``: for the code, or
+    (names the learner defined, and ``__source__``: the code; the guards stay in the functions' globals). Raises ``Refused``: for the code, or
     for what its top level did (``check_raised`` with the exception's name and message, ``check_recursion``,
     ``check_memory``)."""
     program = check_code(code)
@@ -441,13 +442,17 @@ def compile_learner(code: str) -> dict:
     names = dict(SAFE_NAMES, __build_class__=guard.build_class, __import__=builtins.__import__)
     namespace = {"__builtins__": names, "__name__": "learner", "__mha_read__": guard.read,
                  "__mha_write__": guard.write}
+    # tracebacks and the diagnosis quote the learner's lines (this process is the worker's child: one program)
+    linecache.cache[FILENAME] = (len(code), None, code.splitlines(True), FILENAME)
     try:
         exec(program, namespace)
     except Refused:
         raise
     except BaseException as err:  # noqa: BLE001 - the learner's exception becomes a message
         raise learner_error(err) from None
-    return {k: v for k, v in namespace.items() if not _dunder(k)}
+    learner = {k: v for k, v in namespace.items() if not _dunder(k)}
+    learner["__source__"] = code
+    return learner
 
 
 def learner_line(err: BaseException) -> int | None:
