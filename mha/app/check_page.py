@@ -33,6 +33,7 @@ SQUARE_STEPS = {"scores": "scores", "scale": "scores", "mask": "scores", "softma
 TRACE_LINES = 200  # a forward in a loop can make thousands of calls: the first ones tell the story
 HALF_PX = 460  # a chart in one of two columns (1400 px window)
 POLL_S = 0.4
+DIAGNOSES = ("equal", "differs", "crash", "unsupported", "bad_output")  # mha.check.diagnose's statuses
 
 # Checks of every session run on these threads (each waits on a worker process): two at once for the server, the
 # machine's two cores; a third waits its turn. A visitor's Playground never waits on them.
@@ -40,8 +41,13 @@ _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="mha-check")
 
 
 def enabled() -> bool:
-    """False when the host turned learner code off (README, "Security")."""
-    return os.environ.get(OFF_ENV, "on").strip().lower() not in ("off", "0", "false", "no")
+    """False when the host turned learner code off (``MHA_CHECK=off``; README, "Security"): the worker's own
+    setting when the worker is there, the same variable read the same way otherwise."""
+    try:
+        from mha.check.worker import enabled as worker_enabled
+    except ImportError:
+        return os.environ.get(OFF_ENV, "on").strip().lower() not in ("off", "0", "false", "no")
+    return worker_enabled()
 
 
 def uploaded_weights() -> bool:
@@ -299,12 +305,12 @@ def show_answer(result: dict, code: str, request: dict, view) -> None:
         st.warning(t("ck_unavailable"), icon="🧱")
     elif status == "failed":
         st.warning(t("ck_failed"), icon="⚠️")
-    elif status in ("refused", "limit", "off"):
+    elif status in ("refused", "limit", "off", "error") or (status not in DIAGNOSES and result.get("key")):
         st.warning(message(result.get("key"), result.get("fmt")), icon="✋")
         shown = excerpt(code, result.get("line"), result.get("col"))
         if shown:
             st.code(shown, language="text")
-    elif status in ("equal", "differs", "crash", "unsupported", "bad_output"):
+    elif status in DIAGNOSES:
         verdict(result, code, request, view)
     else:
         st.warning(t("ck_unknown_message", key=escape_markdown(str(status), 60, code=True)))
