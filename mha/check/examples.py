@@ -218,3 +218,190 @@ def get_example(example_id: str) -> Example:
         if e.id == example_id:
             return e
     raise KeyError(f"no example {example_id!r}; there are {list(EXAMPLE_IDS)}")
+
+
+# ------------------------------------------------------------------------------------------------------- diagnosis
+# More learner code for the diagnosis (mha/check/diagnose.py) and its tests (tests/test_check_diagnose.py): the
+# other named bugs, each as the course's class with one step wrong, and correct classes written other ways, which
+# must compare equal. The page may offer them as "load a bug" buttons too.
+
+# Named bugs beyond the zoo's: {id: (the course's lines, the bug's lines)}; the id is the diagnosis's bug id plus,
+# where a bug has several forms, a suffix.
+MORE_BUG_EDITS: dict[str, tuple[str, str]] = {
+    "scale_by_d_model": (
+        "        scores = torch.matmul(query, key.transpose(-2, -1)) / (self.head_dim ** 0.5)\n",
+        "        scores = torch.matmul(query, key.transpose(-2, -1)) / (self.d_model ** 0.5)\n"),
+    "no_output_projection": (
+        "        return self.output_linear(output)\n",
+        "        return output\n"),
+    "softmax_wrong_axis": (  # dim=1 of (B, H, Tq, Tk): over the heads
+        "        attention_weights = F.softmax(scores, dim=-1)\n",
+        "        attention_weights = F.softmax(scores, dim=1)\n"),
+    "softmax_wrong_axis_no_dim": (  # no dim: PyTorch picks dim=1 for 4-D input, the heads
+        "        attention_weights = F.softmax(scores, dim=-1)\n",
+        "        attention_weights = F.softmax(scores)\n"),
+    "softmax_over_queries_method": (  # the tensor method, the queries axis counted from the front
+        "        attention_weights = F.softmax(scores, dim=-1)\n",
+        "        attention_weights = scores.softmax(2)\n"),
+    "flipped_mask_polarity_ne": (
+        "            scores = scores.masked_fill(mask == 0, float('-inf'))\n",
+        "            scores = scores.masked_fill(mask != 0, float('-inf'))\n"),
+    "flipped_mask_polarity_large_negative": (
+        "            scores = scores.masked_fill(mask == 0, float('-inf'))\n",
+        "            scores = scores.masked_fill(mask == 1, -1e9)\n"),
+}
+
+
+def more_bug_code(name: str) -> str:
+    """A named bug of MORE_BUG_EDITS as a learner would write it: the course's code with the bug's lines."""
+    right, wrong = MORE_BUG_EDITS[name]
+    if COURSE.count(right) != 1:
+        raise ValueError(f"bug {name!r}: its lines appear {COURSE.count(right)} times in the course's code, not once")
+    return COURSE.replace(right, wrong)
+
+
+# The second seed's class once made to run: its Linear layers take d_model features (the fix of its crash). It
+# then attends over the heads axis: (N, T, heads, head_dim) goes into attention with no transpose.
+SEED_TWO_RUNS = SEED_TWO.replace("nn.Linear(self.head_dim, self.head_dim, bias=False)",
+                                 "nn.Linear(embed_size, embed_size, bias=False)")
+
+# Correct classes written differently from the course: each must compare equal.
+VARIANT_RENAMED = IMPORTS + '''
+
+class SelfAttention(nn.Module):
+    def __init__(self, embed_dim, n_heads):
+        super().__init__()
+        self.h = n_heads
+        self.d_k = embed_dim // n_heads
+        self.to_v = nn.Linear(embed_dim, embed_dim)  # with biases: the diagnosis zeroes them
+        self.to_q = nn.Linear(embed_dim, embed_dim)
+        self.to_k = nn.Linear(embed_dim, embed_dim)
+        self.proj = nn.Linear(embed_dim, embed_dim)
+
+    def forward(self, q, k, v, attn_mask=None):
+        B, T, C = q.shape
+        v = self.to_v(v).view(B, -1, self.h, self.d_k).transpose(1, 2)
+        k = self.to_k(k).view(B, -1, self.h, self.d_k).transpose(1, 2)
+        q = self.to_q(q).view(B, T, self.h, self.d_k).transpose(1, 2)
+        att = (q @ k.transpose(-2, -1)) * (1.0 / (self.d_k ** 0.5))
+        if attn_mask is not None:
+            att = att.masked_fill(attn_mask == 0, -1e9)
+        att = torch.softmax(att, dim=-1)
+        y = (att @ v).transpose(1, 2).contiguous().view(B, T, C)
+        return self.proj(y)
+'''
+
+VARIANT_EINSUM = IMPORTS + "import math\n" + '''
+
+class MultiHeadAttention(nn.Module):
+    def __init__(self, d_model, num_heads):
+        super().__init__()
+        self.num_heads = num_heads
+        self.head_dim = d_model // num_heads
+        self.wq = nn.Linear(d_model, d_model, bias=False)
+        self.wk = nn.Linear(d_model, d_model, bias=False)
+        self.wv = nn.Linear(d_model, d_model, bias=False)
+        self.wo = nn.Linear(d_model, d_model)
+
+    def forward(self, query, key, value, mask=None):
+        B, T, D = query.shape
+        q = self.wq(query).reshape(B, T, self.num_heads, self.head_dim)
+        k = self.wk(key).reshape(B, -1, self.num_heads, self.head_dim)
+        v = self.wv(value).reshape(B, -1, self.num_heads, self.head_dim)
+        scores = torch.einsum("bqhd,bkhd->bhqk", q, k) / math.sqrt(self.head_dim)
+        if mask is not None:
+            scores = scores.masked_fill(mask == 0, float("-inf"))
+        weights = F.softmax(scores, dim=-1)
+        z = torch.einsum("bhqk,bkhd->bqhd", weights, v)
+        return self.wo(z.reshape(B, T, D))
+'''
+
+VARIANT_BMM = IMPORTS + '''
+
+class MultiHeadAttention(nn.Module):
+    def __init__(self, d_model, num_heads):
+        super().__init__()
+        self.num_heads = num_heads
+        self.head_dim = d_model // num_heads
+        self.query_linear = nn.Linear(d_model, d_model, bias=False)
+        self.key_linear = nn.Linear(d_model, d_model, bias=False)
+        self.value_linear = nn.Linear(d_model, d_model, bias=False)
+        self.output_linear = nn.Linear(d_model, d_model)
+
+    def heads(self, x):
+        B, T, D = x.shape
+        x = x.view(B, T, self.num_heads, self.head_dim).permute(0, 2, 1, 3)
+        return x.reshape(B * self.num_heads, T, self.head_dim)  # (B*H, T, head_dim)
+
+    def forward(self, query, key, value, mask=None):
+        B, T, D = query.shape
+        q = self.heads(self.query_linear(query)) / self.head_dim ** 0.5  # scale q, as mha does
+        k = self.heads(self.key_linear(key))
+        v = self.heads(self.value_linear(value))
+        scores = torch.bmm(q, k.transpose(1, 2))  # (B*H, Tq, Tk)
+        if mask is not None:
+            scores = scores.masked_fill(mask == 0, float("-inf"))
+        weights = torch.softmax(scores, dim=-1)
+        z = torch.bmm(weights, v).view(B, self.num_heads, T, self.head_dim)
+        z = z.permute(0, 2, 1, 3).reshape(B, T, D)
+        return self.output_linear(z)
+'''
+
+VARIANT_SDPA = IMPORTS + '''
+
+class MultiHeadAttention(nn.Module):
+    def __init__(self, d_model, num_heads):
+        super().__init__()
+        self.num_heads = num_heads
+        self.query_linear = nn.Linear(d_model, d_model, bias=False)
+        self.key_linear = nn.Linear(d_model, d_model, bias=False)
+        self.value_linear = nn.Linear(d_model, d_model, bias=False)
+        self.output_linear = nn.Linear(d_model, d_model)
+
+    def forward(self, query, key, value, mask=None):
+        B, T, D = query.shape
+        q = self.query_linear(query).view(B, T, self.num_heads, -1).transpose(1, 2)
+        k = self.key_linear(key).view(B, -1, self.num_heads, D // self.num_heads).transpose(1, 2)
+        v = self.value_linear(value).view(B, -1, self.num_heads, D // self.num_heads).transpose(1, 2)
+        z = F.scaled_dot_product_attention(q, k, v, attn_mask=None if mask is None else mask.bool())
+        return self.output_linear(z.transpose(1, 2).reshape(B, T, D))
+'''
+
+VARIANT_FUSED = IMPORTS + '''
+
+class MultiHeadAttention(nn.Module):
+    def __init__(self, d_model, num_heads):
+        super().__init__()
+        self.num_heads = num_heads
+        self.head_dim = d_model // num_heads
+        self.qkv = nn.Linear(d_model, 3 * d_model, bias=False)  # one fused projection: q | k | v
+        self.out = nn.Linear(d_model, d_model)
+
+    def forward(self, query, key, value, mask=None):
+        B, T, D = query.shape
+        q, k, v = self.qkv(query).chunk(3, dim=-1)  # self-attention: one input
+        q = q.view(B, T, self.num_heads, self.head_dim).transpose(1, 2)
+        k = k.view(B, T, self.num_heads, self.head_dim).transpose(1, 2)
+        v = v.view(B, T, self.num_heads, self.head_dim).transpose(1, 2)
+        scores = q @ k.transpose(-2, -1) / self.head_dim ** 0.5
+        if mask is not None:
+            scores = scores.masked_fill(mask == 0, float("-inf"))
+        z = scores.softmax(dim=-1) @ v
+        return self.out(z.transpose(1, 2).reshape(B, T, D))
+'''
+
+# The course's bare function with a mask, and the same with its softmax over the queries.
+SDPA_MASKED = IMPORTS + '''
+
+def scaled_dot_product_attention(Q, K, V, mask=None):
+    d_k = Q.size(-1)
+    scores = torch.matmul(Q, K.transpose(-2, -1)) / d_k ** 0.5
+    if mask is not None:
+        scores = scores.masked_fill(mask == 0, float('-inf'))
+    attn_weights = F.softmax(scores, dim=-1)
+    return torch.matmul(attn_weights, V), attn_weights
+'''
+SDPA_OVER_QUERIES = SDPA_MASKED.replace("F.softmax(scores, dim=-1)", "F.softmax(scores, dim=-2)")
+
+VARIANTS: dict[str, str] = {"renamed": VARIANT_RENAMED, "einsum": VARIANT_EINSUM, "bmm": VARIANT_BMM,
+                            "sdpa": VARIANT_SDPA, "fused": VARIANT_FUSED}
