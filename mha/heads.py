@@ -488,6 +488,22 @@ def seed_patterns(spec, seeds: Sequence[int], head: int, state_dict: Optional[di
                      for s in seeds])
 
 
+def seed_spread(mats: np.ndarray, allowed: Optional[np.ndarray] = None) -> float:
+    """How far one head's maps (S, Tq, Tk) under S seeds are from the first seed's: the largest, over seeds, mean
+    over query rows of the total variation distance between the two rows (0 = the same pattern in every seed, 1 =
+    no key in common). Fully masked rows (``allowed`` (Tq, Tk) all False) are left out."""
+    m = np.asarray(mats, dtype=np.float64)
+    if m.ndim != 3 or len(m) < 2:
+        raise ValueError(f"mats must have shape (S, Tq, Tk) with S >= 2 seeds, got {m.shape}.")
+    rows = np.ones(m.shape[1], dtype=bool) if allowed is None else np.asarray(allowed, dtype=bool).any(axis=-1)
+    if allowed is not None and np.shape(allowed) != m.shape[1:]:
+        raise ValueError(f"allowed has shape {np.shape(allowed)}, the maps {m.shape[1:]}.")
+    if not rows.any():
+        return 0.0
+    tv = 0.5 * np.abs(m[1:] - m[:1]).sum(axis=-1)  # (S-1, Tq)
+    return float(tv[:, rows].mean(axis=1).max())
+
+
 def seed_table(mats: np.ndarray, seeds: Sequence[int], allowed: Optional[np.ndarray],
                key_labels: Sequence[str]) -> pd.DataFrame:
     """One row per seed for one head's maps (S, Tq, Tk): mean entropy, largest weight and sink key."""

@@ -7,7 +7,7 @@ import streamlit as st
 
 from mha.app.controls import chart_words, current_view, session_weights, settings, t
 from mha.app.frame import page_setup
-from mha.app.heads_page import SECTION_VIEWS, HeadsView, section_picker
+from mha.app.heads_page import SECTION_VIEWS, HeadsView, about_key, section_picker
 
 page_setup()
 
@@ -21,5 +21,5 @@ s = settings()
 c = HeadsView.of(view, s, chart_words(), session_weights(s.d_model))
 intro.caption(t("hd_intro", n=c.Tq, num_heads=c.H, head_dim=view.head_dim))
 c.keep_choices_valid()  # num_heads or the sentence may have changed since a choice was made
-st.caption(t(f"hd_about_{section}"))
+st.caption(t(about_key(section, c)))
 SECTION_VIEWS[section](c)

@@ -501,3 +501,19 @@ def test_counts_are_written_with_their_noun():
     assert i18n.text("hd_off_summary", "ko", n=2, mean=0.5, pct=10.0, worst="cat").startswith("헤드 2개")
     assert "1 query row becomes NaN" in i18n.text("mk_polarity_forgot_nan", "en", n=1)
     assert "3 query rows become NaN" in i18n.text("mk_polarity_forgot_nan", "en", n=3)
+
+
+def test_seed_spread_is_the_largest_row_distance_from_the_first_seed():
+    eye = np.eye(4)
+    shifted = np.roll(eye, 1, axis=1)
+    assert heads.seed_spread(np.stack([eye, eye, eye])) == 0.0
+    assert heads.seed_spread(np.stack([eye, eye, shifted])) == pytest.approx(1.0)  # no key in common
+    half = (eye + shifted) / 2
+    assert heads.seed_spread(np.stack([eye, half])) == pytest.approx(0.5)
+    allowed = np.ones((4, 4), dtype=bool)
+    allowed[2:] = False  # rows 2 and 3 fully masked: left out
+    mixed = eye.copy()
+    mixed[2:] = shifted[2:]
+    assert heads.seed_spread(np.stack([eye, mixed]), allowed) == 0.0
+    with pytest.raises(ValueError, match="S >= 2"):
+        heads.seed_spread(eye[None])

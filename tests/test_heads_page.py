@@ -282,6 +282,36 @@ def test_seeds_tab_shows_the_chosen_head_for_four_seeds():
     assert table["seed"].tolist() == [7, 8, 9, 10]
 
 
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_seeds_on_trained_weights_say_nothing_about_random_patterns(lang):
+    """#27.3: with trained weights Seeds said 'the weights are random, so the patterns are too ... carry no meaning'
+    above four identical trained diagonals. Now no text about random weights, and what it says about the four
+    maps (the same pattern, or not) follows the maps themselves, measured here from each seed's trained view."""
+    from mha import heads
+
+    at = open_page(lang=lang, hd_section="seeds", source="trained", task="previous", d_model="32", num_heads="4",
+                   heads_seed_head="1")
+    assert not at.exception
+    shown = texts(at)
+    for key in ("hd_about_seeds", "hd_seeds_text", "hd_trained"):  # the random weights' texts
+        assert tr(key, lang, head=1)[:30] not in shown, key
+    assert tr("hd_about_seeds_trained", lang) in shown
+    maps = np.stack([run_view(ViewSpec(text=TEXT, d_model=32, num_heads=4, seed=s, source="trained",
+                                       task="previous")).weights[1] for s in range(4)])
+    np.testing.assert_allclose(heatmaps(chart(at, "heads_seeds_chart")), maps, atol=1e-6)
+    spread = float(max(np.abs(m - maps[0]).sum(axis=-1).mean() / 2 for m in maps[1:]))
+    same = spread <= 0.1
+    verdict = tr("hd_seeds_text_trained_same" if same else "hd_seeds_text_trained_differ", lang, head=1,
+                 task=tr("tr_task_name_previous", lang), spread=f"{heads.seed_spread(maps):.2f}")
+    assert verdict in shown
+
+
+def test_seeds_on_random_weights_keep_their_text():
+    at = open_page(hd_section="seeds")
+    assert tr("hd_about_seeds", "en") in texts(at) and "Trained models grow heads" in texts(at)
+    assert tr("hd_about_seeds_trained", "en") not in texts(at)
+
+
 def test_korean():
     at = open_page(lang="ko", hd_section="seeds")
     assert not at.exception

@@ -16,13 +16,14 @@ import streamlit as st
 
 from mha import figures, heads
 from mha import heads_figures as hf
-from mha.app import compute
+from mha.app import compute, runs
 from mha.app.compute import Weights
 from mha.app.controls import (Settings, cached, head_picker, int_input, keep_index, link_value, t, table,
                               token_picker, weights_scale)
 from mha.batch import PAD
 from mha.figures import Words
 from mha.text import escape_markdown
+from mha.train import TASKS
 from mha.view import MAX_SEED, View, ViewSpec
 
 
@@ -272,6 +273,38 @@ def order(c: HeadsView) -> None:
         st.caption(t("hd_shuffle_self"))
 
 
+SAME_PATTERN = 0.1  # seeds whose maps of a head differ by at most this (heads.seed_spread) show "the same pattern"
+
+
+def about_key(section: str, c: HeadsView) -> str:
+    """The key of the caption under the section picker. Seeds says what the seed changes for the weights in use:
+    trained modules are not random patterns (#27: that text stood above four identical trained diagonals)."""
+    if section == "seeds" and c.spec.source == "trained" and not c.weights.sha:
+        return "hd_about_seeds_trained"
+    return f"hd_about_{section}"
+
+
+def _train_seeds(spec: ViewSpec, seed_values) -> bool:
+    """Each seed's trained module, trained as a long run (``runs.trained_for_view``: progress in the page's language,
+    outside the compute slots) before the maps are computed; a line says which seed trains. False: the queue is full
+    (the message is on the page)."""
+    from mha.train import trained_key, trained_ready
+    from mha.view import train_steps
+
+    line = st.empty()
+    try:
+        for n, seed in enumerate(seed_values, 1):
+            one = dataclasses.replace(spec, seed=int(seed))
+            if trained_ready(trained_key(one.task, one.d_model, one.num_heads, train_steps(one), one.seed)):
+                continue
+            line.caption("⏳ " + t("hd_seeds_training", seed=seed, n=n, total=len(seed_values)))
+            if not runs.trained_for_view(one):
+                return False
+        return True
+    finally:
+        line.empty()
+
+
 @st.fragment
 def seeds(c: HeadsView) -> None:
     view, s, spec, words = c.view, c.s, c.spec, c.words
@@ -279,10 +312,13 @@ def seeds(c: HeadsView) -> None:
     if spec.source == "pretrained":
         st.info(t("src_heads_seeds_pretrained"), icon="🧠")
         return
-    if spec.source == "trained":
+    trained = spec.source == "trained" and not weights.sha  # uploaded weights replace the trained ones
+    if trained:
         st.caption(t("src_heads_seeds_trained"))
     head = head_picker("heads_seed_head", H)
     seed_values = heads.seed_list(s.seed, 4, MAX_SEED)
+    if trained and not _train_seeds(spec, seed_values):
+        return
     mats = cached(heads.seed_patterns, spec, tuple(seed_values), head, weights=weights)
     titles = [t("hd_seed_title", seed=v) for v in seed_values]
     st.plotly_chart(hf.matrices_row(list(mats), titles, [q_labels] * len(mats), [k_labels] * len(mats),
@@ -291,10 +327,15 @@ def seeds(c: HeadsView) -> None:
     seed_tab = heads.seed_table(mats, seed_values, view.allowed[head], k_labels)
     table(seed_tab.rename(columns=lambda col: t(f"hd_col_{col}")), "heads_seed_table", hide_index=True, column_config={
         t(f"hd_col_{col}"): st.column_config.NumberColumn(format="%.3f") for col in ("entropy", "max_weight")})
-    st.markdown(t("hd_seeds_text", head=head))
-    if weights.sha:
+    if weights.sha:  # the uploaded parameters stay; only the embeddings change with the seed
         st.caption(t("hd_seeds_custom"))
-    st.info(t("hd_trained"), icon="🎓")
+    elif trained:  # say what the picture shows: the same job in every seed, or not
+        spread = heads.seed_spread(mats, view.allowed[head])
+        key = "hd_seeds_text_trained_same" if spread <= SAME_PATTERN else "hd_seeds_text_trained_differ"
+        st.markdown(t(key, head=head, task=t(TASKS[spec.task].name_key), spread=f"{spread:.2f}"))
+    else:  # random weights: the text about random, meaningless patterns belongs here only
+        st.markdown(t("hd_seeds_text", head=head))
+        st.info(t("hd_trained"), icon="🎓")
 
 
 SECTION_VIEWS = dict(zip(SECTIONS, (measure, compare, ablate, queries_keys, order, seeds)))

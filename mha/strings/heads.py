@@ -45,6 +45,12 @@ STRINGS = {
         "en": "The same head under four random initialisations: the weights are random, so the patterns are too.",
         "ko": "같은 헤드를 무작위 초기화 네 가지로 봅니다. 가중치가 무작위이니 패턴도 무작위입니다.",
     },
+    "hd_about_seeds_trained": {
+        "en": "The same head trained from four random starts (the current seed and the next three): does training "
+              "give it the same job every time?",
+        "ko": "같은 헤드를 무작위 시작점 네 개(현재 시드와 다음 세 시드)에서 학습시켜 봅니다. 학습은 매번 같은 일을 "
+              "맡길까요?",
+    },
     "hd_head": {"en": "head", "ko": "헤드"},  # inside charts (axis titles, hover)
     "hd_bits": {"en": "bits", "ko": "비트"},
     "hd_download_csv": {"en": "Download CSV", "ko": "CSV 내려받기"},
@@ -310,6 +316,27 @@ STRINGS = {
         "ko": "같은 문장의 헤드 {head}을(를) 현재 시드와 다음 세 시드로 본 것입니다. 무작위 가중치와 임베딩만 바뀌었는데도 "
               "패턴이 매번 다릅니다. 한 시드의 그림은 계산이 어떻게 동작하는지 보여 줄 뿐, 단어의 의미를 말해 주지 "
               "않습니다.",
+    },
+    "hd_seeds_training": {
+        "en": "Training the module of seed {seed} ({n} of {total}): each seed is trained once, then kept for every "
+              "visitor.",
+        "ko": "시드 {seed}의 모듈을 학습하는 중입니다({n}/{total}). 시드마다 한 번만 학습하고, 그 뒤로는 모든 방문자가 "
+              "함께 씁니다.",
+    },
+    "hd_seeds_text_trained_same": {
+        "en": "Head {head}, trained on “{task}” from four random starts: the same pattern every time (the maps differ "
+              "by at most {spread}, 0 = identical rows). The training task, not the starting weights, decides what "
+              "this head does.",
+        "ko": "“{task}” 과제로 무작위 시작점 네 개에서 학습한 헤드 {head}: 매번 같은 패턴입니다(지도 사이의 차이 최대 "
+              "{spread}, 0이면 행이 똑같음). 이 헤드가 하는 일은 시작 가중치가 아니라 학습 과제가 정합니다.",
+    },
+    "hd_seeds_text_trained_differ": {
+        "en": "Head {head}, trained on “{task}” from four random starts: the patterns differ (by up to {spread}, 0 = "
+              "identical rows). Training solves the task every time, but which head takes which job depends on the "
+              "start: compare the heads of each seed in the Measure section.",
+        "ko": "“{task}” 과제로 무작위 시작점 네 개에서 학습한 헤드 {head}: 패턴이 서로 다릅니다(차이 최대 {spread}, 0이면 "
+              "행이 똑같음). 학습은 매번 과제를 풀지만, 어느 헤드가 어떤 일을 맡을지는 시작점에 따라 달라집니다. "
+              "측정 섹션에서 시드마다 헤드를 비교해 보세요.",
     },
     "hd_seeds_custom": {
         "en": "Your uploaded weights are in use: they stay the same, and only the random embeddings change with the "
