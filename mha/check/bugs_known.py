@@ -102,7 +102,10 @@ def _same(a: torch.Tensor, b: torch.Tensor, masked: bool) -> bool:
         return False
     a = a.detach().to(torch.float64)
     b = b.detach().reshape(a.shape).to(torch.float64)
-    a, b = torch.where(a.isnan(), 0.0, a), torch.where(b.isnan(), 0.0, b)
+    # Where the bug itself gives NaN (a query with every key blocked) their code may give NaN or anything
+    # (a -1e9 mask gives uniform weights there): not compared.
+    keep = ~a.isnan()
+    a, b = a[keep], b[keep]
     if masked:
         ab, bb = a <= -1e4, b <= -1e4
         if not bool((ab == bb).all()):
@@ -311,10 +314,22 @@ def _attr_with(module, value: int, prefer=()) -> Optional[str]:
 
 
 def _head_dim_expr(req, subject, th) -> str:
+    """How their code can say head_dim: their attribute for it, else the split query's last size."""
     module = getattr(subject, "module", None)
-    attr = _attr_with(module, req.head_dim, ("head_dim", "d_k", "depth", "dk", "head_size"))
-    if attr and req.head_dim != req.num_heads:
-        return attr
+    if module is not None:
+        attrs = {k for k, v in vars(module).items() if isinstance(k, str) and type(v) is int and v == req.head_dim}
+        for name in ("head_dim", "d_k", "depth", "dk", "head_size", "d_head"):
+            if name in attrs:
+                return f"self.{name}"
+    code = _split_comment(_line(req, _line_of(getattr(th, "scores", None))) or "")[0]
+    span = _call(code, ("matmul", "bmm", "einsum"))
+    if span:
+        args = [a for a in _args(code[span[1] + 1:span[2]]) if not a.startswith(("'", '"'))]
+        if args and re.match(r"^[\w.]+$", args[0]):
+            return f"{args[0]}.size(-1)"
+    m = re.search(r"([\w.]+)\s*@", code)
+    if m:
+        return f"{m.group(1)}.size(-1)"
     return "query.size(-1)" if subject is not None else "Q.size(-1)"
 
 
@@ -322,7 +337,7 @@ def make_fix(bug_id, th, req, subject, roles) -> Optional[dict]:
     if bug_id == "no_scaling":
         return _edit(req, _line_of(th.scores), lambda c: _add_scale(c, _head_dim_expr(req, subject, th)))
     if bug_id == "scale_by_d_model":
-        return _edit(req, _line_of(th.scale_op or th.scores), lambda c: _d_model_to_head_dim(c, req, subject))
+        return _edit(req, _line_of(th.scale_op or th.scores), lambda c: _d_model_to_head_dim(c, req, subject, th))
     if bug_id in ("softmax_over_queries", "softmax_wrong_axis"):
         return _edit(req, _line_of(th.softmax), _softmax_dim)
     if bug_id == "flipped_mask_polarity":
@@ -352,9 +367,9 @@ def _add_scale(code: str, hd: str) -> Optional[str]:
     return None
 
 
-def _d_model_to_head_dim(code: str, req, subject) -> Optional[str]:
+def _d_model_to_head_dim(code: str, req, subject, th) -> Optional[str]:
     module = getattr(subject, "module", None)
-    hd = _head_dim_expr(req, subject, None)
+    hd = _head_dim_expr(req, subject, th)
     if module is not None:
         names = [k for k, v in vars(module).items() if isinstance(k, str) and type(v) is int and v == req.d_model]
         for name in sorted(names, key=len, reverse=True):

@@ -1125,6 +1125,10 @@ def diagnose(namespace: dict, request: dict) -> dict:
     target = find_target(namespace)
     if isinstance(target, dict):
         return target
+    note = None
+    if req.allowed is not None and target.mask_name is None:  # their code takes no mask: compare without one
+        req.allowed = None
+        note = {"key": "dg_no_mask_argument", "fmt": {"name": target.name}}
     if target.kind == "class":
         result = diagnose_class(target, req)
     else:
@@ -1132,4 +1136,6 @@ def diagnose(namespace: dict, request: dict) -> dict:
     result.setdefault("checks_skipped", [])
     result.setdefault("mask_demo", False)
     result["name"] = target.name
+    if note is not None and result.get("message") is None:
+        result["message"] = note
     return result
