@@ -27,9 +27,10 @@ if s.source != "random" or ck.uploaded_weights():
 
 ck.link_holder()  # before the editor: a link's code goes into it
 ck.example_buttons()
-code = ck.editor()
 ck.upload()
+code = ck.editor()
 request = ck.request_for(view, s)
 ck.check_button(code, request)
-ck.answer_area(code, request, view)  # next to the editor: a refusal, else the verdict and what follows
+ck.answer_area(code, request, view)  # right under the editor: a refusal, else the verdict and what follows
+ck.numbered(code)
 ck.link_section()

@@ -194,9 +194,13 @@ def editor() -> str:
     if "_ck_link_error" in st.session_state:
         key, fmt = st.session_state["_ck_link_error"]
         st.warning(message(key, fmt), icon="🔗")
-    with st.expander(t("ck_lines")):
-        st.code(code or "", language="python", line_numbers=True)
     return code or ""
+
+
+def numbered(code: str) -> None:
+    """The code with its line numbers, the numbers every message, trace line and fix points at."""
+    with st.expander(t("ck_lines")):
+        st.code(code, language="python", line_numbers=True)
 
 
 def _on_upload() -> None:
