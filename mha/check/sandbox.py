@@ -375,6 +375,8 @@ class _Guard:
             return name in ("numel", "index", "count")
         if isinstance(obj, BaseException):
             return name == "args"
+        if type(obj).__module__ == "torch.return_types":  # x.max(dim=-1).values
+            return name in ("values", "indices")
         cls = type(obj)
         if self._learner_class(cls):
             if self._defined(cls, name):

@@ -110,7 +110,7 @@ def _read_frame(fd: int, deadline: float | None, max_bytes: int):
         raise _FrameError("too_big")
     try:
         return json.loads(_read_exact(fd, size, deadline))
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         raise _FrameError("garbled") from None
 
 
@@ -167,14 +167,29 @@ class Worker:
                     f.close()
         self.proc, self.ready = None, False
 
+    def _send(self, payload: dict) -> None:
+        """Hand ``payload`` to a live, ready worker: one that was dead already (killed between checks) is
+        replaced once, so the check still runs."""
+        for attempt in (1, 2):
+            try:
+                if not self.alive():
+                    self.stop()
+                    self.start()
+                self.wait_ready(time.monotonic() + START_TIMEOUT_S)
+                _write_frame(self.proc.stdin.fileno(), payload)
+                ack = _read_frame(self.proc.stdout.fileno(), time.monotonic() + WORKER_MARGIN_S, 1024)
+                if ack == {"started": True}:
+                    return
+                raise _FrameError("garbled")
+            except (_FrameError, OSError) as err:
+                if attempt == 2 or (isinstance(err, _FrameError) and err.why != "closed"):
+                    raise
+                self.stop()
+
     def check(self, payload: dict, timeout: float) -> dict:
         """One check on this worker; on a dead, hung or garbling worker, a fresh one replaces it."""
         try:
-            if not self.alive():
-                self.stop()
-                self.start()
-            self.wait_ready(time.monotonic() + START_TIMEOUT_S)
-            _write_frame(self.proc.stdin.fileno(), payload)
+            self._send(payload)
             result = _read_frame(self.proc.stdout.fileno(), time.monotonic() + timeout + WORKER_MARGIN_S,
                                  MAX_RESULT_BYTES)
         except (_FrameError, OSError) as err:
@@ -491,6 +506,7 @@ def serve() -> None:
             payload = _read_frame(proto_in, None, MAX_REQUEST_BYTES)
         except _FrameError:
             return  # the server went away
+        _write_frame(proto_out, {"started": True})
         _write_frame(proto_out, _one_check(payload, memory_mb))
 
 
