@@ -212,7 +212,7 @@ class Run:
 def _as_output(value, expected: tuple) -> tuple[Optional[torch.Tensor], Optional[torch.Tensor], Optional[dict]]:
     """(output, weights or None, bad message or None) from whatever their code returned."""
     weights = None
-    if isinstance(value, (tuple, list)) and value:
+    if isinstance(value, (tuple, list)) and value and type(value[0]) is torch.Tensor:  # (output, weights)
         if len(value) > 1 and type(value[1]) is torch.Tensor:
             weights = value[1]
         value = value[0]
@@ -256,6 +256,9 @@ class Subject:
         self.params = {id(p): (safe_text(n, 80), p) for n, p in nn.Module.named_parameters(self.module)}
 
     def call(self, q, k, v, allowed=None) -> Run:
+        # copies: their code may write into its inputs (x.add_(1)); one tensor passed three times stays one
+        q, k, v = _copies(q, k, v)
+        allowed = None if allowed is None else allowed.clone()
         order = self.target.order
         args = (q, k, v) if order == "qkv" else (v, k, q) if order == "vkq" else (q,)
         kwargs = {}
@@ -265,6 +268,13 @@ class Subject:
             else:
                 kwargs[self.target.mask_name] = allowed
         return _call(self.module, args, kwargs, (q.size(0), q.size(1), self.d_model))
+
+
+def _copies(q, k, v) -> tuple:
+    cq = q.clone()
+    ck = cq if k is q else k.clone()
+    cv = cq if v is q else ck if v is k else v.clone()
+    return cq, ck, cv
 
 
 # --- which projection is which ---------------------------------------------------------------------------------------
@@ -771,11 +781,11 @@ def _compare_class(subject: Subject, roles: Roles, ours: MultiHeadAttention, req
     bug = bugs_known.name_bug(first, th, mine, compared, req, allowed, subject, roles) if status == "differs" else None
     if bug is not None and bug.get("step") in compared and bug["step"] != first:
         first = bug["step"]
-    head = _pick_head(req, first, compared)
+    head = _pick_head(req, first, compared, mine)
     wrong = set()
     if first is not None and th.records.get(first) is not None:
         wrong.add(th.records[first].index)
-    steps = [_step_row(s, mine, compared.get(s), head) for s in order]
+    steps = _step_rows(order, mine, compared, head, first)
     nan = run.out is not None and not bool(torch.isfinite(run.out).all())
     return {"status": status, "kind": "class", "max_diff": None if out_cmp is None else out_cmp.max_diff,
             "first_step": first, "steps": steps, "trace": run.rec.lines(wrong), "bug": bug, "checks": [],
@@ -783,21 +793,41 @@ def _compare_class(subject: Subject, roles: Roles, ours: MultiHeadAttention, req
             "message": {"key": "dg_output_nan", "fmt": {}} if nan else None, "_run": run}
 
 
-def _pick_head(req: Request, first: Optional[str], compared: dict) -> int:
+def _pick_head(req: Request, first: Optional[str], compared: dict, mine: dict) -> int:
+    """The head shown: the learner's choice, else the one where the first wrong step differs most."""
     if req.head is not None:
         return req.head
     c = compared.get(first) if first else None
-    if c is None or c.theirs is None or first in ("projections", "combine", "output"):
+    if c is None or c.theirs is None or c.theirs.dim() != 4 or first in ("projections", "combine", "output"):
         return 0
-    o = c.theirs
-    return 0 if o.dim() != 4 else 0
+    o = mine[first].to(torch.float64)
+    d = (c.theirs - o).abs().nan_to_num(nan=1e30, posinf=1e30)
+    d = torch.where(torch.isinf(o) & (o == c.theirs), 0.0, d)  # both blocked: no difference
+    return int(d.flatten(2).amax(-1)[0].argmax())
 
 
-def _step_row(step: str, mine: dict, c: Optional[Compared], head: int) -> dict:
+MAX_CELLS = 150_000  # numbers of matrices in one answer; past it only the first wrong step and the weights
+
+
+def _step_rows(order, mine: dict, compared: dict, head: int, first: Optional[str]) -> list:
+    budget = MAX_CELLS
+    shown = set()
+    for step in [first, "softmax", *order]:
+        if step in order and step not in shown:
+            c = compared.get(step)
+            cells = mine[step][0, 0].numel() if step not in ("projections", "combine", "output") else mine[step][0].numel()
+            cells *= 2 if c is not None and c.theirs is not None else 1
+            if cells <= budget:
+                budget -= cells
+                shown.add(step)
+    return [_step_row(s, mine, compared.get(s), head, s in shown) for s in order]
+
+
+def _step_row(step: str, mine: dict, c: Optional[Compared], head: int, matrices: bool = True) -> dict:
     return {"id": step, "max_diff": None if c is None else c.max_diff, "equal": None if c is None else c.equal,
-            "ours": _matrix(_one_head(step, mine[step], head)),
-            "theirs": None if c is None or c.theirs is None else _matrix(_one_head(step, c.theirs, head)),
-            "theirs_shape": None if c is None else c.shape, "head": head}
+            "ours": _matrix(_one_head(step, mine[step], head)) if matrices else None,
+            "theirs": None if c is None or c.theirs is None or not matrices else _matrix(_one_head(step, c.theirs, head)),
+            "theirs_shape": None if c is None else c.shape, "head": head, "omitted": not matrices}
 
 
 # --- the bare function ---------------------------------------------------------------------------------------------
@@ -822,7 +852,7 @@ def diagnose_function(target: Target, req: Request) -> dict:
 def call_function(target: Target, q, k, v, allowed) -> Run:
     args = (q.clone(), k.clone(), v.clone())
     if allowed is not None and target.mask_name is not None:
-        args = args + (allowed,)
+        args = args + (allowed.clone(),)
     return _call(target.obj, args, {}, tuple(q.shape))
 
 
@@ -852,11 +882,11 @@ def _compare_function(target: Target, req: Request, q, k, v, allowed) -> dict:
     bug = bugs_known.name_bug(first, th, mine, compared, req, allowed, None, None) if first else None
     if bug is not None and bug.get("step") in compared and bug["step"] != first:
         first = bug["step"]
-    head = _pick_head(req, first, compared)
+    head = _pick_head(req, first, compared, mine)
     wrong = {th.records[first].index} if first and th.records.get(first) is not None else set()
     nan = not bool(torch.isfinite(run.out).all())
     return {"status": status, "kind": "function", "max_diff": out_cmp.max_diff if out_cmp else None,
-            "first_step": first, "steps": [_step_row(s, mine, compared.get(s), head) for s in order],
+            "first_step": first, "steps": _step_rows(order, mine, compared, head, first),
             "trace": run.rec.lines(wrong), "bug": bug, "checks": [], "crash": None, "mask_demo": False,
             "message": {"key": "dg_output_nan", "fmt": {}} if nan else None}
 
@@ -1117,6 +1147,13 @@ def _perturb_axis(t: torch.Tensor, start: int) -> torch.Tensor:
 def diagnose(namespace: dict, request: dict) -> dict:
     """The learner's attention beside ours (see the module docstring). Plain data only."""
     try:
+        return _diagnose(namespace, request)
+    except Exception as exc:  # noqa: BLE001 - learner code we did not foresee: a message, never a traceback
+        return _unsupported("dg_internal_error", detail=exception_text(exc))
+
+
+def _diagnose(namespace: dict, request: dict) -> dict:
+    try:
         req = parse_request(request, namespace if isinstance(namespace, dict) else {})
     except (ValueError, TypeError, RuntimeError) as exc:
         return _unsupported("dg_bad_request", detail=safe_text(exc))
@@ -1138,4 +1175,7 @@ def diagnose(namespace: dict, request: dict) -> dict:
     result["name"] = target.name
     if note is not None and result.get("message") is None:
         result["message"] = note
+    if result["status"] == "differs" and result.get("bug") is None and (result.get("message") or {}).get(
+            "key") == "dg_output_nan":
+        result["status"] = "bad_output"  # NaN that no known bug explains: say so rather than compare
     return result

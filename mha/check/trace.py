@@ -24,6 +24,7 @@ LEARNER_FILENAME = "<learner>"
 MAX_RECORDS = 2000  # calls kept; later ones are counted, not kept
 MAX_COPY_BYTES = 96 * 2 ** 20  # output values copied (beyond this, shapes only)
 MAX_TEXT = 300  # characters of a learner's message we keep
+MAX_LINES = 200  # rows of the trace in an answer
 
 # Ops that multiply matrices: the scores (QK^T) and the weighted sum (weights @ V) are among their outputs.
 MATMUL_OPS = frozenset({"matmul", "rmatmul", "bmm", "mm", "einsum", "baddbmm", "tensordot"})
@@ -200,9 +201,18 @@ class Recorder(TorchFunctionMode):
                 ids.add(id(r.out))
         return ids
 
-    def lines(self, wrong: set[int] = frozenset()) -> list[dict]:
-        """The trace as JSON-able rows: learner calls only (ours happen outside their lines)."""
+    def lines(self, wrong: set[int] = frozenset(), most: int = MAX_LINES) -> list[dict]:
+        """The trace as JSON-able rows: learner calls only (ours happen outside their lines). Past ``most`` rows
+        (a loop), the rows around the wrong one are kept and one row ``{"op": "...", "skipped": n}`` stands for
+        the rest."""
         rows = [r.as_dict(r.index in wrong) for r in self.records if r.line is not None]
         if self.failed is not None:
             rows.append(self.failed.as_dict(True))
+        skipped = len(rows) - most + self.dropped
+        if len(rows) > most:
+            at = next((i for i, r in enumerate(rows) if r["wrong"]), len(rows) - 1)
+            lo = max(0, min(at - most // 2, len(rows) - most))
+            rows = rows[lo:lo + most]
+        if skipped > 0:
+            rows.append({"op": "...", "in": [], "out": None, "line": None, "wrong": False, "skipped": skipped})
         return rows
