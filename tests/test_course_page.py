@@ -30,7 +30,8 @@ CHARTS = {
 
 def _reveal(at, step: str, guess: int | None = None):
     if guess is not None:
-        at.radio(key=f"co_guess_{step}").set_value(guess)
+        box = at.radio(key=f"co_guess_{step}")
+        box.set_value(box.options[guess])
     at.button(key=f"co_reveal_{step}").click().run()
     assert not at.exception, [e.value for e in at.exception]
     return at

@@ -57,8 +57,9 @@ def predict(step: str, question: str, options: list[str], answer: int, answer_te
     verdict compares the guess with ``answer`` (an option index worked out from the module's numbers)."""
     with st.container(border=True, key=f"co_predict_{step}"):
         st.markdown(f"**{t('co_predict')}** · {question}")
-        guess = st.radio(question, range(len(options)), index=None, key=f"co_guess_{step}",
-                         format_func=lambda i: options[i], label_visibility="collapsed")
+        # in the link like every page control (a class's guess can be shared); the answer is not
+        guess = st.radio(question, options, index=None, key=f"co_guess_{step}", bind="query-params",
+                         label_visibility="collapsed")
         shown = f"co_shown_{step}"
         # a callback: it runs before the script, so a rerun of the frame cannot lose the click
         st.button(t("co_reveal"), key=f"co_reveal_{step}", type="primary", on_click=_reveal, args=(shown,))
@@ -66,7 +67,7 @@ def predict(step: str, question: str, options: list[str], answer: int, answer_te
             return False
         if guess is None:
             st.info(t("co_no_guess", answer=answer_text))
-        elif guess == answer:
+        elif guess == options[answer]:
             st.success(t("co_right", answer=answer_text))
         else:
             st.warning(t("co_wrong", answer=answer_text))

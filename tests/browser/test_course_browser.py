@@ -1,0 +1,73 @@
+"""Follow the course in a real browser (#27 point 6): on a freshly started server a direct link /course?step=N opens
+that step; Next and Back change the step and the address bar; a revealed step draws its charts. Screenshots of each
+step, revealed, in English and Korean go to test-artifacts/."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from mha import course
+from mha.i18n import text as i18n_text
+
+from .conftest import open_url, save_screenshot, wait_app_idle
+
+pytestmark = pytest.mark.browser
+
+
+def _step(page) -> int:
+    return int(page.locator("[data-testid='stMain'] h2").first.inner_text().split("·")[0])
+
+
+def _url_step(page) -> str | None:
+    return page.evaluate("() => new URLSearchParams(location.search).get('step')")
+
+
+def test_a_direct_link_to_a_step_opens_it_on_a_fresh_server(browser, fresh_server, open_page):
+    server = fresh_server()
+    page = open_page(server.url, "direct")
+    open_url(page, f"{server.url}/course?step=5&lang=ko")
+    assert _step(page) == 5
+    assert i18n_text("co_step_heads", "ko") in page.locator("[data-testid='stMain'] h2").first.inner_text()
+    assert page.locator("h1").first.inner_text().strip().endswith(i18n_text("co_title", "ko"))
+
+
+def test_next_and_back_change_the_step_and_the_link(page, server):
+    open_url(page, f"{server.url}/course?step=2")
+    assert _step(page) == 2
+    page.locator(".st-key-co_next button").click()
+    page.wait_for_function("() => new URLSearchParams(location.search).get('step') === '3'")
+    wait_app_idle(page, rerun=True)
+    assert _step(page) == 3
+    page.locator(".st-key-co_back button").click()
+    wait_app_idle(page, rerun=True)
+    page.locator(".st-key-co_back button").click()
+    page.wait_for_function("() => { const s = new URLSearchParams(location.search).get('step');"
+                           " return s === null || s === '1'; }")  # the first step is the control's default
+    wait_app_idle(page, rerun=True)
+    assert _step(page) == 1 and page.locator(".st-key-co_back button").is_disabled()
+    # the address bar, opened anew, shows the same step
+    page.locator(".st-key-co_next button").click()
+    page.wait_for_function("() => new URLSearchParams(location.search).get('step') === '2'")
+    wait_app_idle(page, rerun=True)
+    open_url(page, page.url)
+    assert _step(page) == 2
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_every_step_reveals_its_charts(page, server, lang):
+    for number, step in enumerate(course.STEPS, start=1):
+        open_url(page, f"{server.url}/course?step={number}&lang={lang}")
+        assert _step(page) == number and _url_step(page) in (str(number), None)
+        page.locator(f".st-key-co_guess_{step} [role='radiogroup'] label").first.click()
+        wait_app_idle(page, rerun=True)
+        page.locator(f".st-key-co_reveal_{step} button").click()
+        wait_app_idle(page, rerun=True)
+        verdicts = page.locator("[data-testid='stAlertContainer']")
+        assert verdicts.count() >= 1
+        charts = page.locator("[data-testid='stPlotlyChart']").count()
+        canvases = page.evaluate("() => [...document.querySelectorAll('*')].filter(e => e.shadowRoot)"
+                                 ".flatMap(e => [...e.shadowRoot.querySelectorAll('.hm')]).length")
+        assert charts + canvases >= 1, (step, charts, canvases)
+        save_screenshot(page, f"course-{lang}-{number}-{step}")
+    assert re.search(r"step=7", page.url)
