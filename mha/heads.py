@@ -279,12 +279,15 @@ def sanitize_heads(values, num_heads: int) -> list[int]:
 
 
 # ----------------------------------------------------------------------------------------------- what heads do
-def head_patterns(view) -> Optional[pd.DataFrame]:
+def head_patterns(view, first: Optional[int] = None) -> Optional[pd.DataFrame]:
     """What each head of a self-attention View does: its best-matching known pattern (``mha.train.match_heads``:
     previous, next, first, self, same word, reverse, spread) with its score, and the runner-up, measured on the
     shown sentence's real tokens (padding left out). One row per head; None for cross-attention or fewer than two
-    real tokens (no pattern can be told apart)."""
-    from mha.train import match_heads
+    real tokens (no pattern can be told apart).
+
+    ``first``: also score the same pattern on the first ``first`` queries only (column ``score_first``): trained
+    heads learned on short sequences and look elsewhere past them, which lowers the whole sentence's score."""
+    from mha.train import match_heads, pattern_matrix
 
     if view.is_cross or view.weights.shape[1] != view.weights.shape[2]:
         return None
@@ -301,7 +304,23 @@ def head_patterns(view) -> Optional[pd.DataFrame]:
         second = next((kv for kv in ranked if kv[0] != m.pattern), (m.pattern, m.score))
         rows.append({"head": m.head, "pattern": m.pattern, "score": m.score, "runner_up": second[0],
                      "runner_up_score": second[1]})
+    if first is not None:
+        for row in rows:
+            p = pattern_matrix(row["pattern"], len(real), tokens, allowed)  # (T, T)
+            row["score_first"] = float(np.nanmean(row_scores(w[row["head"]], p, allowed)[:first]))
     return pd.DataFrame(rows)
+
+
+def row_scores(weights: np.ndarray, pattern: np.ndarray, allowed: Optional[np.ndarray] = None) -> np.ndarray:
+    """(Tq,) one head's closeness to a pattern, query by query: 1 - the total variation distance between the two
+    rows (``mha.train.pattern_scores`` is their mean). A fully masked row (all False in ``allowed``) scores NaN."""
+    w, p = np.asarray(weights, dtype=np.float64), np.asarray(pattern, dtype=np.float64)
+    if w.shape != p.shape or w.ndim != 2:
+        raise ValueError(f"weights {w.shape} and pattern {p.shape} must be the same (Tq, Tk).")
+    out = 1.0 - 0.5 * np.abs(w - p).sum(axis=-1)
+    if allowed is not None:
+        out[~np.asarray(allowed, dtype=bool).any(axis=-1)] = np.nan
+    return out
 
 
 # ----------------------------------------------------------------------------------------------- queries and keys

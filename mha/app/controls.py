@@ -20,7 +20,8 @@ from mha.batch import PAD, BatchError, pair_kv
 from mha.errors import LearnerError
 from mha.figures import Words
 from mha.text import TextError, escape_markdown
-from mha.train import MAX_TRAIN_D_MODEL, TASKS
+from mha.course import long_for_training
+from mha.train import MAX_TRAIN_D_MODEL, TASKS, TRAIN_LEN
 from mha.view import (
     D_MODEL_CHOICES, DEFAULT_D_MODEL, DEFAULT_NUM_HEADS, DEFAULT_SEED, DEFAULT_TEXT, MAX_CHARS, MAX_SEED, View,
     ViewSpec, head_choices, kv_batch, run_view, text_batch,
@@ -520,7 +521,10 @@ def current_view() -> View | None:
         # session's place in the queue, outside the compute slots; the view itself is then light work.
         if s.source == "trained" and weights is SEEDED and not runs.trained_for_view(s.spec()):
             return None
-        return compute.view(s.spec(), weights)
+        view = compute.view(s.spec(), weights)
+        if weights is SEEDED and long_for_training(view):  # next to the charts, on every page that draws the view
+            st.warning(t("src_trained_long", n=int(view.lengths[view.sentence]), train_len=TRAIN_LEN), icon="📏")
+        return view
     except TextError:
         st.info(t("page_needs_text"), icon="✍️")
         return None

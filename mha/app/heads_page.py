@@ -23,7 +23,8 @@ from mha.app.controls import (Settings, cached, head_picker, int_input, keep_ind
 from mha.batch import PAD
 from mha.figures import Words
 from mha.text import escape_markdown
-from mha.train import TASKS
+from mha.course import long_for_training
+from mha.train import TASKS, TRAIN_LEN
 from mha.view import MAX_SEED, View, ViewSpec
 
 
@@ -123,18 +124,25 @@ def measure(c: HeadsView) -> None:
 def head_names(c: HeadsView) -> None:
     """What each head does: its closest known pattern with a score (``mha.heads.head_patterns``), on any weights."""
     st.subheader(t("src_head_names"))
-    found = cached(heads.head_patterns, c.view, weights=c.weights)
+    long = long_for_training(c.view)  # trained heads past their training length: also scored on what they learned
+    found = cached(heads.head_patterns, c.view, TRAIN_LEN if long else None, weights=c.weights)
     if found is None:
         st.info(t("hd_not_square", tq=c.Tq, tk=c.Tk) if not c.square else t("src_head_names_short"))
         return
     st.caption(t("src_head_names_help"))
+    if long:
+        st.caption("📏 " + t("hd_names_long", n=int(c.view.lengths[c.view.sentence]), train_len=TRAIN_LEN))
     name = lambda p: t(f"tr_pattern_{p}")  # noqa: E731
     shown = {t("src_col_head"): found["head"], t("src_col_pattern"): [name(p) for p in found["pattern"]],
              t("src_col_score"): found["score"],
              t("src_col_runner_up"): [f"{name(p)} ({v:.2f})" for p, v in zip(found["runner_up"],
                                                                            found["runner_up_score"])]}
-    table(shown, "heads_names_table", hide_index=True, width="stretch", column_config={
-        t("src_col_score"): st.column_config.ProgressColumn(format="%.2f", min_value=0.0, max_value=1.0)})
+    bars = {t("src_col_score"): st.column_config.ProgressColumn(format="%.2f", min_value=0.0, max_value=1.0)}
+    if long:
+        first = t("hd_col_score_first", train_len=TRAIN_LEN)
+        shown[first] = found["score_first"]
+        bars[first] = st.column_config.ProgressColumn(format="%.2f", min_value=0.0, max_value=1.0)
+    table(shown, "heads_names_table", hide_index=True, width="stretch", column_config=bars)
 
 
 def _pick_pair(H: int) -> None:

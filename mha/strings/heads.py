@@ -51,6 +51,15 @@ STRINGS = {
         "ko": "같은 헤드를 무작위 시작점 네 개(현재 시드와 다음 세 시드)에서 학습시켜 봅니다. 학습은 매번 같은 일을 "
               "맡길까요?",
     },
+    "hd_names_long": {
+        "en": "Your sentence has {n} tokens, but these heads were trained on sequences of {train_len}: they have "
+              "never seen a later position, and past the first {train_len} tokens they look elsewhere. That lowers "
+              "the scores over the whole sentence; the last column scores only the first {train_len} queries.",
+        "ko": "내 문장의 토큰은 {n}개인데, 이 헤드들은 토큰 {train_len}개짜리 시퀀스로 학습되었습니다. 그보다 뒤의 위치는 "
+              "본 적이 없어서, 처음 {train_len}개 토큰 뒤로는 엉뚱한 곳을 봅니다. 그래서 문장 전체의 점수가 낮아집니다. "
+              "마지막 열은 처음 {train_len}개 쿼리만으로 매긴 점수입니다.",
+    },
+    "hd_col_score_first": {"en": "score, first {train_len} tokens", "ko": "점수(처음 {train_len}개 토큰)"},
     "hd_head": {"en": "head", "ko": "헤드"},  # inside charts (axis titles, hover)
     "hd_bits": {"en": "bits", "ko": "비트"},
     "hd_download_csv": {"en": "Download CSV", "ko": "CSV 내려받기"},

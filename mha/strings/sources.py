@@ -95,6 +95,15 @@ STRINGS = {
               "입력은 학습 때의 배치를 씁니다: 앞의 특성 {half}개에 내용, 나머지에 위치(단계별 페이지에서 두 부분을 "
               "볼 수 있습니다).",
     },
+    "src_trained_long": {
+        "en": "Your sentence has {n} tokens, but the trained heads learned on sequences of {train_len} tokens: past "
+              "the first {train_len} they have never seen a position, and they look in the wrong place there (a "
+              "“previous word” head jumps to far-away keys). A sentence of at most {train_len} tokens shows what "
+              "they learned.",
+        "ko": "내 문장의 토큰은 {n}개인데, 학습된 헤드들은 토큰 {train_len}개짜리 시퀀스로 배웠습니다. 처음 {train_len}개 "
+              "뒤의 위치는 본 적이 없어서 그곳에서는 엉뚱한 곳을 봅니다(‘이전 단어’ 헤드가 멀리 떨어진 키로 "
+              "건너뜁니다). 토큰 {train_len}개 이하의 문장에서 배운 것이 제대로 보입니다.",
+    },
     "src_note_pretrained": {
         "en": "Weights: **pretrained**, {model}, layer {layer} of {num_layers} (d_model {d_model}, {num_heads} heads, "
               "with Q/K/V biases). Tokens are the model's own; the layer's input is the model's hidden states.",
