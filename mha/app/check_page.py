@@ -335,6 +335,8 @@ def verdict(result: dict, code: str, request: dict, view) -> None:
     elif status == "differs":
         st.info(t("ck_differs", step=step_name(result.get("first_step")), max_diff=_diff(result.get("max_diff"))),
                 icon="🔎")
+    if result.get("mask_demo"):
+        st.caption(t("ck_mask_demo"))
     if said.get("key"):
         (st.markdown if status in ("equal", "differs") else st.warning)(message(said["key"], said.get("fmt")))
     if status == "crash":
@@ -347,7 +349,7 @@ def verdict(result: dict, code: str, request: dict, view) -> None:
     if steps:
         step_table(steps, result.get("first_step"))
     trace(result.get("trace") or [])
-    checks(result.get("checks") or [])
+    checks(result.get("checks") or [], result.get("checks_skipped") or [])
 
 
 def _matrix(m):
@@ -412,45 +414,82 @@ def trace(items: list) -> None:
     if not items:
         st.caption(t("ck_trace_empty"))
         return
-    first = next((n for n, it in enumerate(items) if it.get("wrong")), None)
+    first = next((n for n, it in enumerate(items) if isinstance(it, dict) and it.get("wrong")), None)
     lines = []
     for n, it in enumerate(items[:TRACE_LINES]):
+        if not isinstance(it, dict):
+            continue
+        if it.get("skipped"):
+            lines.append(f"       … +{int(it['skipped'])}")
+            continue
         line = it.get("line")
         where = f"{line:>4}" if isinstance(line, int) else "   ·"
+        out = "✗" if it.get("out") is None else _shape(it.get("out"))  # the call that failed
         lines.append(f"{'▶' if n == first else ' '} {where}  {str(it.get('op', '?'))[:40]:<14} "
-                     f"{_shape(it.get('in', ''))} -> {_shape(it.get('out', ''))}")
+                     f"{_shape(it.get('in', ''))} -> {out}")
     if len(items) > TRACE_LINES:
-        lines.append(f"  … +{len(items) - TRACE_LINES}")
+        lines.append(f"       … +{len(items) - TRACE_LINES}")
     st.code("\n".join(lines), language="text")
 
 
+def _fix_diff(fix: dict) -> str | None:
+    """The fix as a unified diff against their lines: one hunk per line (the first, then ``more``)."""
+    hunks = []
+    for f in [fix, *(fix.get("more") or [])]:
+        if not isinstance(f, dict) or f.get("old") is None:
+            continue
+        line = f.get("line") if isinstance(f.get("line"), int) else "?"
+        body = "".join(f"-{x}\n" for x in str(f["old"]).split("\n"))
+        if f.get("new") is not None:
+            body += "".join(f"+{x}\n" for x in str(f["new"]).split("\n"))
+        hunks.append(f"@@ {line} @@\n{body}")
+    return "".join(hunks) or None
+
+
 def bug(found, code: str) -> None:
+    """The bug by name, what it does (to the heatmaps too), the fix as a diff against their own code, and the
+    Bug zoo's page of it when it is one of the zoo's."""
     if not isinstance(found, dict) or not found.get("id"):
         return
     bid = str(found["id"])
-    st.subheader(t("ck_bug", name=_name(f"bz_{bid}_title", f"check_bug_{bid}", fallback=bid)))
-    explain = next((k for k in (f"check_bug_{bid}_explain", f"bz_{bid}_explain") if k in i18n.CATALOG), None)
-    if explain:
-        st.markdown(t(explain))
+    st.subheader(t("ck_bug", name=_name(str(found.get("name", "")), f"bz_{bid}_title", fallback=bid)))
+    effect = next((k for k in (str(found.get("effect", "")), f"bz_{bid}_explain") if k in i18n.CATALOG), None)
+    if effect:
+        st.markdown(message(effect, found.get("fmt")))
     fix = found.get("fix")
-    if isinstance(fix, dict) and fix.get("old") is not None:
+    diff = _fix_diff(fix) if isinstance(fix, dict) else None
+    if diff:
         line = fix.get("line")
         st.caption(t("ck_fix", line=line if isinstance(line, int) else "?"))
-        old, new = str(fix.get("old")), str(fix.get("new", ""))
-        st.code(f"@@ {line} @@\n" + "".join(f"-{x}\n" for x in old.split("\n")) +
-                "".join(f"+{x}\n" for x in new.split("\n")), language="diff")
+        st.code(diff, language="diff")
+    if found.get("zoo") or bid in _zoo_ids():
+        st.page_link("pages/bugs.py", label=t("ck_in_zoo"), icon="🐛", query_params={"bz_bug": bid})
 
 
-def checks(items: list) -> None:
-    if not items:
+def _zoo_ids() -> tuple[str, ...]:
+    from mha.bugs import BUG_NAMES
+
+    return BUG_NAMES
+
+
+def _check_text(c: dict) -> str:
+    cid = str(c.get("id", ""))
+    key = c.get("key") or next((k for k in (f"dg_check_{cid}", f"check_{cid}", cid) if k in i18n.CATALOG), cid)
+    return message(key, c.get("fmt"))
+
+
+def checks(items: list, skipped: list) -> None:
+    """The checks that need no reference weights: each holds or fails on their code alone; a check that could
+    not run says why."""
+    if not items and not skipped:
         return
     st.subheader(t("ck_checks"))
     st.caption(t("ck_checks_help"))
-    for c in items:
-        cid = str(c.get("id", ""))
-        key = c.get("key") or next((k for k in (f"check_{cid}", cid) if k in i18n.CATALOG), cid)
-        mark = f"✅ {t('ck_passed')}" if c.get("passed") else f"❌ {t('ck_failed_check')}"
-        st.markdown(f"- {mark}: {message(key, c.get('fmt'))}")
+    lines = [f"- {'✅ ' + t('ck_passed') if c.get('passed') else '❌ ' + t('ck_failed_check')}: {_check_text(c)}"
+             for c in items if isinstance(c, dict)]
+    lines += [f"- ➖ {t('ck_skipped')}: {_check_text(c)} ({message(c.get('reason'), c.get('fmt'))})"
+              for c in skipped if isinstance(c, dict)]
+    st.markdown("\n".join(lines))
 
 
 def crash(info: dict, code: str) -> None:

@@ -145,6 +145,10 @@ STRINGS = {
                           "the starter instead.",
                     "ko": "링크에 담긴 코드를 읽을 수 없습니다(잘렸거나 바뀌었습니다). 편집기에는 대신 시작 코드를 "
                           "보여 줍니다."},
+    "ck_in_zoo": {"en": "See this bug in the Bug zoo", "ko": "버그 동물원에서 이 버그 보기"},
+    "ck_skipped": {"en": "not run", "ko": "실행 안 함"},
+    "ck_mask_demo": {"en": "Your settings have no mask: the mask steps were checked with a causal one.",
+                     "ko": "설정에 마스크가 없어서 마스크 단계는 인과 마스크로 검사했습니다."},
     "bz_check_link": {"en": "Check this bug as code", "ko": "이 버그를 코드로 검사하기"},
 
     # ---------------------------------------------------------------------------------------- sandbox refusals
@@ -245,4 +249,275 @@ STRINGS = {
     },
 
     # ----------------------------------------------------------------------------------------------- diagnosis
+    # Written by mha/check/diagnose.py and mha/check/bugs_known.py. Bugs: a zoo bug's name is its Bug zoo title
+    # (bz_<id>_title); check_bug_<id> names the others; check_bug_<id>_explain says what each does to the heatmaps.
+    "check_bug_attention_over_heads": {"en": "Attention over the heads axis instead of the tokens",
+                                       "ko": "토큰이 아니라 헤드 축에 대한 어텐션"},
+    "check_bug_scale_by_d_model": {"en": "Scores divided by √d_model instead of √head_dim",
+                                   "ko": "점수를 √head_dim이 아니라 √d_model로 나눔"},
+    "check_bug_mask_ignored": {"en": "The mask is never applied", "ko": "마스크를 적용하지 않음"},
+    "check_bug_softmax_wrong_axis": {"en": "Softmax over the wrong axis (not the keys)",
+                                     "ko": "키가 아닌 다른 축에 대한 softmax"},
+    "check_bug_no_output_projection": {"en": "No output projection (output_linear never applied)",
+                                       "ko": "출력 투영 없음 (`output_linear`를 적용하지 않음)"},
+    "check_bug_seed_two_as_written_explain": {
+        "en": "Its `nn.Linear` layers take head_dim = {head_dim} features, but each token brings d_model = {d_model}: "
+              "the first projection stops with a shape error whenever num_heads > 1, so no heatmap can be drawn. "
+              "With `nn.Linear(d_model, d_model)` it runs, and then attends over the heads axis (see that bug).",
+        "ko": "`nn.Linear` 층은 `head_dim` = {head_dim}개의 특성을 받는데, 각 토큰은 `d_model` = {d_model}개를 가져옵니다. "
+              "그래서 `num_heads` > 1이면 첫 투영에서 모양 오류로 멈추고 히트맵을 그릴 수 없습니다. "
+              "`nn.Linear(d_model, d_model)`로 바꾸면 실행되지만, 이번에는 헤드 축에 대해 어텐션합니다(그 버그 참고).",
+    },
+    "check_bug_attention_over_heads_explain": {
+        "en": "The views give (batch, tokens, heads, head_dim) and attention runs on the last two axes, so each token's "
+              "{heads} heads attend to each other: the weights are {heads} × {heads} per token instead of "
+              "{tokens} × {tokens} per head, and no token ever looks at another. Transpose to (batch, heads, tokens, "
+              "head_dim) after each view, and back before combining.",
+        "ko": "`view`의 결과가 (배치, 토큰, 헤드, `head_dim`)이고 어텐션은 마지막 두 축에서 계산되므로, 한 토큰의 "
+              "헤드 {heads}개가 서로를 봅니다. 가중치가 헤드마다 {tokens} × {tokens}이(가) 아니라 토큰마다 "
+              "{heads} × {heads}(이)고, 어떤 토큰도 다른 토큰을 보지 않습니다. 각 `view` 뒤에 (배치, 헤드, 토큰, "
+              "`head_dim`)으로 transpose하고, 합치기 전에 되돌리세요.",
+    },
+    "check_bug_split_heads_no_transpose_explain": {
+        "en": "Each head gets a block of consecutive numbers that mixes several tokens' features: the weights map of "
+              "a head shows rows that belong to other tokens, and every head's map changes when one token changes. "
+              "With one head you would not see it.",
+        "ko": "각 헤드가 여러 토큰의 특성이 섞인 연속된 숫자 덩어리를 받습니다. 한 헤드의 가중치 지도의 행이 다른 "
+              "토큰의 것이 되고, 토큰 하나만 바뀌어도 모든 헤드의 지도가 바뀝니다. 헤드가 하나면 보이지 않습니다.",
+    },
+    "check_bug_no_scaling_explain": {
+        "en": "The scores are √head_dim = √{head_dim} times too large: the weights map is sharper than ours (nearly one "
+              "bright cell per row), and it gets sharper still as head_dim grows, until softmax saturates.",
+        "ko": "점수가 √`head_dim` = √{head_dim}배만큼 너무 큽니다. 가중치 지도가 우리 것보다 날카롭고(행마다 거의 "
+              "밝은 칸 하나), `head_dim`이 커질수록 더 날카로워져 softmax가 포화됩니다.",
+    },
+    "check_bug_scale_by_d_model_explain": {
+        "en": "Dividing by √d_model = √{d_model} instead of √head_dim = √{head_dim} makes the scores √{heads} times "
+              "too small: the weights map is flatter than ours (rows closer to uniform), more so with more heads.",
+        "ko": "√`head_dim` = √{head_dim} 대신 √`d_model` = √{d_model}로 나누면 점수가 √{heads}배 작아집니다. "
+              "가중치 지도가 우리 것보다 평평하고(행이 고르게 퍼짐), 헤드가 많을수록 더 그렇습니다.",
+    },
+    "check_bug_flipped_mask_polarity_explain": {
+        "en": "The mask blocks the keys it should allow and allows the ones it should block: with a causal mask the "
+              "weights map lights up above the diagonal (the future) and is dark on and below it; a row with every "
+              "key blocked gives NaN.",
+        "ko": "마스크가 허용해야 할 키를 막고 막아야 할 키를 허용합니다. 인과 마스크라면 가중치 지도가 대각선 위(미래)에서 "
+              "밝고 대각선과 그 아래는 어둡습니다. 모든 키가 막힌 행은 NaN이 됩니다.",
+    },
+    "check_bug_mask_after_softmax_explain": {
+        "en": "Softmax runs over every key and the blocked ones are zeroed afterwards: the blocked cells are dark as "
+              "they should be, but the rows no longer sum to 1, so the allowed keys get less than their share.",
+        "ko": "softmax를 모든 키에 대해 계산한 뒤 막힌 키를 0으로 만듭니다. 막힌 칸은 제대로 어둡지만 행의 합이 더는 "
+              "1이 아니어서, 허용된 키가 제 몫보다 적게 받습니다.",
+    },
+    "check_bug_mask_ignored_explain": {
+        "en": "Your code takes a mask but never applies it: the weights map has weight on the blocked cells too "
+              "(with a causal mask: above the diagonal, the future).",
+        "ko": "코드가 마스크를 받지만 적용하지 않습니다. 가중치 지도에서 막힌 칸에도 가중치가 있습니다(인과 "
+              "마스크라면 대각선 위, 곧 미래).",
+    },
+    "check_bug_softmax_over_queries_explain": {
+        "en": "Each column of the weights map sums to 1 instead of each row: the keys share out the queries. A row "
+              "no longer says where that token looks, and with a causal mask the future leaks into the past.",
+        "ko": "가중치 지도의 각 행이 아니라 각 열의 합이 1입니다. 키가 쿼리를 나눠 가지는 셈입니다. 행이 더는 그 토큰이 "
+              "어디를 보는지 말해 주지 않고, 인과 마스크에서는 미래가 과거로 새어 듭니다.",
+    },
+    "check_bug_softmax_wrong_axis_explain": {
+        "en": "Softmax runs over the heads (dim=1, or no dim on 4-D scores) instead of the keys: for each query and "
+              "key the {heads} heads share out 1, so a row of one head's map does not sum to 1 and heads compete "
+              "instead of each attending on its own.",
+        "ko": "softmax를 키가 아니라 헤드에 대해 계산합니다(`dim=1`, 또는 4차원 점수에 `dim` 없이). 쿼리와 키마다 헤드 "
+              "{heads}개가 1을 나눠 가지므로, 한 헤드 지도의 행 합이 1이 아니고 헤드들이 각자 보지 않고 서로 "
+              "경쟁합니다.",
+    },
+    "check_bug_combine_heads_no_permute_explain": {
+        "en": "The weights are right, the output is not: viewing (batch, heads, tokens, head_dim) as (batch, tokens, "
+              "d_model) without moving the heads back stitches each token's output from other tokens' head "
+              "outputs. The output heatmap's rows belong to the wrong tokens. With one head you would not see it.",
+        "ko": "가중치는 맞고 출력이 틀립니다. (배치, 헤드, 토큰, `head_dim`)을 헤드를 되돌리지 않고 (배치, 토큰, "
+              "`d_model`)로 보면, 각 토큰의 출력이 다른 토큰들의 헤드 출력으로 꿰매집니다. 출력 히트맵의 행이 "
+              "엉뚱한 토큰의 것입니다. 헤드가 하나면 보이지 않습니다.",
+    },
+    "check_bug_no_output_projection_explain": {
+        "en": "Everything up to combining the heads matches ours; the last step is missing, so the output heatmap "
+              "shows the heads side by side instead of their mix through `output_linear`.",
+        "ko": "헤드를 합치는 단계까지는 우리 것과 같고 마지막 단계가 빠졌습니다. 그래서 출력 히트맵이 "
+              "`output_linear`로 섞인 결과가 아니라 헤드들을 나란히 붙인 것을 보여 줍니다.",
+    },
+    # checks that need no reference weights (check_<id>_pass / _fail)
+    "check_rows_sum_to_one_pass": {"en": "Each row of your weights sums to 1 over the keys (off by at most {worst}).",
+                                   "ko": "가중치의 각 행은 키에 대해 합이 1입니다(차이 최대 {worst})."},
+    "check_rows_sum_to_one_fail": {
+        "en": "Rows of your weights do not sum to 1 over the keys (off by up to {worst}): softmax must run over the "
+              "keys' axis, `dim=-1`, after the mask.",
+        "ko": "가중치의 행 합이 키에 대해 1이 아닙니다(차이 최대 {worst}). softmax는 마스크를 적용한 뒤 키의 축, "
+              "`dim=-1`에 대해 계산해야 합니다.",
+    },
+    "check_rows_sum_to_one_axis": {
+        "en": "Your weights' last axis has {axis_len} entries but there are {keys} keys: the softmax does not run "
+              "over the tokens.",
+        "ko": "가중치의 마지막 축에는 {axis_len}개가 있는데 키는 {keys}개입니다. softmax가 토큰에 대해 계산되지 "
+              "않습니다.",
+    },
+    "check_permutation_pass": {
+        "en": "Shuffling the tokens shuffles your outputs the same way (without a mask, as attention should).",
+        "ko": "토큰 순서를 섞으면 출력도 똑같이 섞입니다(마스크가 없을 때 어텐션이 그래야 하듯이).",
+    },
+    "check_permutation_fail": {
+        "en": "Shuffling the tokens does not just shuffle your outputs (off by {max_diff}): positions mix somewhere "
+              "(a reshape without its transpose?).",
+        "ko": "토큰 순서를 섞었더니 출력이 단순히 섞이지 않았습니다(차이 {max_diff}). 어딘가에서 위치가 섞입니다 "
+              "(transpose 없는 `reshape`?).",
+    },
+    "check_causal_no_future_pass": {
+        "en": "With a causal mask, changing tokens from position {position} on leaves every earlier output as it was.",
+        "ko": "인과 마스크에서 {position}번째 위치부터 토큰을 바꿔도 그 앞의 출력은 그대로입니다.",
+    },
+    "check_causal_no_future_fail": {
+        "en": "With a causal mask, changing tokens from position {position} on changes earlier outputs (by "
+              "{max_diff}): the future leaks into the past.",
+        "ko": "인과 마스크에서 {position}번째 위치부터 토큰을 바꾸면 그 앞의 출력이 바뀝니다(차이 {max_diff}). 미래가 "
+              "과거로 새어 듭니다.",
+    },
+    "check_heads_own_slice_pass": {
+        "en": "Changing the query features of head 0 only changes head 0: each head uses its own slice.",
+        "ko": "헤드 0의 쿼리 특성만 바꾸면 헤드 0만 바뀝니다. 각 헤드가 자기 몫의 특성만 씁니다.",
+    },
+    "check_heads_own_slice_fail": {
+        "en": "Changing the query features of head 0 changes other heads too (by {max_diff}): heads share features "
+              "they should not.",
+        "ko": "헤드 0의 쿼리 특성을 바꾸면 다른 헤드도 바뀝니다(차이 {max_diff}). 헤드들이 나누지 말아야 할 특성을 "
+              "나눠 씁니다.",
+    },
+    "check_heads_own_slice_layout": {
+        "en": "No tensor with one slice per head ({heads} heads) was found in your code's weights or head outputs.",
+        "ko": "코드의 가중치나 헤드 출력에서 헤드마다 하나씩(헤드 {heads}개) 나뉜 텐서를 찾지 못했습니다.",
+    },
+    "check_score_spread_pass": {
+        "en": "The scores' spread stays near 1 as head_dim grows: {spread_small} at head_dim {head_dim_small}, "
+              "{spread_large} at head_dim {head_dim_large}.",
+        "ko": "`head_dim`이 커져도 점수의 퍼짐이 1 근처에 머뭅니다: `head_dim` {head_dim_small}에서 {spread_small}, "
+              "{head_dim_large}에서 {spread_large}.",
+    },
+    "check_score_spread_fail": {
+        "en": "The scores' spread does not stay near 1 as head_dim grows: {spread_small} at head_dim "
+              "{head_dim_small}, {spread_large} at head_dim {head_dim_large}. Divide by √head_dim.",
+        "ko": "`head_dim`이 커지면 점수의 퍼짐이 1 근처에 머물지 않습니다: `head_dim` {head_dim_small}에서 "
+              "{spread_small}, {head_dim_large}에서 {spread_large}. √`head_dim`으로 나누세요.",
+    },
+    "check_skip_crash": {"en": "Not run: your code stops with an error there.",
+                         "ko": "실행하지 않음: 그 경우 코드가 오류로 멈춥니다."},
+    "check_skip_no_weights": {"en": "Not run: your code's attention weights cannot be seen (no softmax call).",
+                              "ko": "실행하지 않음: 코드의 어텐션 가중치를 볼 수 없습니다(softmax 호출 없음)."},
+    "check_skip_one_token": {"en": "Not run: it needs at least 2 tokens.",
+                             "ko": "실행하지 않음: 토큰이 2개 이상 필요합니다."},
+    "check_skip_no_mask_argument": {"en": "Not run: your code takes no mask.",
+                                    "ko": "실행하지 않음: 코드가 마스크를 받지 않습니다."},
+    "check_skip_one_head": {"en": "Not run: it needs at least 2 heads.", "ko": "실행하지 않음: 헤드가 2개 이상 필요합니다."},
+    "check_skip_no_projection": {"en": "Not run: no query projection was found in your code.",
+                                 "ko": "실행하지 않음: 코드에서 쿼리 투영을 찾지 못했습니다."},
+    # what the diagnosis says about the code as a whole
+    "check_unsupported_none": {
+        "en": "Nothing to check: define a class `MultiHeadAttention(nn.Module)` taking `(d_model, num_heads)` with "
+              "`forward(query, key, value, mask=None)`, or a function `scaled_dot_product_attention(Q, K, V, "
+              "mask=None)`. Found: {found}",
+        "ko": "검사할 것이 없습니다. `(d_model, num_heads)`를 받고 `forward(query, key, value, mask=None)`가 있는 "
+              "`MultiHeadAttention(nn.Module)` 클래스나, `scaled_dot_product_attention(Q, K, V, mask=None)` 함수를 "
+              "정의하세요. 찾은 것: {found}",
+    },
+    "check_unsupported_init": {
+        "en": "`{name}` takes ({params}); expected `(d_model, num_heads)` or `(embed_size, heads)`.",
+        "ko": "`{name}`의 인자는 ({params})입니다. `(d_model, num_heads)`나 `(embed_size, heads)`를 받아야 합니다.",
+    },
+    "check_unsupported_forward": {
+        "en": "`{name}.forward` takes ({params}); expected `(query, key, value, mask=None)` or "
+              "`(values, keys, query, mask=None)`.",
+        "ko": "`{name}.forward`의 인자는 ({params})입니다. `(query, key, value, mask=None)`나 "
+              "`(values, keys, query, mask=None)`를 받아야 합니다.",
+    },
+    "check_unsupported_function": {
+        "en": "`{name}` takes ({params}); expected `scaled_dot_product_attention(Q, K, V)` or `(Q, K, V, mask)`.",
+        "ko": "`{name}`의 인자는 ({params})입니다. `scaled_dot_product_attention(Q, K, V)`나 `(Q, K, V, mask)`를 "
+              "받아야 합니다.",
+    },
+    "check_weights_unmatched": {
+        "en": "Your projections could not be matched with ours ({found}), so no step is compared on the same weights; "
+              "the checks below still ran. Each of query, key and value needs an `nn.Linear(d_model, d_model)` "
+              "(or one fused `nn.Linear(d_model, 3 * d_model)`).",
+        "ko": "투영을 우리 것과 짝지을 수 없어({found}) 같은 가중치로 단계를 비교하지 못했습니다. 아래 검사는 "
+              "실행했습니다. 쿼리, 키, 값마다 `nn.Linear(d_model, d_model)`(또는 하나로 합친 "
+              "`nn.Linear(d_model, 3 * d_model)`)가 필요합니다.",
+    },
+    "check_bad_output_type": {
+        "en": "Your forward returned `{type}`, not a float tensor of shape {expected}.",
+        "ko": "`forward`가 모양 {expected}의 실수 텐서가 아니라 `{type}`를(을) 돌려주었습니다.",
+    },
+    "check_bad_output_shape": {
+        "en": "Your output has shape {shape}; expected {expected} (batch, tokens, d_model).",
+        "ko": "출력의 모양이 {shape}입니다. {expected} (배치, 토큰, `d_model`)이어야 합니다.",
+    },
+    "check_output_nan": {"en": "Your output contains NaN or infinite values.",
+                         "ko": "출력에 NaN이나 무한대 값이 있습니다."},
+    "check_no_mask_argument": {
+        "en": "`{name}` takes no mask, so it was compared with ours without the mask.",
+        "ko": "`{name}`는(은) 마스크를 받지 않아서 마스크 없이 우리 것과 비교했습니다.",
+    },
+    "check_mask_demo": {
+        "en": "Without a mask your code equals ours; with a causal mask it does not, so it is shown with one.",
+        "ko": "마스크가 없으면 코드가 우리 것과 같지만 인과 마스크에서는 다릅니다. 그래서 인과 마스크로 보여 줍니다.",
+    },
+    "check_bad_request": {"en": "The check could not start: {detail}", "ko": "검사를 시작할 수 없습니다: {detail}"},
+    "check_diagnosis_error": {"en": "The comparison failed on this code (a bug on our side): {detail}",
+                              "ko": "이 코드에서 비교가 실패했습니다(저희 쪽 버그입니다): {detail}"},
+    # a crash, by the step it happened at: what the course's code does there
+    "check_crash_init": {"en": "Building your class failed. The course's constructor only makes four "
+                                "`nn.Linear(d_model, d_model)` layers (d_model = {d_model}).",
+                         "ko": "클래스를 만드는 데 실패했습니다. 강의의 생성자는 `nn.Linear(d_model, d_model)` 층 "
+                               "네 개만 만듭니다(`d_model` = {d_model})."},
+    "check_crash_projections": {
+        "en": "It stopped at the projections, where {theirs} met. The course's code feeds each token's d_model = "
+              "{d_model} features to `nn.Linear(d_model, d_model)`: {x} in, {x} out.",
+        "ko": "투영 단계에서 멈췄습니다. 그곳에서 {theirs}가(이) 만났습니다. 강의 코드는 각 토큰의 `d_model` = "
+              "{d_model}개 특성을 `nn.Linear(d_model, d_model)`에 넣습니다: {x}가(이) 들어가고 {x}가(이) 나옵니다.",
+    },
+    "check_crash_split": {
+        "en": "It stopped splitting into heads, at {theirs}. The course's code reshapes {x} into (1, tokens, "
+              "{num_heads}, {head_dim}), then permutes the heads in front of the tokens.",
+        "ko": "헤드로 나누다가 {theirs}에서 멈췄습니다. 강의 코드는 {x}를(을) (1, 토큰, {num_heads}, {head_dim})으로 "
+              "`reshape`한 뒤 헤드를 토큰 앞으로 `permute`합니다.",
+    },
+    "check_crash_scores": {
+        "en": "It stopped computing the scores, at {theirs}. The course's code multiplies q (1, {num_heads}, "
+              "{tokens}, {head_dim}) by kᵀ (1, {num_heads}, {head_dim}, {tokens}).",
+        "ko": "점수를 계산하다가 {theirs}에서 멈췄습니다. 강의 코드는 q (1, {num_heads}, {tokens}, {head_dim})에 "
+              "kᵀ (1, {num_heads}, {head_dim}, {tokens})를 곱합니다.",
+    },
+    "check_crash_scale": {"en": "It stopped scaling the scores, at {theirs}. The course's code divides them by "
+                                 "√head_dim = √{head_dim}.",
+                          "ko": "점수를 스케일하다가 {theirs}에서 멈췄습니다. 강의 코드는 점수를 √`head_dim` = "
+                                "√{head_dim}(으)로 나눕니다."},
+    "check_crash_mask": {"en": "It stopped applying the mask, at {theirs}. The course's code fills the blocked "
+                                "scores (mask == 0) with -inf; the mask broadcasts over batch and heads.",
+                         "ko": "마스크를 적용하다가 {theirs}에서 멈췄습니다. 강의 코드는 막힌 점수(`mask == 0`)를 "
+                               "-∞로 채웁니다. 마스크는 배치와 헤드에 브로드캐스트됩니다."},
+    "check_crash_softmax": {"en": "It stopped at the softmax, at {theirs}. The course's code takes softmax over the "
+                                   "last axis, the keys.",
+                            "ko": "softmax에서 {theirs}에 멈췄습니다. 강의 코드는 마지막 축, 곧 키에 대해 softmax를 "
+                                  "계산합니다."},
+    "check_crash_weighted_sum": {
+        "en": "It stopped at the weighted sum, at {theirs}. The course's code multiplies the weights (1, "
+              "{num_heads}, {tokens}, {tokens}) by v (1, {num_heads}, {tokens}, {head_dim}).",
+        "ko": "가중합에서 {theirs}에 멈췄습니다. 강의 코드는 가중치 (1, {num_heads}, {tokens}, {tokens})에 v (1, "
+              "{num_heads}, {tokens}, {head_dim})를 곱합니다.",
+    },
+    "check_crash_combine": {
+        "en": "It stopped combining the heads, at {theirs}. The course's code permutes (1, {num_heads}, {tokens}, "
+              "{head_dim}) back to (1, {tokens}, {num_heads}, {head_dim}), makes it contiguous and views it as {x}.",
+        "ko": "헤드를 합치다가 {theirs}에서 멈췄습니다. 강의 코드는 (1, {num_heads}, {tokens}, {head_dim})을 (1, "
+              "{tokens}, {num_heads}, {head_dim})으로 되돌리고 `contiguous()` 뒤 {x}(으)로 `view`합니다.",
+    },
+    "check_crash_output": {"en": "It stopped at the output projection, at {theirs}. The course's code applies "
+                                  "`nn.Linear(d_model, d_model)` to {x}.",
+                           "ko": "출력 투영에서 {theirs}에 멈췄습니다. 강의 코드는 {x}에 "
+                                 "`nn.Linear(d_model, d_model)`을 적용합니다."},
 }
