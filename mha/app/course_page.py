@@ -239,7 +239,8 @@ def step_mask(v: dict[str, View]) -> None:
                    delta=f"{c.weight_next_masked - c.weight_next_free:+.2f}", delta_color="off",
                    help=f"{t('co_mask_free')}: {c.weight_next_free:.2f}")
     cols[1].metric(t("co_mask_metric_copied"), f"{pct(c.copied_masked)}%",
-                   delta=f"{t('co_mask_free')}: {pct(c.copied_free)}%", delta_color="off")
+                   delta=f"{int(pct(c.copied_masked)) - int(pct(c.copied_free)):+d}%", delta_color="off",
+                   help=f"{t('co_mask_free')}: {pct(c.copied_free)}%")
     st.markdown(t("co_mask_after", head=c.head, free=c.weight_next_free, masked=c.weight_next_masked,
                   copied_free=pct(c.copied_free), copied_masked=pct(c.copied_masked), n=_n(free) - 1))
 
@@ -257,7 +258,7 @@ def step_heads(v: dict[str, View]) -> None:
     st.plotly_chart(cached_figure(figures.head_outputs_grid, view.head_outputs, view.labels, words=words),
                     key="co_head_outputs")
     diff = max(float(np.abs(view.concat[:, h * hd:(h + 1) * hd] - view.head_outputs[h]).max()) for h in range(H))
-    st.markdown(t("co_heads_after", head_dim=hd, diff=max(diff, 1e-9)))
+    st.markdown(t("co_heads_after", head_dim=hd, diff=diff))
     st.plotly_chart(cached_figure(xf.banded_features, view.concat, view.labels, H, kind="concat", words=words),
                     key="co_concat")
 
@@ -292,7 +293,7 @@ def step_several(v: dict[str, View]) -> None:
 def step_trained(v: dict[str, View]) -> None:
     view = v["main"]
     n = _n(view)
-    st.markdown(t("co_trained_text"))
+    st.markdown(t("co_trained_text", train_len=TRAIN_LEN))
     trained_note(view)
     heatmaps(heatmap_data.prepare(view.weights, view.labels, view.key_labels, kind="weights", allowed=view.allowed,
                                   words=chart_words()), key="co_trained_grid")
@@ -301,8 +302,10 @@ def step_trained(v: dict[str, View]) -> None:
     if not predict("trained", t("co_trained_question"), options, first, options[first]):
         return
     st.markdown(t("co_trained_roles"))
-    st.markdown("\n".join(f"- {t('co_trained_role', head=h, role=t(f'tr_pattern_{p}'), score=sc)}"
-                          for h, (p, sc) in enumerate(course.head_roles(view))))
+    clear = 0.6  # below: the head does none of the known patterns here (a sentence unlike the training ones)
+    st.markdown("\n".join(
+        "- " + t("co_trained_role" if sc >= clear else "co_trained_role_unclear", head=h, role=t(f"tr_pattern_{p}"),
+                 score=sc) for h, (p, sc) in enumerate(course.head_roles(view))))
     st.caption(t("co_done"))
 
 

@@ -32,8 +32,8 @@ STRINGS = {
     "co_predict": {"en": "Predict first", "ko": "먼저 예상해 보세요"},
     "co_reveal": {"en": "Show the answer", "ko": "답 보기"},
     "co_right": {"en": "✓ Right: {answer}", "ko": "✓ 맞았습니다: {answer}"},
-    "co_wrong": {"en": "Not quite. The module says: {answer}", "ko": "아쉽네요. 모듈의 답: {answer}"},
-    "co_no_guess": {"en": "The module says: {answer}", "ko": "모듈의 답: {answer}"},
+    "co_wrong": {"en": "Not quite. The answer: {answer}", "ko": "아쉽네요. 답: {answer}"},
+    "co_no_guess": {"en": "The answer: {answer}", "ko": "답: {answer}"},
     "co_open_playground": {"en": "Open this in the Playground", "ko": "놀이터에서 열기"},
     "co_trained_note": {
         "en": "Trained heads: the course's module trained on a small copying task ({task}, d_model {d_model}, "
@@ -114,8 +114,8 @@ STRINGS = {
               "(d_model {d_model}, {num_heads} heads, random parameters).",
         "ko": "강의 노트에서: 가중치는 일정 범위 안에 있어야 하며, 극적으로 작거나 극적으로 커서는 안 됩니다. "
               "head_dim개 항의 도트 프로덕트는 head_dim이 클수록 넓게 퍼집니다. `/ (self.head_dim ** 0.5)`는 "
-              "어떤 크기에서도 점수의 퍼짐을 같게 유지합니다. 여기서는 내 문장을 head_dim {head_dim}"
-              "(d_model {d_model}, 헤드 {num_heads}개, 무작위 매개변수)으로 실행합니다.",
+              "어떤 크기에서도 점수의 퍼짐을 같게 유지합니다. 여기서는 head_dim {head_dim}에서"
+              "(d_model {d_model}, 헤드 {num_heads}개, 무작위 매개변수) 내 문장을 실행합니다.",
     },
     "co_scale_question": {
         "en": "Leave out ÷ √head_dim at head_dim {head_dim}: what happens to each row of weights?",
@@ -194,10 +194,10 @@ STRINGS = {
     "co_heads_after": {
         "en": "Above: each head's output (tokens down, its head_dim features across). Below: after "
               "`combine_heads`, head h's block is columns h × {head_dim} to (h + 1) × {head_dim} − 1 of the "
-              "(T, d_model) matrix; it equals that head's output to {diff:.1g}.",
+              "(T, d_model) matrix; its largest difference from that head's output: {diff:.2g}.",
         "ko": "위: 헤드별 출력(세로로 토큰, 가로로 그 헤드의 head_dim개 특징). 아래: `combine_heads` 뒤 헤드 h의 "
               "블록은 (T, d_model) 행렬의 h × {head_dim}열부터 (h + 1) × {head_dim} − 1열까지이며, 그 헤드의 "
-              "출력과의 차이는 {diff:.1g} 이하입니다.",
+              "출력과의 최대 차이: {diff:.2g}.",
     },
     # --- 6 why several heads
     "co_step_several": {"en": "Why several heads", "ko": "왜 여러 헤드인가"},
@@ -228,15 +228,20 @@ STRINGS = {
     "co_step_trained": {"en": "What trained heads look like", "ko": "학습된 헤드는 어떤 모습인가"},
     "co_trained_text": {
         "en": "A module trained on four copying jobs at once (previous word, next word, first word, mirrored "
-              "position): each head takes a job. Trained heads are sharp, nearly all of a row's weight on one key; "
+              "position, counted in sequences of {train_len}, the training length): each head takes a job. Trained heads are sharp, nearly all of a row's weight on one key; "
               "random heads spread every row almost evenly.",
-        "ko": "네 가지 복사 일(이전 단어, 다음 단어, 첫 단어, 거울 위치)을 한꺼번에 학습한 모듈입니다. 헤드마다 "
+        "ko": "네 가지 복사 일(이전 단어, 다음 단어, 첫 단어, 학습 길이인 {train_len}단어 시퀀스에서 센 거울 위치)을 "
+              "한꺼번에 학습한 모듈입니다. 헤드마다 "
               "일 하나를 맡습니다. 학습된 헤드는 뾰족해서 한 행의 가중치를 거의 모두 키 하나에 줍니다. 무작위 "
               "헤드는 모든 행을 거의 고르게 퍼뜨립니다.",
     },
     "co_trained_question": {"en": "Which head copies the first word?", "ko": "첫 단어를 복사하는 헤드는 무엇일까요?"},
     "co_trained_answer": {"en": "head {head}", "ko": "헤드 {head}"},
     "co_trained_role": {"en": "head {head}: {role} ({score:.2f})", "ko": "헤드 {head}: {role} ({score:.2f})"},
+    "co_trained_role_unclear": {
+        "en": "head {head}: none of the known patterns on this sentence (closest: {role}, {score:.2f})",
+        "ko": "헤드 {head}: 이 문장에서는 알려진 패턴이 아님(가장 가까운 것: {role}, {score:.2f})",
+    },
     "co_trained_roles": {
         "en": "What each head does on your sentence (its closest known pattern, 1 = exactly it):",
         "ko": "내 문장에서 각 헤드가 하는 일(가장 가까운 알려진 패턴, 1 = 정확히 그 패턴):",
