@@ -45,8 +45,11 @@ STEP_ORDER = ("projections", "split", "scores", "scale", "mask", "softmax", "wei
 
 
 def bug_info(bug_id: str, fix: Optional[dict], **fmt) -> dict:
-    return {"id": bug_id, "step": BUG_STEPS[bug_id], "name": f"dg_bug_{bug_id}", "effect": f"dg_bug_{bug_id}_effect",
-            "fmt": fmt, "zoo": bug_id in zoo.BUG_NAMES, "fix": fix}
+    """A named bug: ``name`` and ``effect`` are catalog keys (the zoo's title for a zoo bug; what the bug does to
+    the heatmaps, ``check_bug_<id>_explain``), ``fmt`` fills them."""
+    in_zoo = bug_id in zoo.BUG_NAMES
+    return {"id": bug_id, "step": BUG_STEPS[bug_id], "name": f"bz_{bug_id}_title" if in_zoo else f"check_bug_{bug_id}",
+            "effect": f"check_bug_{bug_id}_explain", "fmt": fmt, "zoo": in_zoo, "fix": fix}
 
 
 # --- what each bug computes, from our q, k, v -------------------------------------------------------------------------

@@ -162,7 +162,7 @@ def find_target(namespace: dict) -> Target | dict:
         init = _params(cls.__init__)
         init = _positional(init[1:]) if init else []
         if len(init) < 2 or any(p.default is p.empty for p in init[2:]):
-            return _unsupported("dg_unsupported_init", name=safe_text(name, 60),
+            return _unsupported("check_unsupported_init", name=safe_text(name, 60),
                                 params=", ".join(safe_text(p.name, 30) for p in init))
         swapped = init[0].name in HEAD_NAMES and init[1].name in DIM_NAMES
         fwd = _params(cls.forward)
@@ -175,7 +175,7 @@ def find_target(namespace: dict) -> Target | dict:
         elif len(tensors) == 1 and tensors[0].default is tensors[0].empty:
             order = "x"
         else:
-            return _unsupported("dg_unsupported_forward", name=safe_text(name, 60),
+            return _unsupported("check_unsupported_forward", name=safe_text(name, 60),
                                 params=", ".join(safe_text(p.name, 30) for p in fwd))
         if mask is None and len(tensors) >= 4 and tensors[3].default is not tensors[3].empty:
             mask = tensors[3]  # a fourth optional argument is the mask, whatever its name
@@ -188,12 +188,12 @@ def find_target(namespace: dict) -> Target | dict:
         params = _params(fn) or []
         pos = _positional(params)
         if len(pos) < 3 or any(p.default is p.empty for p in pos[4:]):
-            return _unsupported("dg_unsupported_function", name=safe_text(name, 60),
+            return _unsupported("check_unsupported_function", name=safe_text(name, 60),
                                 params=", ".join(safe_text(p.name, 30) for p in params))
         mask = pos[3] if len(pos) >= 4 else None
         return Target("function", fn, safe_text(name, 60), order="qkv",
                       mask_name=None if mask is None else mask.name)
-    return _unsupported("dg_unsupported_none", found=found)
+    return _unsupported("check_unsupported_none", found=found)
 
 
 # --- running their code --------------------------------------------------------------------------------------------
@@ -217,15 +217,19 @@ def _as_output(value, expected: tuple) -> tuple[Optional[torch.Tensor], Optional
             weights = value[1]
         value = value[0]
     if type(value) is not torch.Tensor:
-        return None, None, {"key": "dg_bad_output_type", "fmt": {"type": safe_text(type(value).__name__, 40),
-                                                                   "expected": list(expected)}}
+        return None, None, {"key": "check_bad_output_type", "fmt": {"type": safe_text(type(value).__name__, 40),
+                                                                      "expected": _shape_text(expected)}}
     if tuple(value.shape) != expected:
-        return None, None, {"key": "dg_bad_output_shape", "fmt": {"shape": [int(s) for s in value.shape],
-                                                                    "expected": list(expected)}}
+        return None, None, {"key": "check_bad_output_shape", "fmt": {"shape": _shape_text(value.shape),
+                                                                       "expected": _shape_text(expected)}}
     if not value.is_floating_point():
-        return None, None, {"key": "dg_bad_output_type", "fmt": {"type": safe_text(value.dtype, 40),
-                                                                   "expected": list(expected)}}
+        return None, None, {"key": "check_bad_output_type", "fmt": {"type": safe_text(value.dtype, 40),
+                                                                      "expected": _shape_text(expected)}}
     return value.detach().to(torch.float32), weights, None
+
+
+def _shape_text(shape) -> str:
+    return "(" + ", ".join(str(int(n)) for n in shape) + ")"
 
 
 def _call(fn, args: tuple, kwargs: dict, expected: tuple) -> Run:
@@ -678,19 +682,51 @@ def _one_head(step: str, t: Optional[torch.Tensor], head: int) -> Optional[torch
 
 # --- the class -----------------------------------------------------------------------------------------------------
 
+# What the course's code does at each step, quoted (the comment gives this request's shapes).
+COURSE_AT = {
+    "init": "self.query_linear = nn.Linear(d_model, d_model, bias=False)  # and key_linear, value_linear\n"
+            "self.output_linear = nn.Linear(d_model, d_model)",
+    "projections": "query = self.query_linear(query)  # {x} -> {x}",
+    "split": "x = x.reshape(batch_size, seq_length, self.num_heads, self.head_dim)  # {x} -> {bthd}\n"
+             "return x.permute(0, 2, 1, 3)  # -> {bhtd}",
+    "scores": "scores = torch.matmul(query, key.transpose(-2, -1)) / (self.head_dim ** 0.5)  # {bhtd} @ {bhdt} -> {bhtt}",
+    "scale": "scores = torch.matmul(query, key.transpose(-2, -1)) / (self.head_dim ** 0.5)  # / {sqrt}",
+    "mask": "scores = scores.masked_fill(mask == 0, float('-inf'))  # mask {tt}: 1 = may attend",
+    "softmax": "attention_weights = F.softmax(scores, dim=-1)  # {bhtt}, each row sums to 1 over the keys",
+    "weighted_sum": "return torch.matmul(attention_weights, value)  # {bhtt} @ {bhtd} -> {bhtd}",
+    "combine": "x = x.permute(0, 2, 1, 3).contiguous()  # {bhtd} -> {bthd}\n"
+               "return x.view(batch_size, -1, self.d_model)  # -> {x}",
+    "output": "return self.output_linear(output)  # {x} -> {x}",
+}
+
+
+def course_at(step: str, req: Request) -> str:
+    b, t, d, h, hd = 1, req.tokens, req.d_model, req.num_heads, req.head_dim
+    shapes = {"x": (b, t, d), "bthd": (b, t, h, hd), "bhtd": (b, h, t, hd), "bhdt": (b, h, hd, t),
+              "bhtt": (b, h, t, t), "tt": (t, t)}
+    fmt = {k: _shape_text(v) for k, v in shapes.items()}
+    fmt["sqrt"] = f"sqrt({hd}) = {math.sqrt(hd):.4g}"
+    return COURSE_AT.get(step, "").format(**fmt)
+
+
 def _crash(run: Run, req: Request, target: Target, at_init: bool = False, subject=None) -> dict:
     exc = run.error if run is not None else None
     failed = run.rec.failed if run is not None else None
     step = bugs_known.crash_step(run.rec) if run is not None and not at_init else "init"
+    name = safe_text(getattr(type(exc), "__name__", "Exception"), 60) if exc is not None else ""
     crash = {
         "line": traceback_line(exc) if exc is not None else None,
         "message": exception_text(exc) if exc is not None else "",
+        "error": name,
+        "text": safe_text(exc) if exc is not None else "",
         "shapes": failed.in_shapes if failed is not None else [],
         "op": failed.op if failed is not None else None,
         "step": step,
-        "ours": f"dg_ours_{step}",
-        "ours_fmt": {"d_model": req.d_model, "num_heads": req.num_heads, "head_dim": req.head_dim,
-                     "tokens": req.tokens},
+        "key": f"check_crash_{step}",
+        "fmt": {"d_model": req.d_model, "num_heads": req.num_heads, "head_dim": req.head_dim, "tokens": req.tokens,
+                "x": _shape_text((1, req.tokens, req.d_model)),
+                "theirs": ", ".join(_shape_text(s) for s in failed.in_shapes) if failed is not None else ""},
+        "ours": course_at(step, req),
     }
     bug = None
     if run is not None and not at_init:
@@ -729,16 +765,17 @@ def diagnose_class(target: Target, req: Request) -> dict:
         if demo["status"] == "differs":
             result = demo
             result["mask_demo"] = True
+            result["message"] = result.get("message") or {"key": "check_mask_demo", "fmt": {}}
     result["checks"], result["checks_skipped"] = class_checks(target, subject, roles, req, result.get("_run"))
     result.pop("_run", None)
     if not roles.matched and result["status"] in ("equal", "differs"):
         result["status"] = "unsupported"
-        result["message"] = {"key": "dg_weights_unmatched", "fmt": {"found": _found_projections(subject, roles)}}
+        result["message"] = {"key": "check_weights_unmatched", "fmt": {"found": _found_projections(subject, roles)}}
     return result
 
 
-def _found_projections(subject: Subject, roles: Roles) -> list:
-    return [f"{part}: {', '.join(p.name for p in roles.of(part)) or '?'}" for part in "qkv"]
+def _found_projections(subject: Subject, roles: Roles) -> str:
+    return "; ".join(f"{part}: {', '.join(p.name for p in roles.of(part)) or '?'}" for part in "qkv")[:200]
 
 
 def _bad(target: Target, run: Run) -> dict:
@@ -790,7 +827,7 @@ def _compare_class(subject: Subject, roles: Roles, ours: MultiHeadAttention, req
     return {"status": status, "kind": "class", "max_diff": None if out_cmp is None else out_cmp.max_diff,
             "first_step": first, "steps": steps, "trace": run.rec.lines(wrong), "bug": bug, "checks": [],
             "crash": None, "mask_demo": False,
-            "message": {"key": "dg_output_nan", "fmt": {}} if nan else None, "_run": run}
+            "message": {"key": "check_output_nan", "fmt": {}} if nan else None, "_run": run}
 
 
 def _pick_head(req: Request, first: Optional[str], compared: dict, mine: dict) -> int:
@@ -844,6 +881,7 @@ def diagnose_function(target: Target, req: Request) -> dict:
         if demo["status"] == "differs":
             result = demo
             result["mask_demo"] = True
+            result["message"] = result.get("message") or {"key": "check_mask_demo", "fmt": {}}
     if result["status"] in ("equal", "differs"):
         result["checks"], result["checks_skipped"] = function_checks(target, req, q, k, v)
     return result
@@ -888,18 +926,20 @@ def _compare_function(target: Target, req: Request, q, k, v, allowed) -> dict:
     return {"status": status, "kind": "function", "max_diff": out_cmp.max_diff if out_cmp else None,
             "first_step": first, "steps": _step_rows(order, mine, compared, head, first),
             "trace": run.rec.lines(wrong), "bug": bug, "checks": [], "crash": None, "mask_demo": False,
-            "message": {"key": "dg_output_nan", "fmt": {}} if nan else None}
+            "message": {"key": "check_output_nan", "fmt": {}} if nan else None}
 
 
 # --- checks that need no reference weights ---------------------------------------------------------------------------
 
-def _check(cid: str, passed: bool, **fmt) -> dict:
-    return {"id": cid, "passed": bool(passed), "fmt": {k: _plain(v) for k, v in fmt.items()}}
+def _check(cid: str, passed: bool, key: Optional[str] = None, **fmt) -> dict:
+    """One check's answer; its message is ``check_<id>_pass`` or ``check_<id>_fail`` (or ``key``)."""
+    key = key or f"check_{cid}_{'pass' if passed else 'fail'}"
+    return {"id": cid, "passed": bool(passed), "key": key, "fmt": {k: _plain(v) for k, v in fmt.items()}}
 
 
 def _plain(v):
-    if isinstance(v, float):
-        return round(v, 6) if math.isfinite(v) else None
+    if isinstance(v, float):  # numbers for messages: short, and a word for "not a number"
+        return float(f"{v:.3g}") if math.isfinite(v) else "∞"
     return v
 
 
@@ -920,8 +960,8 @@ def _rows_check(weights: Optional[torch.Tensor], t: int, allowed) -> Optional[di
     if weights is None:
         return None
     if weights.dim() < 2 or weights.size(-1) != t:
-        return _check("rows_sum_to_one", False, axis_len=int(weights.size(-1)) if weights.dim() else 0, keys=t,
-                      worst=None)
+        return _check("rows_sum_to_one", False, key="check_rows_sum_to_one_axis",
+                      axis_len=int(weights.size(-1)) if weights.dim() else 0, keys=t)
     sums = weights.to(torch.float64).sum(-1)
     if allowed is not None and sums.dim() >= 1 and sums.size(-1) == t:
         sums = sums[..., allowed.any(-1)]
@@ -950,11 +990,11 @@ def class_checks(target: Target, subject: Subject, roles: Roles, req: Request, m
     x, t = req.x, req.tokens
     plain = subject.call(x, x, x, None)
     if plain.error is not None or plain.out is None:
-        return [], [{"id": c, "reason": "dg_skip_crash"} for c in CHECKS]
+        return [], [{"id": c, "reason": "check_skip_crash"} for c in CHECKS]
     th = locate(plain, roles if roles.matched else None, req.d_model)
     w = th.final_weights if th.final_weights is not None else th.tensors.get("softmax")
     c = _rows_check(w, t, None)
-    checks.append(c) if c else skipped.append({"id": "rows_sum_to_one", "reason": "dg_skip_no_weights"})
+    checks.append(c) if c else skipped.append({"id": "rows_sum_to_one", "reason": "check_skip_no_weights"})
     # permutation
     if t > 1:
         perm = _permutation(t)
@@ -964,14 +1004,14 @@ def class_checks(target: Target, subject: Subject, roles: Roles, req: Request, m
             change = _max_change(pr.out, plain.out[:, perm])
             checks.append(_check("permutation", change <= _tol(plain.out), max_diff=change))
         else:
-            skipped.append({"id": "permutation", "reason": "dg_skip_crash"})
+            skipped.append({"id": "permutation", "reason": "check_skip_crash"})
     else:
-        skipped.append({"id": "permutation", "reason": "dg_skip_one_token"})
+        skipped.append({"id": "permutation", "reason": "check_skip_one_token"})
     # causal
     if target.mask_name is None:
-        skipped.append({"id": "causal_no_future", "reason": "dg_skip_no_mask_argument"})
+        skipped.append({"id": "causal_no_future", "reason": "check_skip_no_mask_argument"})
     elif t < 2:
-        skipped.append({"id": "causal_no_future", "reason": "dg_skip_one_token"})
+        skipped.append({"id": "causal_no_future", "reason": "check_skip_one_token"})
     else:
         causal = torch.ones(t, t, dtype=torch.bool).tril()
         j = t // 2 if t > 2 else 1
@@ -983,7 +1023,7 @@ def class_checks(target: Target, subject: Subject, roles: Roles, req: Request, m
             checks.append(_check("causal_no_future", change <= _tol(a.out[:, :j]), position=j + 1,
                                  max_diff=min(change, 1e30)))
         else:
-            skipped.append({"id": "causal_no_future", "reason": "dg_skip_crash"})
+            skipped.append({"id": "causal_no_future", "reason": "check_skip_crash"})
     # each head its own slice of q
     c = _heads_check_class(subject, roles, req, plain, th)
     checks.append(c) if isinstance(c, dict) and "passed" in c else skipped.append(c)
@@ -1007,12 +1047,12 @@ def _per_head(th: Theirs, h: int, t: int) -> Optional[torch.Tensor]:
 def _heads_check_class(subject: Subject, roles: Roles, req: Request, plain: Run, th: Theirs) -> dict:
     h, hd = req.num_heads, req.head_dim
     if h < 2:
-        return {"id": "heads_own_slice", "reason": "dg_skip_one_head"}
+        return {"id": "heads_own_slice", "reason": "check_skip_one_head"}
     if not roles.q:
-        return {"id": "heads_own_slice", "reason": "dg_skip_no_projection"}
+        return {"id": "heads_own_slice", "reason": "check_skip_no_projection"}
     before = _per_head(th, h, req.tokens)
     if before is None:
-        return _check("heads_own_slice", False, head=1, max_diff=None, layout=True)
+        return _check("heads_own_slice", False, key="check_heads_own_slice_layout", heads=h)
     p = roles.q[0]
     g = torch.Generator().manual_seed(5)
     with torch.no_grad():
@@ -1030,7 +1070,7 @@ def _heads_check_class(subject: Subject, roles: Roles, req: Request, plain: Run,
             p.param.copy_(saved)
     after = _per_head(locate(run, roles, req.d_model), h, req.tokens) if run.out is not None else None
     if after is None or after.shape != before.shape:
-        return {"id": "heads_own_slice", "reason": "dg_skip_crash"}
+        return {"id": "heads_own_slice", "reason": "check_skip_crash"}
     change = _max_change(after[1:], before[1:])
     own = _max_change(after[:1], before[:1])
     return _check("heads_own_slice", change <= _tol(before) and own > _tol(before), head=1,
@@ -1055,7 +1095,7 @@ def _spread_check_class(target: Target, req: Request) -> dict:
     for h in SPREAD_HEADS:
         subject, exc = _build(target, req, SPREAD_D, h, 0)
         if subject is None:
-            return {"id": "score_spread", "reason": "dg_skip_crash"}
+            return {"id": "score_spread", "reason": "check_skip_crash"}
         with torch.no_grad():  # weights that keep each feature's spread at 1: N(0, 1/fan_in)
             for _, p in subject.params.values():
                 if p.dim() == 2:
@@ -1064,11 +1104,11 @@ def _spread_check_class(target: Target, req: Request) -> dict:
                     p.zero_()
         run = subject.call(x, x, x, None)
         if run.error is not None:
-            return {"id": "score_spread", "reason": "dg_skip_crash"}
+            return {"id": "score_spread", "reason": "check_skip_crash"}
         sm = run.rec.first(SOFTMAX_OPS)
         s = _spread(sm.inputs[0] if sm is not None and sm.inputs else None)
         if s is None:
-            return {"id": "score_spread", "reason": "dg_skip_no_weights"}
+            return {"id": "score_spread", "reason": "check_skip_no_weights"}
         spreads.append(s)
     return _spread_result(spreads)
 
@@ -1086,13 +1126,13 @@ def function_checks(target: Target, req: Request, q, k, v):
     t, h = q.size(-2), q.size(1)
     plain = call_function(target, q, k, v, None)
     if plain.out is None:
-        return [], [{"id": c, "reason": "dg_skip_crash"} for c in CHECKS]
+        return [], [{"id": c, "reason": "check_skip_crash"} for c in CHECKS]
     th = locate(plain, None, req.d_model)
     w = th.final_weights if th.final_weights is not None else th.tensors.get("softmax")
     if w is None and plain.weights is not None:
         w = plain.weights
     c = _rows_check(w, t, None)
-    checks.append(c) if c else skipped.append({"id": "rows_sum_to_one", "reason": "dg_skip_no_weights"})
+    checks.append(c) if c else skipped.append({"id": "rows_sum_to_one", "reason": "check_skip_no_weights"})
     if t > 1:
         perm = _permutation(t)
         pr = call_function(target, q[:, :, perm], k[:, :, perm], v[:, :, perm], None)
@@ -1109,7 +1149,7 @@ def function_checks(target: Target, req: Request, q, k, v):
             checks.append(_check("causal_no_future", change <= _tol(a.out), position=j + 1,
                                  max_diff=min(change, 1e30)))
     else:
-        skipped.append({"id": "causal_no_future", "reason": "dg_skip_no_mask_argument"})
+        skipped.append({"id": "causal_no_future", "reason": "check_skip_no_mask_argument"})
     if h > 1:
         g = torch.Generator().manual_seed(5)
         q2 = q.clone()
@@ -1127,7 +1167,7 @@ def function_checks(target: Target, req: Request, q, k, v):
         sm = r.rec.first(SOFTMAX_OPS)
         s = _spread(sm.inputs[0] if sm is not None and sm.inputs else None)
         if s is None:
-            skipped.append({"id": "score_spread", "reason": "dg_skip_no_weights"})
+            skipped.append({"id": "score_spread", "reason": "check_skip_no_weights"})
             break
         spreads.append(s)
     if len(spreads) == 2:
@@ -1149,23 +1189,23 @@ def diagnose(namespace: dict, request: dict) -> dict:
     try:
         return _diagnose(namespace, request)
     except Exception as exc:  # noqa: BLE001 - learner code we did not foresee: a message, never a traceback
-        return _unsupported("dg_internal_error", detail=exception_text(exc))
+        return _unsupported("check_diagnosis_error", detail=exception_text(exc))
 
 
 def _diagnose(namespace: dict, request: dict) -> dict:
     try:
         req = parse_request(request, namespace if isinstance(namespace, dict) else {})
     except (ValueError, TypeError, RuntimeError) as exc:
-        return _unsupported("dg_bad_request", detail=safe_text(exc))
+        return _unsupported("check_bad_request", detail=safe_text(exc))
     if not isinstance(namespace, dict):
-        return _unsupported("dg_unsupported_none", found="")
+        return _unsupported("check_unsupported_none", found="")
     target = find_target(namespace)
     if isinstance(target, dict):
         return target
     note = None
     if req.allowed is not None and target.mask_name is None:  # their code takes no mask: compare without one
         req.allowed = None
-        note = {"key": "dg_no_mask_argument", "fmt": {"name": target.name}}
+        note = {"key": "check_no_mask_argument", "fmt": {"name": target.name}}
     if target.kind == "class":
         result = diagnose_class(target, req)
     else:
@@ -1176,6 +1216,6 @@ def _diagnose(namespace: dict, request: dict) -> dict:
     if note is not None and result.get("message") is None:
         result["message"] = note
     if result["status"] == "differs" and result.get("bug") is None and (result.get("message") or {}).get(
-            "key") == "dg_output_nan":
+            "key") == "check_output_nan":
         result["status"] = "bad_output"  # NaN that no known bug explains: say so rather than compare
     return result

@@ -294,7 +294,7 @@ STRINGS = {
     "check_bug_scale_by_d_model_explain": {
         "en": "Dividing by √d_model = √{d_model} instead of √head_dim = √{head_dim} makes the scores √{heads} times "
               "too small: the weights map is flatter than ours (rows closer to uniform), more so with more heads.",
-        "ko": "√`head_dim` = √{head_dim} 대신 √`d_model` = √{d_model}로 나누면 점수가 √{heads}배 작아집니다. "
+        "ko": "√`head_dim` = √{head_dim} 대신 √`d_model` = √{d_model}(으)로 나누면 점수가 √{heads}배 작아집니다. "
               "가중치 지도가 우리 것보다 평평하고(행이 고르게 퍼짐), 헤드가 많을수록 더 그렇습니다.",
     },
     "check_bug_flipped_mask_polarity_explain": {
