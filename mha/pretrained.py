@@ -35,7 +35,8 @@ from mha.lru import ByteLRU
 from mha.masks import from_additive_mask
 from mha.pretrained_files import (  # noqa: F401  (re-exported: where a model comes from)
     CHOICES, DEFAULT_MAX_BYTES, DEFAULT_MODEL, FAMILIES, MAX_BYTES_ENV, MB, SUPPORTED, Choice, Family, PretrainedError,
-    Progress, _config_family, _folder_key, content_key, family_for, folder_size, max_bytes_from_env, resolve)
+    Progress, _config_family, _folder_key, content_key, family_for, folder_size, max_bytes_from_env, resolve,
+    server_options)
 
 MAX_LOADED_MODELS = 2  # models kept in memory at once (bert-base: ~440 MB each); the least recently used goes
 # Per loaded model: the layers' inputs, weights and outputs its runs captured, so that switching to a layer a run
@@ -91,16 +92,20 @@ class LoadedModel:
 
 
 def load_model(source: str, *, max_bytes: Optional[int] = None, progress: Optional[Progress] = None,
-               local_root: Optional[str] = None, downloads: bool = True) -> LoadedModel:
+               local_root: Optional[str] = None, downloads: bool = True, public: bool = False,
+               allowed: Optional[Sequence[str]] = None) -> LoadedModel:
     """Load ``source`` (hub id or folder) within the size cap; cached (at most MAX_LOADED_MODELS at once).
 
     ``progress(stage, done, total)`` is called while files download and before the weights are read.
     ``local_root``: if given, folders outside it are refused (a hosted demo must not read arbitrary folders).
     ``downloads=False``: only models already on this server (folders, the hub cache) load, e.g. on a hosted demo
     whose disk a visitor must not fill with one model after another.
+    ``public``: folders only inside ``local_root``, hub ids only from ``allowed``, one refusal for the rest
+    (``mha.pretrained_files.server_options`` reads all of these from the environment).
     Raises PretrainedError (unsupported architecture, too large, hub unreachable, ...) with a fix in the message.
     """
-    folder = resolve(source, max_bytes=max_bytes, progress=progress, local_root=local_root, downloads=downloads)
+    folder = resolve(source, max_bytes=max_bytes, progress=progress, local_root=local_root, downloads=downloads,
+                     public=public, allowed=allowed)
     if progress is not None:
         progress("load", 0, folder_size(folder))
     with _LOAD_LOCK:  # two sessions asking for the same new model load it once (lru_cache alone would load it twice)

@@ -6,12 +6,22 @@ names here.
 A hub id is checked before anything large is fetched: the file sizes (a dry run of the hub client) against the size
 cap, then ``config.json`` alone against the supported families; then it is downloaded into the hub client's own cache
 and loaded from that folder, exactly as a local folder is.
+
+A public server (``MHA_PUBLIC=1``, or ``MHA_MODELS_DIR`` set: ``server_options``) tells a visitor nothing about its
+disk: local folders only inside the models folder, found relative to it, and every other source the same refusal
+(whether a path exists or not, readable or not; no path named); downloads only when the host turns them on, and then
+only of the short list or ``MHA_ALLOWED_MODELS``. Every hub request has connect and read timeouts
+(``MHA_HUB_TIMEOUT``), and a hub failure is remembered for everyone a short while (``FAILURE_TTL``).
 """
 from __future__ import annotations
 
+import contextvars
+import copy
 import functools
 import os
 import re
+import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional, Sequence
@@ -21,6 +31,12 @@ from mha.errors import LearnerError
 MB = 10**6
 DEFAULT_MAX_BYTES = 500 * MB  # a hosted demo must not be taken down by one visitor's model choice
 MAX_BYTES_ENV = "MHA_MAX_MODEL_MB"  # the size cap in MB, for a deployment that wants another one
+PUBLIC_ENV = "MHA_PUBLIC"  # "1": a server strangers reach (implied by MHA_MODELS_DIR)
+MODELS_DIR_ENV = "MHA_MODELS_DIR"  # the only place local model folders may be (public servers)
+ALLOW_DOWNLOADS_ENV = "MHA_ALLOW_DOWNLOADS"  # "1" / "0": hub downloads on or off (default: off when public)
+ALLOWED_MODELS_ENV = "MHA_ALLOWED_MODELS"  # public servers: hub ids beyond the short list that may be downloaded
+HUB_TIMEOUT_ENV = "MHA_HUB_TIMEOUT"  # seconds the hub may take to connect, or between two bytes of an answer
+DEFAULT_HUB_TIMEOUT = 10.0
 
 # (stage, done, total): stage "download" counts bytes of the files being fetched, "load" is called once before
 # the weights are read (done = 0, total = bytes on disk).
@@ -77,6 +93,37 @@ def max_bytes_from_env(default: int = DEFAULT_MAX_BYTES) -> int:
         raise PretrainedError("err_cap_env", f"{MAX_BYTES_ENV}={raw!r} is not a whole number of MB: set e.g. "
                               f"{MAX_BYTES_ENV}=800, or unset it for the default {default // MB} MB.", value=raw)
     return int(raw) * MB
+
+
+def _flag(name: str) -> Optional[bool]:
+    raw = os.environ.get(name, "").strip().lower()
+    return True if raw in ("1", "true", "yes", "on") else False if raw in ("0", "false", "no", "off") else None
+
+
+def server_options() -> dict:
+    """``resolve`` / ``load_model`` keywords from the environment (docs/security.md, "Model sources"):
+
+    - ``public``: ``MHA_PUBLIC=1``, or ``MHA_MODELS_DIR`` set;
+    - ``local_root``: ``MHA_MODELS_DIR`` (public: the only place folders load from, none when unset);
+    - ``downloads``: ``MHA_ALLOW_DOWNLOADS`` (``1`` / ``0``), by default on for a laptop, off when public;
+    - ``allowed``: public only, the hub ids that may load: the short list plus ``MHA_ALLOWED_MODELS`` (commas).
+    """
+    root = os.environ.get(MODELS_DIR_ENV, "").strip() or None
+    public = bool(_flag(PUBLIC_ENV)) or root is not None
+    downloads = _flag(ALLOW_DOWNLOADS_ENV)
+    extra = [m.strip() for m in os.environ.get(ALLOWED_MODELS_ENV, "").split(",") if m.strip()]
+    allowed = tuple(dict.fromkeys([c.id for c in CHOICES] + extra)) if public else None
+    return {"public": public, "local_root": root, "downloads": (not public) if downloads is None else downloads,
+            "allowed": allowed}
+
+
+def hub_timeout() -> float:
+    """``MHA_HUB_TIMEOUT`` in seconds (connect, and between two reads), default 10; a bad value is the default."""
+    try:
+        value = float(os.environ.get(HUB_TIMEOUT_ENV, "") or DEFAULT_HUB_TIMEOUT)
+    except ValueError:
+        return DEFAULT_HUB_TIMEOUT
+    return value if 0 < value <= 600 else DEFAULT_HUB_TIMEOUT
 
 
 # --- Families: where each architecture keeps its attention ---------------------------------------------------
@@ -176,20 +223,56 @@ def _folder_key(folder: Path) -> tuple:
     return tuple((n, (folder / n).stat().st_size, (folder / n).stat().st_mtime_ns) for n in names)
 
 
-def content_key(source: str, *, local_root: Optional[str] = None) -> tuple:
+def content_key(source: str, *, local_root: Optional[str] = None, public: bool = False,
+                allowed: Optional[Sequence[str]] = None, **_) -> tuple:
     """What ``source`` holds now, cheaply (file names, sizes and modification times; no network, nothing loaded):
     the folder's files, the hub cache's snapshot's for a hub id in it, else ``("hub", id)``, or ``("error",)`` when
     it cannot be used (loading it raises the learner's message). A cache of anything computed from a model keys on
     it, so a folder saved again (``save_pretrained``) is a new model at the next run."""
+    source = (source or "").strip()
     try:
-        folder = _local_folder((source or "").strip(), local_root)
-        if folder is None and _REPO_ID.match((source or "").strip()):
-            folder = _hub_cached_folder(source.strip())
+        if public:
+            folder = _public_folder(source, local_root)
+            if folder is None and _allowed_id(source, allowed):
+                folder = _hub_cached_folder(source)
+                if folder is None:
+                    return ("hub", source)
+            return ("error",) if folder is None else (str(folder), _folder_key(folder))
+        folder = _local_folder(source, local_root)
+        if folder is None and _REPO_ID.match(source):
+            folder = _hub_cached_folder(source)
             if folder is None:
-                return ("hub", source.strip())
+                return ("hub", source)
         return ("error",) if folder is None else (str(folder), _folder_key(folder))
     except (PretrainedError, OSError):
         return ("error",)
+
+
+def refused() -> PretrainedError:
+    """A public server's one answer to every source it does not offer: the same words whether a path exists or not,
+    is readable or not, and no path in them."""
+    return PretrainedError(
+        "err_source_refused", "This server loads only the models on its list and the folders its host put in its "
+        "models folder: choose a model from the list.")
+
+
+def _allowed_id(source: str, allowed: Optional[Sequence[str]]) -> bool:
+    return bool(_REPO_ID.match(source)) and ".." not in source and source in (allowed or ())
+
+
+def _public_folder(source: str, local_root: Optional[str]) -> Optional[Path]:
+    """A public server's folder for ``source``: a complete saved model inside ``local_root`` (``source`` relative to
+    it, or absolute inside it), else None, whatever the reason (missing, outside, unreadable, incomplete)."""
+    if not local_root or not source:
+        return None
+    try:
+        root = Path(local_root).resolve()
+        path = (root / source).resolve()  # an absolute source stays itself; symlinks are followed, then checked
+        if (path != root and root not in path.parents) or not path.is_dir():
+            return None
+        return path if _is_complete([p.name for p in path.iterdir() if p.is_file()]) else None
+    except (OSError, ValueError, RuntimeError):  # unreadable, a NUL character, a name too long: refused alike
+        return None
 
 
 def _local_folder(source: str, local_root: Optional[str]) -> Optional[Path]:
@@ -227,13 +310,139 @@ def _hub_cached_folder(repo_id: str) -> Optional[Path]:
     return folder if _is_complete([p.name for p in folder.iterdir()]) else None
 
 
-def _unreachable(repo_id: str, error: Exception) -> PretrainedError:
+def _unreachable(repo_id: str, error: BaseException) -> PretrainedError:
+    if _timed_out(error):
+        seconds = hub_timeout()
+        return PretrainedError(
+            "err_hub_timeout", f"The Hugging Face hub did not answer within {seconds:g} s ({HUB_TIMEOUT_ENV}), and "
+            f"{repo_id} is not in this server's download cache: try again in a minute, or choose another model.",
+            source=repo_id, seconds=f"{seconds:g}")
     return PretrainedError(
         "err_hub_unreachable",
         f"The Hugging Face hub cannot be reached from this server, and {repo_id} is not in its download cache "
         f"({type(error).__name__}). On a machine online, save the model to a folder with "
         f"AutoModel.from_pretrained({repo_id!r}).save_pretrained(folder) and the same for AutoTokenizer, copy the "
         f"folder here, and enter its path instead of the id.", source=repo_id)
+
+
+# --- The hub client: timeouts, and failures remembered for everyone ---------------------------------------------
+
+
+class HubTimeout(OSError):
+    """The hub made no progress for longer than the budget of one download (raised by our request hook; the hub
+    client does not retry it)."""
+
+
+# While a download runs: [the time by which the hub must have made progress]. Pushed on by every byte received.
+_HUB_DEADLINE: contextvars.ContextVar = contextvars.ContextVar("mha_hub_deadline", default=None)
+_CLIENT_LOCK = threading.Lock()
+_CLIENT_TIMEOUT: list = [None]  # the timeout the installed client factory was made with
+
+
+def _timed_out(error: BaseException) -> bool:
+    """Whether ``error`` (or what caused it) is a timeout of the hub client's HTTP library or our own budget."""
+    import httpx2
+
+    seen = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        if isinstance(error, (HubTimeout, httpx2.TimeoutException, TimeoutError)):
+            return True
+        error = error.__cause__ or error.__context__
+    return False
+
+
+def _install_hub_timeouts() -> float:
+    """Make every request of the hub client time out: its own client is built with ``timeout=None`` and several
+    calls (``model_info`` for one) pass ``timeout=None`` themselves, so HF_HUB_ETAG_TIMEOUT and
+    HF_HUB_DOWNLOAD_TIMEOUT alone leave the listing without one. A request hook sets the connect, read, write and
+    pool timeouts on every request (huggingface_hub 2.4's ``set_client_factory``, httpx2), and refuses a new request
+    once the download's budget is spent (the client's own retries would wait 5 times longer). Returns the timeout."""
+    import httpx2
+    import huggingface_hub
+    from huggingface_hub.utils import _http
+
+    seconds = hub_timeout()
+    with _CLIENT_LOCK:
+        if _CLIENT_TIMEOUT[0] == seconds:
+            return seconds
+        limits = httpx2.Timeout(seconds, connect=seconds).as_dict()
+
+        def cap(request) -> None:
+            deadline = _HUB_DEADLINE.get()
+            if deadline is not None and time.monotonic() > deadline[0]:
+                raise HubTimeout(f"the hub made no progress for {seconds:g} s")
+            request.extensions["timeout"] = dict(limits)
+
+        def factory():
+            return httpx2.Client(event_hooks={"request": [cap, _http.hf_request_event_hook]}, follow_redirects=True,
+                                 timeout=httpx2.Timeout(seconds, connect=seconds))
+
+        huggingface_hub.set_client_factory(factory)
+        _CLIENT_TIMEOUT[0] = seconds
+    return seconds
+
+
+# The hub's answers that took the network to get (timed out, unreachable, no such model): kept FAILURE_TTL seconds
+# for every visitor of this process, so that 40 visitors opening the same link do not each wait for the hub; one
+# request at a time per id (the others wait for its answer, then share it).
+_NETWORK_ERRORS = ("err_hub_timeout", "err_hub_unreachable", "err_not_found", "err_no_weights")
+FAILURE_TTL = 30.0
+_FAILURES: dict[str, tuple[float, PretrainedError]] = {}
+_FLIGHTS: dict[str, threading.Lock] = {}
+_FAILURES_LOCK = threading.Lock()
+
+
+def recent_failure(repo_id: str) -> Optional[PretrainedError]:
+    """The hub failure for ``repo_id`` remembered less than FAILURE_TTL ago (a copy to raise), else None."""
+    with _FAILURES_LOCK:
+        found = _FAILURES.get(repo_id)
+        if found and time.monotonic() - found[0] < FAILURE_TTL:
+            return copy.copy(found[1])
+        _FAILURES.pop(repo_id, None)
+        return None
+
+
+def _remember_failure(repo_id: str, err: PretrainedError) -> None:
+    if err.key not in _NETWORK_ERRORS:
+        return
+    with _FAILURES_LOCK:
+        if len(_FAILURES) >= 64:  # bounded whatever visitors type
+            _FAILURES.pop(min(_FAILURES, key=lambda k: _FAILURES[k][0]))
+        _FAILURES[repo_id] = (time.monotonic(), err)
+
+
+def forget_failures() -> None:
+    """Forget every remembered hub failure (tests; a host who fixed the network)."""
+    with _FAILURES_LOCK:
+        _FAILURES.clear()
+
+
+def _flight(repo_id: str) -> threading.Lock:
+    with _FAILURES_LOCK:
+        if len(_FLIGHTS) >= 256:
+            for key in [k for k, lock in _FLIGHTS.items() if not lock.locked()]:
+                del _FLIGHTS[key]
+        return _FLIGHTS.setdefault(repo_id, threading.Lock())
+
+
+def _fetch(repo_id: str, max_bytes: int, progress: Optional[Progress]) -> Path:
+    """``_download`` once at a time per id, with the failures remembered (see FAILURE_TTL)."""
+    failed = recent_failure(repo_id)
+    if failed is not None:
+        raise failed
+    with _flight(repo_id):
+        failed = recent_failure(repo_id)  # the request we waited for failed
+        if failed is not None:
+            raise failed
+        folder = _hub_cached_folder(repo_id)  # or it downloaded the model
+        if folder is not None:
+            return folder
+        try:
+            return _download(repo_id, max_bytes, progress)
+        except PretrainedError as err:
+            _remember_failure(repo_id, err)
+            raise
 
 
 class _ByteProgress:
@@ -261,7 +470,19 @@ class _ByteProgress:
 
 
 def _download(repo_id: str, max_bytes: int, progress: Optional[Progress]) -> Path:
-    """Check the files' sizes and the architecture, then fetch the files into the hub cache. Returns the folder."""
+    """Check the files' sizes and the architecture, then fetch the files into the hub cache. Returns the folder.
+    Every request has the hub timeout; the hub must make progress at least every two timeouts."""
+    seconds = _install_hub_timeouts()
+    deadline = [time.monotonic() + 2 * seconds]  # the budget without progress: two timeouts
+    token = _HUB_DEADLINE.set(deadline)
+    try:
+        return _download_files(repo_id, max_bytes, progress, deadline, seconds)
+    finally:
+        _HUB_DEADLINE.reset(token)
+
+
+def _download_files(repo_id: str, max_bytes: int, progress: Optional[Progress], deadline: list,
+                    seconds: float) -> Path:
     import huggingface_hub
     from huggingface_hub.errors import (EntryNotFoundError, GatedRepoError, HFValidationError,
                                         RepositoryNotFoundError)
@@ -293,6 +514,7 @@ def _download(repo_id: str, max_bytes: int, progress: Optional[Progress]) -> Pat
 
         def report(n: int) -> None:
             done[0] += n
+            deadline[0] = time.monotonic() + 2 * seconds  # progress: the budget starts again
             if progress is not None:
                 progress("download", min(done[0], total), total)
 
@@ -322,27 +544,37 @@ def _config_family(folder: Path):
 
 
 def resolve(source: str, *, max_bytes: Optional[int] = None, progress: Optional[Progress] = None,
-            local_root: Optional[str] = None, downloads: bool = True) -> Path:
+            local_root: Optional[str] = None, downloads: bool = True, public: bool = False,
+            allowed: Optional[Sequence[str]] = None) -> Path:
     """The local folder to load ``source`` from: the folder itself, the hub cache's snapshot, or a fresh download
-    (sizes and architecture checked first; ``downloads=False`` refuses it). Raises PretrainedError with a message
-    for the learner."""
+    (sizes and architecture checked first; ``downloads=False`` refuses it). ``public``: only folders inside
+    ``local_root`` and the hub ids in ``allowed``, anything else ``refused()`` (``server_options``). Raises
+    PretrainedError with a message for the learner."""
     source = (source or "").strip()
     max_bytes = max_bytes_from_env() if max_bytes is None else max_bytes
     if not source:
         raise PretrainedError("err_bad_source", f"Enter a model id (e.g. {DEFAULT_MODEL}) or a local folder.")
-    folder = _local_folder(source, local_root)
+    if public:
+        folder = _public_folder(source, local_root)
+        if folder is None:
+            if not _allowed_id(source, allowed):
+                raise refused()
+            folder = _hub_cached_folder(source)
+    else:
+        folder = _local_folder(source, local_root)
+        if folder is None:
+            if not _REPO_ID.match(source) or ".." in source:
+                raise PretrainedError(
+                    "err_bad_source", f"{source!r} is neither a folder on this server nor a Hugging Face model id "
+                    f"(like {DEFAULT_MODEL}).", source=source)
+            folder = _hub_cached_folder(source)
     if folder is None:
-        if not _REPO_ID.match(source) or ".." in source:
-            raise PretrainedError(
-                "err_bad_source", f"{source!r} is neither a folder on this server nor a Hugging Face model id "
-                f"(like {DEFAULT_MODEL}).", source=source)
-        folder = _hub_cached_folder(source)
-        if folder is None and not downloads:
+        if not downloads:
             raise PretrainedError(
                 "err_downloads_off", f"{source} is not on this server, and this server does not download models: "
                 f"choose a model from the list, or run the app on your own machine to try any model.",
                 source=source)
-        folder = folder or _download(source, max_bytes, progress)
+        folder = _fetch(source, max_bytes, progress)
     _check_size(folder_size(folder), max_bytes, source)
     return folder
 
@@ -350,4 +582,5 @@ def resolve(source: str, *, max_bytes: Optional[int] = None, progress: Optional[
 __all__ = [
     "CHOICES", "Choice", "DEFAULT_MAX_BYTES", "DEFAULT_MODEL", "FAMILIES", "Family", "MAX_BYTES_ENV", "MB", "Progress",
     "PretrainedError", "SUPPORTED", "content_key", "family_for", "folder_size", "max_bytes_from_env", "resolve",
+    "server_options", "hub_timeout", "refused", "recent_failure", "forget_failures", "FAILURE_TTL", "HubTimeout",
 ]

@@ -14,7 +14,6 @@ so the key axis (``key_tokens``, ``key_labels``) differs from the query axis (``
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -145,17 +144,13 @@ def check_spec(spec: ViewSpec) -> None:
 
 SOURCES = ("random", "trained", "pretrained")
 MAX_PRETRAINED_D_MODEL = 1024  # bert-base and gpt2 (768) fit; beyond, a 128-token view holds too many numbers
-ALLOW_DOWNLOADS_ENV = "MHA_ALLOW_DOWNLOADS"  # "0" / "false" / "no" / "off": only models already on this server
-MODELS_DIR_ENV = "MHA_MODELS_DIR"  # if set, local model folders must be inside it (a hosted demo's own folder)
 
 
 def pretrained_options() -> dict:
-    """``load_model`` keywords from the environment (docs/weights.md): ``downloads`` (MHA_ALLOW_DOWNLOADS,
-    default on) and ``local_root`` (MHA_MODELS_DIR, default: any folder). The size cap is MHA_MAX_MODEL_MB
+    """``load_model`` keywords from the environment: ``mha.pretrained_files.server_options`` (public mode,
+    MHA_MODELS_DIR, MHA_ALLOW_DOWNLOADS, MHA_ALLOWED_MODELS; docs/security.md). The size cap is MHA_MAX_MODEL_MB
     (``mha.pretrained.max_bytes_from_env``)."""
-    allow = os.environ.get(ALLOW_DOWNLOADS_ENV, "1").strip().lower() not in ("0", "false", "no", "off")
-    root = os.environ.get(MODELS_DIR_ENV, "").strip() or None
-    return {"downloads": allow, "local_root": root}
+    return pretrained.server_options()
 
 
 def load_pretrained(source: str, progress=None) -> "pretrained.LoadedModel":
@@ -168,7 +163,7 @@ def pretrained_content(source: str) -> tuple:
     """``mha.pretrained.content_key`` with this server's options: what the model folder holds now (file sizes and
     times). Part of every cache key of a pretrained view (``mha.app.compute.fingerprint``): a re-saved folder is
     picked up at the next run."""
-    return pretrained.content_key(source, local_root=pretrained_options()["local_root"])
+    return pretrained.content_key(source, **pretrained_options())
 
 
 def pretrained_layer(spec: ViewSpec) -> MultiHeadAttention:

@@ -570,3 +570,128 @@ def test_view_fields_fill_a_view_of_one_sentence(folders):
         assert np.isfinite(view.weights).all() and view.weights.dtype == np.float32
     with pytest.raises(P.PretrainedError):
         P.view_fields(run, len(SENTENCES))
+
+
+# --- A public server: tells a visitor nothing about its disk, downloads only what its host allows ---------------
+
+from silent_hub import TIMEOUT_S, silent_hub  # noqa: E402,F401  (the fixture)
+
+PUBLIC_ENV = ("MHA_PUBLIC", "MHA_MODELS_DIR", "MHA_ALLOW_DOWNLOADS", "MHA_ALLOWED_MODELS")
+
+
+def test_public_mode_and_its_defaults_from_the_environment(monkeypatch, tmp_path):
+    for name in PUBLIC_ENV:
+        monkeypatch.delenv(name, raising=False)
+    laptop = P.server_options()
+    assert laptop == {"public": False, "local_root": None, "downloads": True, "allowed": None}
+    monkeypatch.setenv("MHA_PUBLIC", "1")
+    public = P.server_options()
+    assert public["public"] and public["local_root"] is None and not public["downloads"]
+    assert set(public["allowed"]) == {c.id for c in P.CHOICES}
+    monkeypatch.delenv("MHA_PUBLIC")
+    monkeypatch.setenv("MHA_MODELS_DIR", str(tmp_path))  # a models folder alone makes a server public
+    monkeypatch.setenv("MHA_ALLOW_DOWNLOADS", "1")
+    monkeypatch.setenv("MHA_ALLOWED_MODELS", " someone/tiny-bert , other/model,")
+    hosted = P.server_options()
+    assert hosted["public"] and hosted["downloads"] and hosted["local_root"] == str(tmp_path)
+    assert hosted["allowed"][-2:] == ("someone/tiny-bert", "other/model")
+    monkeypatch.setenv("MHA_ALLOW_DOWNLOADS", "0")
+    monkeypatch.delenv("MHA_MODELS_DIR")
+    assert P.server_options()["downloads"] is False  # a laptop can turn them off too
+
+
+def _refusal(source: str, **options) -> P.PretrainedError:
+    with pytest.raises(P.PretrainedError) as e:
+        P.load_model(source, public=True, **options)
+    return e.value
+
+
+def test_a_public_server_refuses_every_other_source_with_the_same_words(folders, tmp_path, monkeypatch):
+    root = tmp_path / "models"
+    shutil.copytree(folders["bert"], root / "bert-mini")
+    (root / "empty").mkdir()
+    (root / "escape").symlink_to(folders["gpt2"], target_is_directory=True)  # a link out of the folder
+    (root / "unreadable").mkdir()
+    outside = folders["gpt2"]  # a complete model, outside the models folder
+    real_iterdir = Path.iterdir
+
+    def iterdir(self):  # the tests run as root, where chmod 000 reads anyway: a folder that cannot be listed
+        if self.name == "unreadable":
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_iterdir(self)
+
+    monkeypatch.setattr(Path, "iterdir", iterdir)
+    options = {"local_root": str(root), "downloads": True, "allowed": [c.id for c in P.CHOICES]}
+    sources = [str(outside), str(tmp_path / "nowhere"), "/proc/self", "/proc/self/cwd", "~", "~/.ssh", "/root/.ssh",
+               "/etc", "..", "../models/../" + outside.name, "empty", str(root / "empty"), "unreadable", "escape",
+               "someone/tiny-bert", "not an id!", "a\x00b", "x" * 300]
+    errors = [_refusal(s, **options) for s in sources]
+    assert {e.key for e in errors} == {"err_source_refused"}
+    assert len({str(e) for e in errors}) == 1 and len({e.message("ko") for e in errors}) == 1
+    text = str(errors[0]) + errors[0].message("ko")
+    assert "/" not in text and str(root) not in text and "Permission" not in text
+    # what the host put in the models folder loads, by its name there or its full path
+    assert P.load_model("bert-mini", public=True, **options).info.family == "bert"
+    assert P.load_model(str(root / "bert-mini"), public=True, **options).info.family == "bert"
+    assert P.content_key("bert-mini", public=True, **options)[0] == str((root / "bert-mini").resolve())
+    assert {P.content_key(s, public=True, **options) for s in sources} == {("error",)}
+    # no models folder at all: every folder is refused alike
+    assert _refusal(str(root / "bert-mini"), downloads=True, allowed=options["allowed"]).key == "err_source_refused"
+
+
+def test_a_public_server_downloads_only_when_allowed_and_only_its_list(fake_hub, folders):
+    hub = fake_hub("bert")
+    listed = P.CHOICES[0].id
+    assert _refusal(listed, downloads=False, allowed=[listed]).key == "err_downloads_off"
+    assert _refusal("someone/tiny-bert", downloads=True, allowed=[listed]).key == "err_source_refused"
+    assert hub.fetched == []
+    loaded = P.load_model("someone/tiny-bert", public=True, downloads=True, allowed=[listed, "someone/tiny-bert"])
+    assert loaded.info.family == "bert" and "model.safetensors" in hub.fetched
+
+
+def test_a_silent_hub_times_out_with_a_message_naming_the_timeout(silent_hub):
+    """The hub accepts and never answers: the request gives up after the hub timeout (a bound of many times the
+    timeout below: the test fails on a hang, not on a slow machine), and says how long it waited."""
+    result = {}
+
+    def ask():
+        try:
+            P.load_model(P.DEFAULT_MODEL, downloads=True)
+        except P.PretrainedError as e:
+            result["error"] = e
+
+    worker = threading.Thread(target=ask, daemon=True)
+    worker.start()
+    worker.join(timeout=30 * TIMEOUT_S + 30)
+    assert not worker.is_alive(), "the hub request did not time out"
+    err = result["error"]
+    assert err.key == "err_hub_timeout" and err.fmt["seconds"] == str(TIMEOUT_S)
+    assert f"within {TIMEOUT_S} s" in err.message("en") and f"{TIMEOUT_S}초 안에" in err.message("ko")
+    assert silent_hub.connections, "the hub was never asked"
+
+
+def test_a_hub_failure_is_remembered_for_every_visitor_and_asked_once(silent_hub):
+    """Eight visitors at once, then one more: the hub is asked by one request only (the others wait for its answer),
+    and every one gets the same message."""
+    errors, lock = [], threading.Lock()
+
+    def visitor():
+        try:
+            P.load_model(P.DEFAULT_MODEL, downloads=True)
+        except P.PretrainedError as e:
+            with lock:
+                errors.append(e)
+
+    crowd = [threading.Thread(target=visitor, daemon=True) for _ in range(8)]
+    for t in crowd:
+        t.start()
+    for t in crowd:
+        t.join(timeout=30 * TIMEOUT_S + 30)
+    assert len(errors) == 8 and {e.key for e in errors} == {"err_hub_timeout"}
+    asked = len(silent_hub.connections)
+    assert asked >= 1
+    visitor()  # the ninth, later: no new request
+    assert len(errors) == 9 and len(silent_hub.connections) == asked
+    pretrained_files.forget_failures()  # after FAILURE_TTL (or forgotten), the hub is asked again
+    visitor()
+    assert len(silent_hub.connections) > asked

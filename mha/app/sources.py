@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import string
 import threading
-import time
 from dataclasses import dataclass
 
 import streamlit as st
@@ -156,20 +155,16 @@ def load_info(model: str, container) -> tuple[pretrained.ModelInfo | None, str |
             bar[0].progress(frac, text=text)
 
     try:
-        failed = _recent_failure(model)
-        if failed is not None:
-            raise failed
-        try:
-            # the hub (network, minutes at worst) outside HEAVY_WORK: a slow download must not hold a compute slot
-            pretrained.resolve(model, progress=progress, **pretrained_options())
-        except pretrained.PretrainedError as err:
-            _remember_failure(model, err)
-            raise
+        # the hub (network; timeouts and remembered failures in mha.pretrained_files) outside HEAVY_WORK: a slow
+        # download must not hold a compute slot
+        pretrained.resolve(model, progress=progress, **pretrained_options())
         with HEAVY_WORK:  # reading the weights is heavy work: under the same limit as every computation
             loaded = load_pretrained(model, progress=progress)
     except pretrained.PretrainedError as err:
         return None, error_message(err, lang())
     except (OSError, ValueError, RuntimeError) as err:  # transformers' own: a broken folder, a bad tokenizer file
+        if pretrained_options()["public"]:  # its text may name the server's paths: a public server names nothing
+            return None, error_message(pretrained.PretrainedError("err_load_failed_public"), lang())
         return None, error_message(pretrained.PretrainedError(
             "err_unsupported", f"This model could not be loaded ({type(err).__name__}: {str(err)[:200]}): choose a "
             f"model of a supported family ({pretrained.SUPPORTED}).", model_type=type(err).__name__), lang())
@@ -179,31 +174,6 @@ def load_info(model: str, container) -> tuple[pretrained.ModelInfo | None, str |
     with _LOADED_LOCK:
         _LOADED.add(model)
     return loaded.info, None
-
-
-# The hub's answers that took the network to get (unreachable, no such model): kept a minute, so that the reruns of
-# a visitor's session (and other visitors asking for the same id) do not wait for the network again each time.
-_NETWORK_ERRORS = ("err_hub_unreachable", "err_not_found", "err_no_weights")
-FAILURE_TTL = 60.0
-_FAILURES: dict[str, tuple[float, pretrained.PretrainedError]] = {}
-
-
-def _recent_failure(model: str) -> pretrained.PretrainedError | None:
-    with _LOADED_LOCK:
-        found = _FAILURES.get(model)
-        if found and time.monotonic() - found[0] < FAILURE_TTL:
-            return found[1]
-        _FAILURES.pop(model, None)
-        return None
-
-
-def _remember_failure(model: str, err: pretrained.PretrainedError) -> None:
-    if err.key not in _NETWORK_ERRORS:
-        return  # a local folder's problem may be fixed at any moment: checked again on the next run
-    with _LOADED_LOCK:
-        if len(_FAILURES) >= 64:  # bounded whatever visitors type
-            _FAILURES.pop(min(_FAILURES, key=lambda k: _FAILURES[k][0]))
-        _FAILURES[model] = (time.monotonic(), err)
 
 
 # ---------------------------------------------------------------------------------------------- the note

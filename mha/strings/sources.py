@@ -230,6 +230,21 @@ STRINGS = {
               "컴퓨터에서 모델과 토크나이저를 save_pretrained로 폴더에 저장해 이 서버로 복사한 뒤, id 대신 그 "
               "경로를 입력하세요.",
     },
+    "err_hub_timeout": {
+        "en": "The Hugging Face hub did not answer within {seconds} s, and {source} is not in this server's download "
+              "cache: try again in a minute, or choose another model.",
+        "ko": "Hugging Face 허브가 {seconds}초 안에 응답하지 않았고, {source}은(는) 이 서버의 내려받기 캐시에 없습니다: "
+              "1분 뒤에 다시 시도하거나 다른 모델을 고르세요.",
+    },
+    "err_source_refused": {
+        "en": "This server loads only the models on its list and the folders its host put in its models folder: "
+              "choose a model from the list.",
+        "ko": "이 서버는 목록에 있는 모델과 관리자가 모델 폴더에 넣어 둔 폴더만 불러옵니다: 목록에서 모델을 고르세요.",
+    },
+    "err_load_failed_public": {
+        "en": "This model could not be loaded: choose another model from the list.",
+        "ko": "이 모델을 불러올 수 없습니다: 목록에서 다른 모델을 고르세요.",
+    },
     "err_not_found": {"en": "No public model {source} on the Hugging Face hub (or it is gated): check the id, or enter "
                             "a local folder.",
                       "ko": "Hugging Face 허브에 공개 모델 {source}이(가) 없습니다(또는 접근이 제한됨): id를 확인하거나 "
