@@ -16,6 +16,7 @@ st.markdown(t("ck_intro"))
 if not ck.enabled():
     st.info(t("ck_off"), icon="🔒")
     st.stop()
+ck.warm()
 view = current_view()
 if view is None:
     st.stop()

@@ -50,6 +50,16 @@ def enabled() -> bool:
     return worker_enabled()
 
 
+def warm() -> None:
+    """Start the server's checkers (in the background) when the page is opened: the first Check finds one warm
+    instead of waiting for a worker to import torch. A no-op once they run."""
+    try:
+        from mha.check.worker import POOL
+    except ImportError:
+        return
+    POOL.start()
+
+
 def uploaded_weights() -> bool:
     """Whether this session's uploaded weights are in use elsewhere (the check runs on the seeded ones)."""
     return bool(st.session_state.get(CUSTOM_WEIGHTS_KEY))
@@ -311,8 +321,10 @@ def show_answer(result: dict, code: str, request: dict, view) -> None:
         st.warning(t("ck_failed"), icon="⚠️")
     elif status in ("refused", "limit", "off", "error") or (status not in DIAGNOSES and result.get("key")):
         st.warning(message(result.get("key"), result.get("fmt")), icon="✋")
-        shown = excerpt(code, result.get("line"), result.get("col"))
+        line, col = result.get("line"), result.get("col")
+        shown = excerpt(code, line, col)
         if shown:
+            st.caption(t("ck_at_line", line=line, col=col) if isinstance(col, int) else t("ck_at_line_only", line=line))
             st.code(shown, language="text")
     elif status in DIAGNOSES:
         verdict(result, code, request, view)
@@ -321,7 +333,9 @@ def show_answer(result: dict, code: str, request: dict, view) -> None:
 
 
 def _diff(x) -> str:
-    return f"{x:.2e}" if isinstance(x, (int, float)) and np.isfinite(x) else "—"
+    if not isinstance(x, (int, float)) or not np.isfinite(x):
+        return "—"
+    return "0" if x == 0 else f"{x:.2e}"
 
 
 def verdict(result: dict, code: str, request: dict, view) -> None:
