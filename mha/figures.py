@@ -12,6 +12,7 @@ Conventions shared by every figure:
 """
 from __future__ import annotations
 
+import html
 import math
 from dataclasses import dataclass
 
@@ -149,6 +150,8 @@ def readable_ticks(fig):
                 cats = axes.setdefault(f"{letter}axis{ref[1:]}", {})
                 cats.update(dict.fromkeys(v for v in values if isinstance(v, str)))
     for name, cats in axes.items():  # Plotly numbers an axis's categories in order of appearance, trace by trace
+        if fig.layout[name].tickmode == "array":  # explicit ticks already (stacked_axis: readable parts)
+            continue
         shift = RAW_TICK_SHIFT * len(cats)
         fig.layout[name].update(tickmode="array", tickvals=[i + shift for i in range(len(cats))],
                                 ticktext=[readable_part(v) for v in cats])
@@ -328,9 +331,45 @@ def tick_angle(labels, cell_px: float, font: int = TICK_FONT) -> int:
 
 def label_band_px(labels, angle: int, font: int = TICK_FONT) -> int:
     """About how much room (px) a row of x tick labels takes across the axis: one line of text when horizontal,
-    the longest label's drop when slanted (-45°) or upright (-90°)."""
+    the longest label's drop when slanted (-45°) or upright (-90°), the tallest column of characters when stacked
+    (``stacks``)."""
+    if stacks(labels, angle):
+        lines = max((len(_stack_chars(lab)) for lab in labels), default=1)
+        return int(lines * font * STACK_LINE + 8)
     longest = max((_text_px(lab, font) for lab in labels), default=0.0)
     return int(font + 6 if angle == 0 else longest * (0.71 if angle == -45 else 1.0) + font + 4)
+
+
+# Hangul (and other CJK) turned 90° in columns narrower than a line piled into a jumble (#27: the Induction grids
+# at 14 tokens). Korean may be set vertically, upright: such key labels are written one character per line
+# instead, at their tick (an axis's explicit ticks, shifted as ``readable_ticks``' are so that hovers keep naming
+# the token). A longer token is cut to STACK_MAX characters ending in "…" (its hover names it whole).
+STACK_MAX = 6
+STACK_LINE = 1.3  # Plotly's line height for "<br>" in a tick label, in font sizes
+
+
+def stacks(labels, angle: int) -> bool:
+    """Whether key labels drawn at ``angle`` are stacked upright instead: upright (-90°) with any CJK character."""
+    return angle == -90 and any(_is_cjk(ch) for lab in labels for ch in readable_part(str(lab)))
+
+
+def _is_cjk(ch: str) -> bool:
+    """Hangul, CJK ideographs, kana or full-width forms (not the zero-width spaces of repeated labels)."""
+    o = ord(ch)
+    return 0x1100 <= o <= 0x11FF or 0x2E80 <= o <= 0xA4CF or 0xAC00 <= o <= 0xD7AF or 0xF900 <= o <= 0xFAFF \
+        or 0xFF00 <= o <= 0xFFEF
+
+
+def _stack_chars(category) -> list[str]:
+    text = html.unescape(readable_part(str(category))).replace(_ZWSP, "")
+    return list(text) if len(text) <= STACK_MAX else list(text[:STACK_MAX - 1]) + ["…"]
+
+
+def stacked_axis(axis: dict, categories) -> dict:
+    """``axis`` with one explicit tick per category, its label one (escaped) character per line, upright."""
+    shift = RAW_TICK_SHIFT * len(categories)
+    return dict(axis, tickmode="array", tickvals=[i + shift for i in range(len(categories))], tickangle=0,
+                ticktext=["<br>".join(escape_for_plotly(ch) for ch in _stack_chars(c)) for c in categories])
 
 
 def label_width_px(labels, font: int = TICK_FONT) -> int:
@@ -338,10 +377,13 @@ def label_width_px(labels, font: int = TICK_FONT) -> int:
     return int(max((_text_px(lab, font) for lab in labels), default=0.0)) + 8
 
 
-def every_label(axis: dict, show: bool, font: int = TICK_FONT) -> dict:
-    """Axis settings that show every category's label (or none): dtick 1, the readable tick font."""
-    return dict(axis, showticklabels=show, tickmode="linear", dtick=1, tickfont=tick_font(font)) if show else \
-        dict(axis, showticklabels=False)
+def every_label(axis: dict, show: bool, font: int = TICK_FONT, labels=None) -> dict:
+    """Axis settings that show every category's label (or none): dtick 1, the readable tick font. ``labels``: the
+    axis's categories, stacked upright when their ``tickangle`` would turn CJK labels (``stacks``)."""
+    if not show:
+        return dict(axis, showticklabels=False)
+    out = dict(axis, showticklabels=True, tickmode="linear", dtick=1, tickfont=tick_font(font))
+    return stacked_axis(out, labels) if labels is not None and stacks(labels, axis.get("tickangle", 0)) else out
 
 
 def _first_column_labels_only(layout: dict, n_cells: int, cols: int) -> None:
@@ -393,7 +435,7 @@ def heads_grid(mats: np.ndarray, q_labels, k_labels, kind: str = "weights", allo
     if show_y and rows * (GRID_ROW_PX * Tq + 44 + label_px) + 60 > GRID_MAX_PX:
         show_y = False  # labelled rows would not fit the tallest grid (16 heads x 64 tokens): names on hover
     # Tick labels below the heatmaps: on top they would collide with the titles.
-    xaxis = every_label(dict(type="category", side="bottom", tickangle=angle, automargin=True), show_x, font)
+    xaxis = every_label(dict(type="category", side="bottom", tickangle=angle, automargin=True), show_x, font, x)
     yaxis = every_label(dict(autorange="reversed", type="category", automargin=True), show_y, font)
     # Between two rows sit the upper row's key labels and the lower row's titles (16 px font): room for both.
     cell_px = max(GRID_ROW_PX if show_y else 4, min(28, int(col_px)))
@@ -519,7 +561,7 @@ def head_heatmap(mat: np.ndarray, q_labels, k_labels, kind: str = "weights", all
         yaxis=every_label(dict(autorange="reversed", type="category", automargin=True,
                                title=dict(text=words.query_axis, standoff=4)), geo.show_y),
         xaxis=every_label(dict(type="category", side="top", tickangle=geo.angle, automargin=True,
-                               title=dict(text=words.key_axis, standoff=4)), geo.show_x),
+                               title=dict(text=words.key_axis, standoff=4)), geo.show_x, labels=x),
         coloraxis=dict(**_color_kwargs(kind, zmax or (weights_top(mat) if kind == "weights" else symmetric_range(mat))),
                        colorbar=dict(title=dict(text=weights_bar_title(zmax or weights_top(mat), words)
                                                 if kind == "weights" else words.kind(kind)), thickness=12,
@@ -612,7 +654,7 @@ def mask_heatmap(allowed: np.ndarray, q_labels, k_labels, width_px: int | None =
         yaxis=every_label(dict(autorange="reversed", type="category", automargin=True,
                                title=dict(text=words.query, standoff=4)), geo.show_y),
         xaxis=every_label(dict(type="category", side="top", tickangle=geo.angle, automargin=True,
-                               title=dict(text=words.key, standoff=4)), geo.show_x),
+                               title=dict(text=words.key, standoff=4)), geo.show_x, labels=x),
         **geo.layout())
     return fig
 

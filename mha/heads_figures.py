@@ -46,7 +46,7 @@ def _matrix_axes(fig: go.Figure, x, n_rows: int, panels: int, ticks: bool = True
     show_x = ticks and len(x) <= LABELS_MAX_TOKENS and slot >= GRID_FONT + 1
     angle = tick_angle(x, slot, GRID_FONT) if show_x else 0
     fig.update_yaxes(every_label(dict(autorange="reversed", type="category", automargin=True), show_y, GRID_FONT))
-    fig.update_xaxes(every_label(dict(type="category", automargin=True, tickangle=angle), show_x, GRID_FONT))
+    fig.update_xaxes(every_label(dict(type="category", automargin=True, tickangle=angle), show_x, GRID_FONT, x))
     return label_band_px(x, angle, GRID_FONT) if show_x else 0
 
 
@@ -56,7 +56,7 @@ def _token_axis(fig: go.Figure, x, width_px: float = GRID_WIDTH_PX) -> int:
     slot = (width_px - 120) / max(len(x), 1)
     show = len(x) <= LABELS_MAX_TOKENS and slot >= GRID_FONT + 1
     angle = tick_angle(x, slot, GRID_FONT) if show else 0
-    fig.update_xaxes(every_label(dict(type="category", automargin=True, tickangle=angle), show, GRID_FONT))
+    fig.update_xaxes(every_label(dict(type="category", automargin=True, tickangle=angle), show, GRID_FONT, x))
     return label_band_px(x, angle, GRID_FONT) if show else 0
 
 

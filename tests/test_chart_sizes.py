@@ -1,0 +1,61 @@
+"""Charts readable at every size (#27.4), the parts that need no browser: Hangul key labels too narrow to lie flat
+are stacked upright, one character per line, instead of turned 90° (they piled into a jumble); Latin ones still
+turn; the hover keeps naming the whole token. (Drawn boxes and overlaps: tests/browser/test_chart_sizes_browser.py.)"""
+from __future__ import annotations
+
+import html
+
+import numpy as np
+import pytest
+
+from mha import figures
+
+KO = ["나는", "오늘", "학교에서", "친구와", "맛있는", "점심을", "먹었다"] * 2  # the Induction page's 14 tokens
+EN = ["the", "cat", "sat", "on", "a", "mat", "."] * 2
+
+
+def _grid(labels):
+    T = len(labels)
+    w = np.tril(np.ones((4, T, T))) / np.arange(1, T + 1)[None, :, None]
+    return figures.heads_grid(w, labels, labels).to_plotly_json()
+
+
+def test_hangul_keys_in_narrow_grid_columns_are_stacked_not_turned():
+    layout = _grid(KO)["layout"]
+    x = layout["xaxis"]
+    assert x["tickangle"] == 0 and x["tickmode"] == "array"
+    shown = [html.unescape(t.replace("<br>", "")) for t in x["ticktext"]]
+    assert shown == KO  # every token named, in order, each character on its own line
+    assert all(t.count("<br>") == len(k) - 1 for t, k in zip(x["ticktext"], KO))
+    # ticks sit just past each category (as readable_ticks' do), so the hover names the category, not the tick
+    assert np.allclose(np.asarray(x["tickvals"]) - np.arange(len(KO)), figures.RAW_TICK_SHIFT * len(KO))
+
+
+def test_latin_keys_still_turn_and_the_band_fits_the_stack():
+    x = _grid(EN)["layout"]["xaxis"]
+    assert x["tickmode"] == "linear" and "ticktext" not in x
+    assert figures.stacks(figures.axis_labels(KO), -90) and not figures.stacks(figures.axis_labels(KO), -45)
+    assert not figures.stacks(figures.axis_labels(EN), -90)
+    band = figures.label_band_px(figures.axis_labels(KO), -90, 11)
+    assert band >= 4 * 11 * figures.STACK_LINE  # "학교에서": four lines
+
+
+def test_a_long_token_is_cut_in_the_stack_and_markup_stays_text():
+    long = ["가나다라마바사아", "<b>한</b>"]
+    stack = figures.stacked_axis({}, figures.axis_labels(long))["ticktext"]
+    assert stack[0].split("<br>") == list("가나다라마") + ["…"]
+    assert "<b>" not in stack[1] and "&lt;" in stack[1]  # each character escaped on its own line
+
+
+@pytest.mark.parametrize("builder", ["head_heatmap", "mask_heatmap"])
+def test_one_head_charts_stack_hangul_too_when_columns_are_narrow(builder):
+    T = 20
+    labels = [f"단어{i}" for i in range(T)]
+    mat = np.full((T, T), 1 / T)
+    if builder == "head_heatmap":
+        fig = figures.head_heatmap(mat, labels, labels, width_px=480)
+    else:
+        fig = figures.mask_heatmap(np.ones((T, T), bool), labels, labels, width_px=400)  # no colour bar
+    x = fig.to_plotly_json()["layout"]["xaxis"]
+    assert x["showticklabels"] and x["tickangle"] == 0 and x["tickmode"] == "array"  # stacked, not turned upright
+    assert [html.unescape(t.replace("<br>", "")) for t in x["ticktext"]] == labels
