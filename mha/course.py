@@ -16,7 +16,7 @@ import numpy as np
 import torch
 
 from mha.train import TRAIN_LEN, content_dim, pattern_matrix, pattern_scores, slot_width
-from mha.view import View, ViewSpec
+from mha.view import View, ViewSpec, text_batch
 
 STEPS = ("qkv", "softmax", "scale", "mask", "heads", "several", "trained")  # URL: ?step=1 .. 7 (1-based)
 
@@ -43,8 +43,19 @@ def step_id(number: int) -> str:
     return STEPS[step_number(number) - 1]
 
 
+def trained_text(text: str, sentence: int = 0) -> tuple[str, int]:
+    """The shown sentence (line ``sentence`` of the text) cut to its first TRAIN_LEN tokens, as text, and how many
+    tokens it has in full: trained heads learned on sequences of TRAIN_LEN and beyond that position they look
+    elsewhere (issue #27.3), so the steps that show what they do run on what they were trained for. Raises
+    TextError when the text has nothing visible."""
+    batch = text_batch(text)
+    b = min(max(int(sentence), 0), batch.size - 1)
+    tokens = batch.padded()[b][: batch.lengths[b]]
+    return " ".join(tokens[:TRAIN_LEN]), len(tokens)  # the app's tokenizer reads the joined tokens back as they were
+
+
 def _trained(text: str, sentence: int, task: str, num_heads: int = TRAINED_HEADS, causal: bool = False) -> ViewSpec:
-    return ViewSpec(text=text, sentence=sentence, d_model=TRAINED_D_MODEL, num_heads=num_heads, seed=SEED,
+    return ViewSpec(text=trained_text(text, sentence)[0], d_model=TRAINED_D_MODEL, num_heads=num_heads, seed=SEED,
                     source="trained", task=task, causal=causal)
 
 
@@ -69,9 +80,9 @@ def step_specs(step: str, text: str, sentence: int = 0, *, d_model: int = 16, nu
     raise ValueError(f"Unknown course step {step!r}: use one of {list(STEPS)}.")
 
 
-def playground_params(step: str, text: str) -> dict[str, str] | None:
+def playground_params(step: str, text: str, sentence: int = 0) -> dict[str, str] | None:
     """Link parameters that open the Playground on what a step shows (None: the step has no Playground view)."""
-    base = {"text": text}
+    base = {"text": trained_text(text, sentence)[0] if step not in ("heads",) else text}
     trained = {"source": "trained", "d_model": str(TRAINED_D_MODEL), "seed": str(SEED)}
     return {
         "qkv": {**base, **trained, "task": "previous", "num_heads": str(TRAINED_HEADS), "matrix": "scores"},

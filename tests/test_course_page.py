@@ -160,3 +160,20 @@ def test_cheating_is_read_from_the_views():
 def test_step_numbers_from_links():
     assert [course.step_number(v) for v in ("1", 7, "8", None, "x", -1)] == [1, 7, 1, 1, 1, 1]
     assert course.step_id(2) == "softmax"
+
+
+def test_trained_steps_run_on_the_words_their_heads_were_trained_for():
+    """Trained heads learned on sequences of TRAIN_LEN and look elsewhere beyond (#27.3): a long sentence's trained
+    steps show its first TRAIN_LEN tokens, and say so; the random steps show it whole."""
+    from mha.train import TRAIN_LEN
+
+    long = " ".join(f"w{i}" for i in range(30))
+    at = open_page(PAGE, {"step": "4", "text": long})
+    _reveal(at, "mask")
+    assert canvas_charts(at)["co_mask_free"]["Tq"] == TRAIN_LEN
+    assert i18n.text("co_long", "en", n=30, train_len=TRAIN_LEN) in [c.value for c in at.caption]
+    c = course.cheating(*(run_view(s) for s in course.step_specs("mask", long).values()))
+    assert c.weight_next_free > 0.9 and c.weight_next_masked == 0.0
+    heads = open_page(PAGE, {"step": "5", "text": long})
+    _reveal(heads, "heads")
+    assert i18n.text("co_long", "en", n=30, train_len=TRAIN_LEN) not in [c.value for c in heads.caption]

@@ -59,7 +59,7 @@ def predict(step: str, question: str, options: list[str], answer: int, answer_te
         st.markdown(f"**{t('co_predict')}** · {question}")
         # in the link like every page control (a class's guess can be shared); the answer is not
         guess = st.radio(question, options, index=None, key=f"co_guess_{step}", bind="query-params",
-                         label_visibility="collapsed")
+                         label_visibility="collapsed", horizontal=len(options) > 5)  # a long sentence's keys
         shown = f"co_shown_{step}"
         # a callback: it runs before the script, so a rerun of the frame cannot lose the click
         st.button(t("co_reveal"), key=f"co_reveal_{step}", type="primary", on_click=_reveal, args=(shown,))
@@ -103,13 +103,15 @@ def sizes() -> tuple[int, int, int]:
 def trained_note(view: View) -> None:
     spec = view.spec
     st.caption(t("co_trained_note", task=t(TASKS[spec.task].name_key), d_model=spec.d_model, seed=spec.seed))
-    if course.long_for_training(view):
-        st.caption(t("co_long", n=int(view.lengths[view.sentence]), train_len=TRAIN_LEN))
+    s = settings()
+    _, n = course.trained_text(s.text, s.sentence)
+    if n > TRAIN_LEN:
+        st.caption(t("co_long", n=n, train_len=TRAIN_LEN))
 
 
 def playground_link(step: str) -> None:
     s = settings()
-    params = course.playground_params(step, s.text)
+    params = course.playground_params(step, s.text, s.sentence)
     if params is None:
         return
     query = urllib.parse.urlencode({"lang": s.lang, **params})

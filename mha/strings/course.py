@@ -9,7 +9,7 @@ STRINGS = {
         "ko": "Q/K/V, softmax, 스케일링, 마스크, 헤드까지 강의를 일곱 단계로 따라갑니다. 단계마다 내 문장으로 먼저 "
               "예상해 보고, 모듈이 실제로 하는 일을 확인합니다.",
     },
-    "home_course_title": {"en": "New here? Follow the course", "ko": "처음이라면: 강의 따라가기"},
+    "home_course_title": {"en": "Follow the course, step by step", "ko": "강의를 한 단계씩 따라가기"},
     "home_course_text": {
         "en": "The course's questions — what do Q, K and V do, why softmax, why divide by √head_dim, why mask, "
               "why several heads — answered one step at a time by the course's own `MultiHeadAttention`, on your "
@@ -42,10 +42,10 @@ STRINGS = {
               "무작위 매개변수는 모든 행을 고르게 퍼뜨려 여기서 아무것도 보여 주지 못합니다.",
     },
     "co_long": {
-        "en": "Your sentence has {n} tokens; these heads were trained on sequences of {train_len}, so beyond the "
-              "{train_len}th word they may look in the wrong place. A short sentence shows them best.",
-        "ko": "내 문장의 토큰은 {n}개입니다. 이 헤드들은 토큰 {train_len}개짜리 시퀀스로 학습되어 {train_len}번째 "
-              "단어 뒤로는 엉뚱한 곳을 볼 수 있습니다. 짧은 문장에서 가장 잘 보입니다.",
+        "en": "Your sentence has {n} tokens; these heads were trained on sequences of {train_len}, and beyond that "
+              "position they look in the wrong place: this step shows the first {train_len}.",
+        "ko": "내 문장의 토큰은 {n}개입니다. 이 헤드들은 토큰 {train_len}개짜리 시퀀스로 학습되어 그 위치 뒤로는 "
+              "엉뚱한 곳을 봅니다. 그래서 이 단계는 앞의 {train_len}개만 보여 줍니다.",
     },
     "co_needs_two": {
         "en": "This step needs at least two words: type a longer sentence in the sidebar.",
