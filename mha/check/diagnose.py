@@ -207,6 +207,13 @@ class Run:
     weights: Optional[torch.Tensor] = None  # the function's returned weights, if it returns them
     error: Optional[BaseException] = None
     bad: Optional[dict] = None  # a bad_output message, if the output is not usable
+    inputs: tuple = ()  # the tensors their code was given (copies of ours)
+    mask: Optional[torch.Tensor] = None  # the mask it was given
+
+    @property
+    def mask_used(self) -> bool:
+        """Did the mask reach any torch call (``mask == 0``, ``masked_fill``, ``F.scaled_dot_product_attention``)?"""
+        return self.mask is not None and any(t is self.mask for r in self.rec.records for t in r.inputs)
 
 
 def _as_output(value, expected: tuple) -> tuple[Optional[torch.Tensor], Optional[torch.Tensor], Optional[dict]]:
@@ -271,7 +278,9 @@ class Subject:
                 args = args + (allowed,)
             else:
                 kwargs[self.target.mask_name] = allowed
-        return _call(self.module, args, kwargs, (q.size(0), q.size(1), self.d_model))
+        run = _call(self.module, args, kwargs, (q.size(0), q.size(1), self.d_model))
+        run.inputs, run.mask = (q, k, v), allowed
+        return run
 
 
 def _copies(q, k, v) -> tuple:
@@ -307,7 +316,7 @@ class Roles:
         return getattr(self, role)
 
 
-def _projection_calls(run: Run, subject: Subject, inputs: dict) -> list:
+def _projection_calls(run: Run, subject: Subject, inputs: dict, values: dict) -> list:
     """[(input role, weight, name, transposed, bias, record)] for each call of their module's 2-D parameters."""
     calls = []
     for r in run.rec.records:
@@ -320,9 +329,9 @@ def _projection_calls(run: Run, subject: Subject, inputs: dict) -> list:
             continue
         if not (isinstance(w, torch.Tensor) and id(w) in subject.params and w.dim() == 2):
             continue
-        role = next((name for name, t in inputs.items() if x is t), None)
-        if role is None:
-            role = next((name for name, t in inputs.items() if isinstance(x, torch.Tensor) and x.shape == t.shape
+        role = next((name for name, t in inputs.items() if x is t), None)  # the very tensor they were given
+        if role is None:  # or a copy of it (x.float(), x.clone(), x.contiguous() on a view)
+            role = next((name for name, t in values.items() if isinstance(x, torch.Tensor) and x.shape == t.shape
                          and torch.equal(x, t)), "other")
         bias = b if isinstance(b, torch.Tensor) and id(b) in subject.params else None
         calls.append((role, w, subject.params[id(w)][0], transposed, bias, r))
@@ -341,7 +350,7 @@ def find_roles(subject: Subject, x: torch.Tensor) -> tuple[Roles, Run]:
         return roles, run
     d, h = subject.d_model, subject.num_heads
     hd = d // h
-    calls = _projection_calls(run, subject, {"q": xq, "k": xk, "v": xv})
+    calls = _projection_calls(run, subject, dict(zip("qkv", run.inputs)), {"q": xq, "k": xk, "v": xv})
 
     def out_features(w, transposed):
         return w.size(1) if transposed else w.size(0)
@@ -624,6 +633,9 @@ def compare(ours: torch.Tensor, theirs: Optional[torch.Tensor], rows_ok: Optiona
     shape = [int(s) for s in theirs.shape]
     if theirs.numel() != ours.numel() or not theirs.is_floating_point():
         return Compared(False, None, None, shape)
+    if ours.dim() == 4 and theirs.dim() == 4 and ours.size(1) != ours.size(2) and tuple(theirs.shape) == (
+            ours.size(0), ours.size(2), ours.size(1), ours.size(3)):
+        theirs = theirs.transpose(1, 2)  # (B, T, H, X): heads behind the tokens, as einsum "bqhd" writes it
     t = theirs.detach().reshape(ours.shape).to(torch.float64)
     o = ours.detach().to(torch.float64)
     return Compared(*_diff(o, t, rows_ok, masked), t, shape)
@@ -762,12 +774,13 @@ def diagnose_class(target: Target, req: Request) -> dict:
     if result["status"] == "equal" and req.allowed is None and target.mask_name is not None and req.tokens > 1:
         causal = torch.ones(req.tokens, req.tokens, dtype=torch.bool).tril()
         demo = _compare_class(subject, roles, ours, req, causal, out_bias)
-        if demo["status"] == "differs":
+        if demo["status"] == "differs" and demo.pop("_mask_used", False):  # a mask their code never reads: no bug
             result = demo
             result["mask_demo"] = True
             result["message"] = result.get("message") or {"key": "check_mask_demo", "fmt": {}}
     result["checks"], result["checks_skipped"] = class_checks(target, subject, roles, req, result.get("_run"))
     result.pop("_run", None)
+    result.pop("_mask_used", None)
     if not roles.matched and result["status"] in ("equal", "differs"):
         result["status"] = "unsupported"
         result["message"] = {"key": "check_weights_unmatched", "fmt": {"found": _found_projections(subject, roles)}}
@@ -827,7 +840,8 @@ def _compare_class(subject: Subject, roles: Roles, ours: MultiHeadAttention, req
     return {"status": status, "kind": "class", "max_diff": None if out_cmp is None else out_cmp.max_diff,
             "first_step": first, "steps": steps, "trace": run.rec.lines(wrong), "bug": bug, "checks": [],
             "crash": None, "mask_demo": False,
-            "message": {"key": "check_output_nan", "fmt": {}} if nan else None, "_run": run}
+            "message": {"key": "check_output_nan", "fmt": {}} if nan else None, "_run": run,
+            "_mask_used": run.mask_used}
 
 
 def _pick_head(req: Request, first: Optional[str], compared: dict, mine: dict) -> int:
@@ -878,10 +892,11 @@ def diagnose_function(target: Target, req: Request) -> dict:
     if result["status"] == "equal" and req.allowed is None and target.mask_name is not None and req.tokens > 1:
         causal = torch.ones(req.tokens, req.tokens, dtype=torch.bool).tril()
         demo = _compare_function(target, req, q, k, v, causal)
-        if demo["status"] == "differs":
+        if demo["status"] == "differs" and demo.pop("_mask_used", False):
             result = demo
             result["mask_demo"] = True
             result["message"] = result.get("message") or {"key": "check_mask_demo", "fmt": {}}
+    result.pop("_mask_used", None)
     if result["status"] in ("equal", "differs"):
         result["checks"], result["checks_skipped"] = function_checks(target, req, q, k, v)
     return result
@@ -889,9 +904,13 @@ def diagnose_function(target: Target, req: Request) -> dict:
 
 def call_function(target: Target, q, k, v, allowed) -> Run:
     args = (q.clone(), k.clone(), v.clone())
+    mask = None
     if allowed is not None and target.mask_name is not None:
-        args = args + (allowed.clone(),)
-    return _call(target.obj, args, {}, tuple(q.shape))
+        mask = allowed.clone()
+        args = args + (mask,)
+    run = _call(target.obj, args, {}, tuple(q.shape))
+    run.inputs, run.mask = args[:3], mask
+    return run
 
 
 def _compare_function(target: Target, req: Request, q, k, v, allowed) -> dict:
@@ -926,7 +945,7 @@ def _compare_function(target: Target, req: Request, q, k, v, allowed) -> dict:
     return {"status": status, "kind": "function", "max_diff": out_cmp.max_diff if out_cmp else None,
             "first_step": first, "steps": _step_rows(order, mine, compared, head, first),
             "trace": run.rec.lines(wrong), "bug": bug, "checks": [], "crash": None, "mask_demo": False,
-            "message": {"key": "check_output_nan", "fmt": {}} if nan else None}
+            "message": {"key": "check_output_nan", "fmt": {}} if nan else None, "_mask_used": run.mask_used}
 
 
 # --- checks that need no reference weights ---------------------------------------------------------------------------
