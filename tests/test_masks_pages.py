@@ -541,19 +541,28 @@ def test_the_masks_page_follows_the_sidebar_switch():
     assert texts(at).count("✅ Pass") == 1
 
 
-@pytest.mark.parametrize("n", [5, 12, 13, 43])
-def test_long_sentences_get_the_three_charts_one_under_another(n):
-    """Side by side a 43-key map had 4 px wide cells in a third of the page: past SIDE_BY_SIDE_TOKENS the three
-    charts get the page's width (and columns only hold them while they are short)."""
+@pytest.mark.parametrize("text", [" ".join(f"w{i}" for i in range(n)) for n in (3, 5, 12, 13, 43)]
+                         + ["Orange is my favorite fruit"])
+def test_the_three_charts_sit_side_by_side_only_while_cells_hold_their_text(text):
+    """Side by side a 43-key map had 4 px wide cells in a third of the page, and the default sentence's scores 16 px
+    cells with "−∞−∞−∞−∞" running together (#27.4): in thirds only while every cell of the charts with a colour bar
+    keeps MIN_TEXT_CELL px (measured here on the charts' own layout), else one under another at the page's width."""
     from apptest_utils import charts_by_key
-    from mha.app.masks_page import SIDE_BY_SIDE_TOKENS, THIRD_PX
+    from mha.app.masks_page import MIN_TEXT_CELL, THIRD_PX
 
-    at = open_page("pages/masks.py", text=" ".join(f"w{i}" for i in range(n)))
+    at = open_page("pages/masks.py", text=text, mk_kind="causal")
     assert not at.exception
     c = charts_by_key(at)
     widths = [c[k]["layout"]["width"] for k in ("mk_mask_chart", "mk_scores_chart", "mk_weights_chart")]
-    side = n <= SIDE_BY_SIDE_TOKENS
-    assert all(w <= THIRD_PX for w in widths) == side, widths  # laid out for a third, or for the whole width
+    n = len(text.split())
+    side = all(w <= THIRD_PX for w in widths)
+    assert side or all(w > THIRD_PX for w in widths), widths  # all in thirds, or all at the page's width
+    for key in ("mk_scores_chart", "mk_weights_chart"):
+        lay = c[key]["layout"]
+        cell = (lay["width"] - lay["margin"]["l"] - lay["margin"]["r"]) / n
+        assert cell >= MIN_TEXT_CELL or not side, (key, cell)
+    if text.startswith("Orange") or n >= 12:
+        assert not side, widths  # too narrow in thirds: the −∞ marks would run together
 
 
 @pytest.mark.parametrize("n", [5, 12, 13, 43])

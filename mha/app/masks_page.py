@@ -183,15 +183,23 @@ def kind_picker(view: View, s: Settings) -> str:
     return kind
 
 
-# Up to this many tokens the three charts sit side by side in a third of the page each; a longer sentence gets them
-# one under another at full size (43 keys in 300 px were 4 px wide strips).
-SIDE_BY_SIDE_TOKENS = 12
+# The three charts sit side by side in a third of the page each only while their cells still hold a "−∞" or "✓"
+# and a gap (MIN_TEXT_CELL px); otherwise one under another at full size. (A token limit was not enough: 5 tokens
+# with a colour bar left 16 px cells, "−∞−∞−∞−∞" running together, #27.4; 43 keys in 300 px were 4 px strips.)
+MIN_TEXT_CELL = 22
+SIDE_BY_SIDE_TOKENS = 12  # the bug zoo's token maps (pages/bugs.py) still go by length
+
+
+def side_by_side(view: View) -> bool:
+    """Whether the three charts fit side by side (the scores and weights charts, with their colour bars, decide)."""
+    x, y = figures.axis_labels(view.key_labels or view.labels), figures.axis_labels(view.labels)
+    return figures.square_geometry(x, y, max_width=THIRD_PX).cell >= MIN_TEXT_CELL
 
 
 def charts(view: View, allowed: np.ndarray, masked, head: int) -> None:
     """The mask, the masked scores and the weights of one head: side by side, or one under another when long."""
     top = weights_scale(masked.weights[head]).top  # the page's one weights chart (figures.weights_top)
-    side = max(len(view.labels), len(view.key_labels)) <= SIDE_BY_SIDE_TOKENS
+    side = side_by_side(view)
     c1, c2, c3 = st.columns(3) if side else (st.container(), st.container(), st.container())
     width = THIRD_PX if side else None
     with c1:
