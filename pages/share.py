@@ -4,7 +4,7 @@ import streamlit as st
 from mha import export
 from mha.app import share
 from mha.app.frame import page_setup
-from mha.app.controls import current_view, session_weights, settings, t
+from mha.app.controls import current_view, file_uploader, session_weights, settings, t
 
 page_setup()
 
@@ -15,8 +15,7 @@ s = settings()
 # --- your own weights first: they decide what every export below contains
 st.subheader(t("share_upload_title"))
 st.markdown(t("share_upload_help", max_mb=export.MAX_WEIGHTS_BYTES / 2**20))
-st.file_uploader(t("share_upload"), type=["pt", "pth", "bin"], key=share.UPLOAD_KEY,
-                 on_change=share._on_upload, max_upload_size=9)
+file_uploader(t("share_upload"), share.UPLOAD_KEY, ["pt", "pth", "bin"], 9, on_change=share._on_upload)
 kind, message = st.session_state.get("_share_upload_message", (None, None))
 if kind:
     (st.error if kind == "error" else st.success)(message)

@@ -233,3 +233,14 @@ def test_a_korean_page_shows_no_particle_pair(page, params):
     assert any(re.search("[가-힣]", t) for t in texts)
     shown = [(m.group(), t[:80]) for t in texts for m in _PAIR_SHOWN.finditer(t)]
     assert not shown, shown
+
+
+def test_every_uploader_is_the_one_uploader():
+    """Streamlit's English in a drop zone is written over in Korean only by mha.app.controls.file_uploader."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    direct = [str(p.relative_to(root)) for p in [*root.glob("mha/**/*.py"), *root.glob("pages/*.py"), root / "app.py"]
+              if re.search(r"\bst\.file_uploader\(|\.file_uploader\(", p.read_text(encoding="utf-8"))
+              and p.name != "controls.py"]
+    assert not direct, f"use mha.app.controls.file_uploader in {direct}"

@@ -467,6 +467,26 @@ def weights_scale(mats, *, toggle: bool = True, container=None) -> WeightsScale:
     return WeightsScale(top, fit, reason)
 
 
+def file_uploader(label: str, key: str, types: list[str], max_mb: int, container=None, **kwargs):
+    """The one file uploader: ``st.file_uploader`` limited to ``max_mb`` MB of the ``types`` given. Streamlit draws
+    its own English in the drop zone ("9MB per file • PT, PTH, BIN") and lets no app change it (streamlit#13500):
+    in Korean a style scoped to this uploader's key writes it over (the frame's style does the "Upload" button).
+    Not reachable: the tooltip of a refused file ("File must be 9.0MB or smaller."), see docs/korean.md."""
+    box = container or st
+    if lang() == "ko":
+        text = t("up_instructions", mb=max_mb, types=", ".join(x.upper() for x in types))
+        st.html("<style>" + _css_text(f".st-key-{key} [data-testid='stFileUploaderDropzoneInstructions'] span",
+                                      text, "14px") + "</style>")
+    return box.file_uploader(label, type=types, key=key, max_upload_size=max_mb, **kwargs)
+
+
+def _css_text(selector: str, text: str, size: str) -> str:
+    """CSS that hides the text of ``selector`` and shows ``text`` in its place (our own catalog text only)."""
+    quoted = text.replace("\\", "\\\\").replace('"', '\\"').replace("<", "\\3c ").replace("\n", " ")
+    return (f"{selector} {{ font-size: 0 !important; }} "
+            f'{selector}::after {{ content: "{quoted}"; font-size: {size}; }} ')
+
+
 def table(data, key: str, container=None, **kwargs):
     """``st.dataframe(data, **kwargs)`` inside a container keyed ``key``: the page can be styled and tested by that
     key (``.st-key-<key>`` in the browser, ``apptest_utils.table(at, key)`` in AppTest; a read-only table alone

@@ -15,9 +15,10 @@ import threading
 import streamlit as st
 import torch
 
+from mha import i18n
 from mha.app import internals, share
 from mha.pages import PAGES, url_path
-from mha.app.controls import lang, sidebar_controls, t
+from mha.app.controls import _css_text, lang, sidebar_controls, t
 
 _inside_app = threading.local()  # set while app.py's run_app() runs in this script thread
 
@@ -27,15 +28,31 @@ _inside_app = threading.local()  # set while app.py's run_app() runs in this scr
 KOREAN_CSS = "<style>.stApp, .stApp * { word-break: keep-all !important; overflow-wrap: break-word; }</style>"
 
 
+def _streamlit_korean_css() -> str:
+    """Streamlit's own English, written over in Korean where no option changes it: the running indicator's "Stop"
+    (and "Stopping..."), every file uploader's "Upload" button. Each uploader's limits are written over by
+    ``controls.file_uploader``; what stays English is in docs/korean.md."""
+    status, upload = "[data-testid='stStatusWidget'] button", "[data-testid='stFileUploaderDropzone'] button p"
+    return ("<style>" + _css_text(status, i18n.text("st_stop", "ko"), "14px")
+            + f"{status} * {{ font-size: 0 !important; }} "
+            + f'{status}:disabled::after {{ content: "{i18n.text("st_stopping", "ko")}"; }} '
+            + _css_text(upload, i18n.text("up_button", "ko"), "14px") + "</style>")
+
+
 def _config_and_controls() -> None:
     # Many visitors share a few cores: one thread per computation keeps every session responsive.
     torch.set_num_threads(1)
     internals.limit_uploads()  # once per server: uploads bounded per session and in all (issue #23)
     st.set_page_config(page_title="Multi-Head Attention Playground", page_icon="🔭", layout="wide")
     share.clean_link()  # before any widget reads the link
+    # Streamlit's "Stop" shows while this run is still going: its Korean comes first (the language control is not
+    # drawn yet, so the link's lang decides on a first run)
+    korean_first = (st.session_state.get("lang") or st.query_params.get("lang")) == "ko"
+    if korean_first:
+        st.html(_streamlit_korean_css())  # only styles: Streamlit adds them without a visible element
     sidebar_controls()
     if lang() == "ko":
-        st.html(KOREAN_CSS)  # only a style: Streamlit adds it to the page without a visible element
+        st.html(KOREAN_CSS + ("" if korean_first else _streamlit_korean_css()))
     share.link_box()  # the link to this view, with a copy button
 
 

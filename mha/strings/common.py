@@ -2,6 +2,11 @@
 STRINGS = {
     "app_title": {"en": "Multi-Head Attention Playground", "ko": "멀티헤드 어텐션 놀이터"},
     "nav_home": {"en": "Home", "ko": "홈"},
+    # Streamlit's own words, written over in Korean by a style (mha.app.frame, mha.app.controls.file_uploader)
+    "st_stop": {"en": "Stop", "ko": "중지"},
+    "st_stopping": {"en": "Stopping...", "ko": "멈추는 중…"},
+    "up_button": {"en": "Upload", "ko": "업로드"},
+    "up_instructions": {"en": "{mb}MB per file • {types}", "ko": "파일 하나에 최대 {mb}MB · {types}"},
     "nav_playground": {"en": "Playground", "ko": "놀이터"},
     "ctl_text": {"en": "Sentence", "ko": "문장"},
     "ctl_text_help": {
