@@ -349,8 +349,6 @@ def verdict(result: dict, code: str, request: dict, view) -> None:
     elif status == "differs":
         st.info(t("ck_differs", step=step_name(result.get("first_step")), max_diff=_diff(result.get("max_diff"))),
                 icon="🔎")
-    if result.get("mask_demo"):
-        st.caption(t("ck_mask_demo"))
     if said.get("key"):
         (st.markdown if status in ("equal", "differs") else st.warning)(message(said["key"], said.get("fmt")))
     if status == "crash":
@@ -501,8 +499,10 @@ def checks(items: list, skipped: list) -> None:
     st.caption(t("ck_checks_help"))
     lines = [f"- {'✅ ' + t('ck_passed') if c.get('passed') else '❌ ' + t('ck_failed_check')}: {_check_text(c)}"
              for c in items if isinstance(c, dict)]
-    lines += [f"- ➖ {t('ck_skipped')}: {_check_text(c)} ({message(c.get('reason'), c.get('fmt'))})"
-              for c in skipped if isinstance(c, dict)]
+    for c in skipped:
+        if isinstance(c, dict):
+            name = _name(f"ck_check_{c.get('id')}", fallback=str(c.get("id")))
+            lines.append(f"- ➖ {t('ck_skipped')}: {name} ({message(c.get('reason'), c.get('fmt'))})")
     st.markdown("\n".join(lines))
 
 

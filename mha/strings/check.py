@@ -147,8 +147,14 @@ STRINGS = {
                           "보여 줍니다."},
     "ck_in_zoo": {"en": "See this bug in the Bug zoo", "ko": "버그 동물원에서 이 버그 보기"},
     "ck_skipped": {"en": "not run", "ko": "실행 안 함"},
-    "ck_mask_demo": {"en": "Your settings have no mask: the mask steps were checked with a causal one.",
-                     "ko": "설정에 마스크가 없어서 마스크 단계는 인과 마스크로 검사했습니다."},
+    "ck_check_rows_sum_to_one": {"en": "rows of the weights sum to 1", "ko": "가중치의 각 행의 합이 1"},
+    "ck_check_permutation": {"en": "tokens permuted, outputs permuted", "ko": "토큰을 섞으면 출력도 똑같이 섞임"},
+    "ck_check_causal_no_future": {"en": "a causal mask lets nothing flow from the future",
+                                  "ko": "인과 마스크에서는 뒤의 토큰이 앞에 영향을 주지 않음"},
+    "ck_check_heads_own_slice": {"en": "each head uses only its own slice of the features",
+                                 "ko": "각 헤드는 자기 몫의 특성만 씀"},
+    "ck_check_score_spread": {"en": "the scores' spread stays near 1 as head_dim grows",
+                              "ko": "head_dim이 커져도 점수의 퍼짐이 1 근처에 머묾"},
     "bz_check_link": {"en": "Check this bug as code", "ko": "이 버그를 코드로 검사하기"},
 
     # ---------------------------------------------------------------------------------------- sandbox refusals
