@@ -3,6 +3,8 @@ Back / Next move it, each step asks first and reveals the module's answer, and t
 are the module's own (worked out again here from the views, never written in)."""
 from __future__ import annotations
 
+import urllib.parse
+
 import numpy as np
 import pytest
 import torch
@@ -177,3 +179,19 @@ def test_trained_steps_run_on_the_words_their_heads_were_trained_for():
     heads = open_page(PAGE, {"step": "5", "text": long})
     _reveal(heads, "heads")
     assert i18n.text("co_long", "en", n=30, train_len=TRAIN_LEN) not in [c.value for c in heads.caption]
+
+
+@pytest.mark.parametrize("step", ["trained", "mask"])
+def test_open_this_in_the_playground_shows_the_steps_numbers(step):
+    at = open_page(PAGE, {"step": str(course.STEPS.index(step) + 1), "text": KOREAN})
+    (button,) = [b for b in at.get("link_button")]
+    url = button.proto.url
+    assert url.startswith("playground?")
+    params = {k: v[0] for k, v in urllib.parse.parse_qs(url.split("?", 1)[1]).items()}
+    assert params == {"lang": "en", **course.playground_params(step, KOREAN)}
+    playground = open_page("pages/playground.py", params)
+    assert not playground.exception
+    specs = course.step_specs(step, KOREAN)
+    spec = specs["masked"] if step == "mask" else specs["main"]
+    np.testing.assert_allclose(canvas_values(canvas_charts(playground)["grid"]), run_view(spec).weights,
+                               rtol=0, atol=1e-5)
