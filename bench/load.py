@@ -71,16 +71,19 @@ def free_port() -> int:
 
 
 def start_server(log: Path | None = None, extra: list[str] | None = None,
-                 script: str | Path = "app.py") -> tuple[subprocess.Popen, str]:
+                 script: str | Path = "app.py", root: Path = ROOT,
+                 env: dict | None = None) -> tuple[subprocess.Popen, str]:
     """``streamlit run <script>`` (the app by default; a path from the project root) on a free 127.0.0.1 port
     (headless, no file watcher, no usage stats); waits until /_stcore/health answers ok. Returns (process, base URL).
+    ``root``: the checkout to run (bench/abuse.py runs an older one beside this one); ``env``: extra variables.
     The one server starter of bench/ (bench_browser, bench_head_view and report.py use it)."""
     port = free_port()
     cmd = [sys.executable, "-m", "streamlit", "run", str(script), "--server.headless", "true", "--server.port",
            str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
            "--server.fileWatcherType", "none", *(extra or [])]
     out = open(log, "w") if log else subprocess.DEVNULL
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(cmd, cwd=root, stdout=out, stderr=subprocess.STDOUT,
+                            env={**os.environ, **env} if env else None)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
@@ -185,6 +188,9 @@ class Session:
     sent: dict = field(default_factory=dict)  # id -> WidgetState: every change so far, sent again on each rerun
     runs: list = field(default_factory=list)
     content: str = ""  # digest of the text and charts the last run drew
+    session_id: str = ""  # the server's id of this session (uploads are addressed to it)
+    sent_bytes: int = 0  # the largest BackMsg this session sent (server.maxWidgetStateSize must let it through)
+    texts: list = field(default_factory=list)  # alert bodies and progress texts of the last run, in order
 
     async def open(self, timeout: float) -> Run:
         host = urlsplit(self.base)
@@ -225,8 +231,10 @@ class Session:
         ctx.url = f"{self.base}/{self.page}" + (f"?{self.query_string}" if self.query_string else "")
         ctx.is_embedded, ctx.color_scheme = False, "light"
         t0 = time.perf_counter()
-        await self.ws.send(msg.SerializeToString())
-        problem, payload, ids, digest = "", 0, {}, hashlib.sha256()
+        data = msg.SerializeToString()
+        self.sent_bytes = max(self.sent_bytes, len(data))
+        await self.ws.send(data)
+        problem, payload, ids, digest, texts = "", 0, {}, hashlib.sha256(), []
         try:
             async with asyncio.timeout(timeout):
                 while True:
@@ -237,6 +245,7 @@ class Session:
                     kind = fm.WhichOneof("type")
                     if kind == "new_session":
                         self.page_hash = fm.new_session.page_script_hash or self.page_hash
+                        self.session_id = fm.new_session.initialize.session_id or self.session_id
                     elif kind == "navigation":
                         self.page_hash = fm.navigation.page_script_hash or self.page_hash
                     elif kind == "page_info_changed":  # the app changed the URL (cleaned it, corrected a value)
@@ -257,6 +266,10 @@ class Session:
                             ids[wid.rsplit("-", 1)[-1]] = wid
                         elif which in ("markdown", "plotly_chart", "heading"):
                             digest.update(getattr(el, which).SerializeToString())
+                        if which == "alert":
+                            texts.append(el.alert.body)
+                        elif which == "progress":
+                            texts.append(el.progress.text)
                     elif kind == "script_finished":
                         if fm.script_finished in FINISHED:
                             break
@@ -272,6 +285,7 @@ class Session:
         if ids:
             self.widget_ids = ids
         self.content = digest.hexdigest()
+        self.texts = texts
         self.runs.append(run)
         return run
 
