@@ -26,6 +26,7 @@ from __future__ import annotations
 import inspect
 import math
 import types
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -243,7 +244,8 @@ def _call(fn, args: tuple, kwargs: dict, expected: tuple) -> Run:
     rec = Recorder()
     run = Run(rec)
     try:
-        with torch.no_grad(), rec:
+        with torch.no_grad(), warnings.catch_warnings(), rec:
+            warnings.simplefilter("ignore")  # their softmax without dim warns; the diagnosis says it better
             value = fn(*args, **kwargs)
     except (Exception, SystemExit) as exc:  # noqa: BLE001 - their code may raise anything
         run.error = exc
@@ -680,8 +682,10 @@ def first_wrong(compared: dict, order) -> Optional[str]:
 def _matrix(t: Optional[torch.Tensor]) -> Optional[list]:
     if t is None:
         return None
-    rows = t.detach().to(torch.float64).tolist()
-    return [[(round(v, 6) if math.isfinite(v) else None) for v in row] for row in rows]
+    t = t.detach().to(torch.float64).round(decimals=6)
+    if bool(torch.isfinite(t).all()):
+        return t.tolist()
+    return [[(v if math.isfinite(v) else None) for v in row] for row in t.tolist()]
 
 
 def _one_head(step: str, t: Optional[torch.Tensor], head: int) -> Optional[torch.Tensor]:
