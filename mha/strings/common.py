@@ -40,7 +40,7 @@ STRINGS = {
         "en": "Add sinusoidal position vectors to the embeddings. Off: attention cannot tell word order.",
         "ko": "임베딩에 사인파 위치 벡터를 더합니다. 끄면 어텐션은 단어 순서를 구별하지 못합니다.",
     },
-    "ctl_seed": {"en": "Random seed", "ko": "랜덤 시드"},
+    "ctl_seed": {"en": "Random seed", "ko": "무작위 시드"},
     "ctl_head": {"en": "Head", "ko": "헤드"},  # the label of every head picker (mha.app.controls.head_picker)
     "ctl_seed_help": {
         "en": "The weights and embeddings are random (untrained). Another seed gives other patterns: do not read "
@@ -102,7 +102,7 @@ STRINGS = {
     },
     "home_playground": {
         "en": "Scores, softmax weights and every head's output as interactive heatmaps.",
-        "ko": "점수, 소프트맥스 가중치, 모든 헤드의 출력을 인터랙티브 히트맵으로 봅니다.",
+        "ko": "점수, softmax 가중치, 모든 헤드의 출력을 인터랙티브 히트맵으로 봅니다.",
     },
     "home_how": {
         "en": "The controls in the sidebar are shared by every page and kept in the link: copy the address bar to "

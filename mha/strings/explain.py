@@ -6,7 +6,7 @@ V = what gets passed on; scores = Q–K similarity by dot product; weights = sof
 STRINGS = {
     # --- navigation and home page ------------------------------------------------------------------------------
     "nav_explain": {"en": "Step by step", "ko": "단계별 설명"},
-    "nav_lab": {"en": "Scaling & softmax lab", "ko": "스케일링·소프트맥스 실험실"},
+    "nav_lab": {"en": "Scaling & softmax lab", "ko": "스케일링·softmax 실험실"},
     "home_explain": {
         "en": "The course's code line by line on your sentence, and the dot product behind any cell.",
         "ko": "강의 코드를 내 문장으로 한 줄씩 따라가고, 아무 칸이나 눌러 그 뒤의 내적을 봅니다.",
@@ -31,7 +31,7 @@ STRINGS = {
     "ex_shape": {"en": "`{name}` shape: `{shape}`", "ko": "`{name}`의 모양: `{shape}`"},
     "ex_picture": {"en": "`{name}` as a picture", "ko": "`{name}` 그림으로 보기"},
     "ex_head_word": {"en": "head", "ko": "헤드"},
-    "ex_feature": {"en": "feature", "ko": "특징"},
+    "ex_feature": {"en": "feature", "ko": "특성"},
     "ex_axis_key": {"en": "key (attended to)", "ko": "키 (바라봐지는 토큰)"},
     "ex_axis_query": {"en": "query (attending)", "ko": "쿼리 (바라보는 토큰)"},
     "ex_tab_x": {"en": "x = embedding + positions", "ko": "x = 임베딩 + 위치"},
@@ -106,7 +106,7 @@ STRINGS = {
         "ko": "√head_dim = √{head_dim} = {sqrt}(으)로 나눕니다. head_dim개 항의 내적은 head_dim이 클수록 커지는데, "
               "나누면 헤드 크기와 상관없이 점수의 퍼짐이 일정해져 softmax 후의 가중치가 일정 범위 안에 머뭅니다. "
               "극적으로 작거나 극적으로 높지 않게요. 이것이 놀이터의 `scores`입니다. 이 단계를 빼면 어떻게 되는지는 "
-              "스케일링·소프트맥스 실험실에서 볼 수 있습니다.",
+              "스케일링·softmax 실험실에서 볼 수 있습니다.",
     },
     "ex_step_mask": {"en": "Mask: blocked pairs get −∞", "ko": "마스크: 차단된 칸은 −∞"},
     "ex_step_mask_text": {
@@ -255,7 +255,7 @@ STRINGS = {
     "cb_masked_word": {"en": "masked", "ko": "마스크"},
     "cb_weight": {"en": "weight", "ko": "가중치"},
     # --- Scaling & softmax lab ---------------------------------------------------------------------------------
-    "lab_title": {"en": "Scaling & softmax lab", "ko": "스케일링·소프트맥스 실험실"},
+    "lab_title": {"en": "Scaling & softmax lab", "ko": "스케일링·softmax 실험실"},
     "lab_intro": {
         "en": "Why does the course divide the scores by √head_dim? Compare your sentence's weights with and without "
               "it, watch softmax saturate as head_dim grows, and turn the temperature up and down.",

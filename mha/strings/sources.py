@@ -75,7 +75,7 @@ STRINGS = {
     "src_not_apply_positional": {"en": "the model adds its own positions in its embeddings",
                                  "ko": "모델이 임베딩에서 자기 위치 정보를 더합니다"},
     "src_not_apply_kv_text": {"en": "the layer is self-attention over the model's own hidden states",
-                              "ko": "이 층은 모델 자신의 은닉 상태에 대한 셀프 어텐션입니다"},
+                              "ko": "이 층은 모델 자신의 은닉 상태에 대한 자기어텐션입니다"},
     "src_page_needs_model": {
         "en": "Choose a model that loads: the message next to the model control, in the sidebar, says what went wrong.",
         "ko": "불러올 수 있는 모델을 고르세요: 사이드바의 모델 입력 옆 메시지가 무엇이 잘못됐는지 알려 줍니다.",

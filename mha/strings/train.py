@@ -22,7 +22,7 @@ STRINGS = {
     "tr_task_reverse": {
         "en": "Word i attends to word T−1−i, as far from the end as i is from the start, so the output is the "
               "sentence backwards (learned on {seq_len}-token sequences).",
-        "ko": "i번째 단어가 T−1−i번째 단어, 곧 i가 처음에서 떨어진 만큼 끝에서 떨어진 단어에 주목해, 출력이 문장을 "
+        "ko": "i번째 단어가 (T+1−i)번째 단어, 곧 i가 처음에서 떨어진 만큼 끝에서 떨어진 단어에 주목해, 출력이 문장을 "
               "거꾸로 한 것이 됩니다({seq_len}토큰 길이의 시퀀스로 학습).",
     },
     "tr_task_name_same_word": {"en": "Same word earlier", "ko": "앞에 나온 같은 단어"},
@@ -59,14 +59,14 @@ STRINGS = {
     "tr_layout_split_help": {
         "en": "Each token's content fills the first half of its d_model features and its position (sinusoidal) "
               "the second half, so q·k can match positions without the content getting in the way.",
-        "ko": "각 토큰의 내용이 d_model 특징의 앞 절반을, 위치(사인파)가 뒤 절반을 차지합니다. 그래서 q·k가 "
+        "ko": "각 토큰의 내용이 d_model 특성의 앞 절반을, 위치(사인파)가 뒤 절반을 차지합니다. 그래서 q·k가 "
               "내용에 방해받지 않고 위치끼리 맞출 수 있습니다.",
     },
     "tr_layout_added": {"en": "Content + position (added)", "ko": "내용 + 위치 (더함)"},
     "tr_layout_added_help": {
         "en": "The Playground's inputs: content over all d_model features with the positions added on top. The "
               "content's noise swamps the positional signal in q·k, and position tasks stall.",
-        "ko": "놀이터의 입력과 같습니다. 내용이 d_model 특징 전체에 퍼져 있고 그 위에 위치를 더합니다. q·k에서 "
+        "ko": "놀이터의 입력과 같습니다. 내용이 d_model 특성 전체에 퍼져 있고 그 위에 위치를 더합니다. q·k에서 "
               "내용의 잡음이 위치 신호를 덮어, 위치로 푸는 과제가 학습되지 않고 멈춥니다.",
     },
 }

@@ -30,7 +30,7 @@ STRINGS = {
         "en": "Random parameters give nearly even attention weights. Here the course's `MultiHeadAttention` learns a "
               "small copying task in a second or two, and you watch its heads become a *previous word* head, a "
               "*next word* head, … on your own sentence from the sidebar.",
-        "ko": "랜덤 파라미터에서는 어텐션 가중치가 거의 고르게 퍼집니다. 여기서는 강의의 `MultiHeadAttention`이 "
+        "ko": "무작위 파라미터에서는 어텐션 가중치가 거의 고르게 퍼집니다. 여기서는 강의의 `MultiHeadAttention`이 "
               "간단한 복사 과제를 1~2초 만에 학습하고, 사이드바에 적은 여러분의 문장 위에서 헤드들이 *이전 단어* "
               "헤드, *다음 단어* 헤드 등으로 바뀌어 가는 모습을 볼 수 있습니다.",
     },
@@ -50,7 +50,7 @@ STRINGS = {
     "tp_steps": {"en": "Steps", "ko": "학습 단계 수"},
     "tp_steps_help": {
         "en": "Adam updates, one batch of 64 random 10-token sequences each. This task's default: {default}.",
-        "ko": "Adam 업데이트 횟수입니다(한 번에 10토큰짜리 랜덤 시퀀스 64개). 이 과제의 기본값: {default}.",
+        "ko": "Adam 업데이트 횟수입니다(한 번에 10토큰짜리 무작위 시퀀스 64개). 이 과제의 기본값: {default}.",
     },
     "tp_seed_help": {
         "en": "The starting parameters and the training batches. The same settings give the same trained "
@@ -61,7 +61,7 @@ STRINGS = {
     "tp_layout": {"en": "Input layout", "ko": "입력 배치"},
     "tp_layout_help": {
         "en": "How a token's content and its position share the d_model features of the input x.",
-        "ko": "입력 x의 d_model 특징을 토큰의 내용과 위치가 어떻게 나눠 쓰는지 정합니다.",
+        "ko": "입력 x의 d_model 특성을 토큰의 내용과 위치가 어떻게 나눠 쓰는지 정합니다.",
     },
     "tp_too_few_heads": {
         "en": "This task needs at least {need} heads (one per place a query must read); with {heads}, some part of "
@@ -151,7 +151,7 @@ STRINGS = {
               "position in the second), `query_linear` and `key_linear` can read the position half alone. Pick "
               "*added* above and press Train to see it stall.",
         "ko": "헤드는 q·k로 ‘이전 단어’를 찾습니다. 쿼리의 위치와 키의 위치가 맞아떨어져야 합니다. **더한** 배치"
-              "(놀이터의 입력: 내용이 d_model 특성 전체에 있고 그 위에 위치를 더함)에서는 모든 특성에 랜덤한 내용 값과 "
+              "(놀이터의 입력: 내용이 d_model 특성 전체에 있고 그 위에 위치를 더함)에서는 모든 특성에 무작위 내용 값과 "
               "작은 위치 값이 섞여 있어서, q·k에서 내용의 잡음이 위치 신호를 덮고 손실이 줄지 않습니다(*이전 단어* "
               "과제에서 약 0.8, 나눈 배치는 약 1e-4). **나눈** 배치(앞 절반은 내용, 뒤 절반은 위치)에서는 `query_linear`와 "
               "`key_linear`가 위치 절반만 읽을 수 있습니다. 위에서 **더한** 배치를 고르고 학습해 보면 멈추는 것을 볼 수 "
