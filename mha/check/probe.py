@@ -68,9 +68,14 @@ def os_escape(namespace: dict, request: dict) -> dict:
     attempt("raise_cpu_limit", lambda: resource.setrlimit(resource.RLIMIT_CPU, (10_000, 10_000)))
     out["read_ok"] = bool(open("/proc/self/status").read())
     out["torch_ok"] = float(torch.softmax(torch.ones(3), 0).sum())
+    try:
+        autogroup = open("/proc/self/autogroup").read().split()  # "/autogroup-123 nice 10"
+    except OSError:
+        autogroup = []
     return {"status": "ok", "attempts": out, "limits": {
         "cpu": resource.getrlimit(resource.RLIMIT_CPU)[0], "fsize": resource.getrlimit(resource.RLIMIT_FSIZE)[0],
-        "as": resource.getrlimit(resource.RLIMIT_AS)[0]}, "nice": os.nice(0), "threads": torch.get_num_threads()}
+        "as": resource.getrlimit(resource.RLIMIT_AS)[0]}, "nice": os.nice(0), "threads": torch.get_num_threads(),
+        "autogroup_nice": int(autogroup[-1]) if autogroup else None}
 
 
 def abort(namespace: dict, request: dict) -> dict:
