@@ -399,3 +399,44 @@ def test_a_malformed_request_is_a_message():
     bad = request()
     bad["num_heads"] = 3  # does not divide 16
     assert diagnose(compile_learner(ex.COURSE), bad)["message"]["key"] == "check_bad_request"
+
+
+def test_a_mask_the_softmax_never_sees_is_named_without_a_fix_there():
+    """The second seed's class, fixed: its forward takes a mask, its attention function does not."""
+    runs = run(ex.SEED_TWO_RUNS)
+    fixed = apply_fix(ex.SEED_TWO_RUNS, runs["bug"]["fix"])
+    assert run(fixed)["status"] == "equal"  # no mask chosen, none read: nothing wrong
+    result = run(fixed, mask=True)
+    assert result["bug"]["id"] == "mask_ignored" and result["first_step"] == "mask"
+    assert result["bug"]["fix"] is None  # the function with the softmax has no mask to apply
+
+
+PER_HEAD = ex.IMPORTS + '''
+class MultiHeadAttention(nn.Module):
+    """One small Linear per head for q, k and v, one attention per head in a loop."""
+
+    def __init__(self, d_model, num_heads):
+        super().__init__()
+        head_dim = d_model // num_heads
+        self.q = nn.ModuleList([nn.Linear(d_model, head_dim, bias=False) for _ in range(num_heads)])
+        self.k = nn.ModuleList([nn.Linear(d_model, head_dim, bias=False) for _ in range(num_heads)])
+        self.v = nn.ModuleList([nn.Linear(d_model, head_dim, bias=False) for _ in range(num_heads)])
+        self.o = nn.Linear(d_model, d_model)
+
+    def forward(self, query, key, value, mask=None):
+        heads = []
+        for q_lin, k_lin, v_lin in zip(self.q, self.k, self.v):
+            q, k, v = q_lin(query), k_lin(key), v_lin(value)
+            s = q @ k.transpose(-2, -1) / q.size(-1) ** 0.5
+            if mask is not None:
+                s = s.masked_fill(mask == 0, float("-inf"))
+            heads.append(s.softmax(-1) @ v)
+        return self.o(torch.cat(heads, dim=-1))
+'''
+
+
+@pytest.mark.parametrize("mask", [True, False])
+def test_one_linear_per_head_is_compared_equal(mask):
+    result = run(PER_HEAD, mask=mask)
+    assert result["status"] == "equal", (result["first_step"], result.get("bug"), result.get("message"))
+    assert next(s for s in result["steps"] if s["id"] == "projections")["equal"]

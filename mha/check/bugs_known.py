@@ -347,6 +347,10 @@ def make_fix(bug_id, th, req, subject, roles) -> Optional[dict]:
         return _edit(req, _line_of(th.mask_op), _flip_mask)
     if bug_id in ("mask_after_softmax", "mask_ignored"):
         cond = _mask_cond(req, th, subject)
+        name = re.match(r"~?\s*\(?\s*(\w+)", cond)
+        if bug_id == "mask_ignored" and th.softmax is not None and (name is None or name.group(1) not in
+                                                                    th.softmax.scope):
+            return None  # the function with the softmax is not given the mask: no one-line fix there
         return _edit(req, _line_of(th.softmax), lambda c: _mask_before_softmax(c, cond))
     if bug_id == "split_heads_no_transpose":
         return _edit(req, _line_of(th.records.get("split")), _split_transpose)

@@ -246,6 +246,10 @@ MORE_BUG_EDITS: dict[str, tuple[str, str]] = {
     "flipped_mask_polarity_ne": (
         "            scores = scores.masked_fill(mask == 0, float('-inf'))\n",
         "            scores = scores.masked_fill(mask != 0, float('-inf'))\n"),
+    "mask_ignored": (  # forward takes the mask and passes it on; nothing applies it
+        "        if mask is not None:\n"
+        "            scores = scores.masked_fill(mask == 0, float('-inf'))\n",
+        ""),
     "flipped_mask_polarity_large_negative": (
         "            scores = scores.masked_fill(mask == 0, float('-inf'))\n",
         "            scores = scores.masked_fill(mask == 1, -1e9)\n"),

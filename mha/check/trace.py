@@ -57,14 +57,28 @@ def exception_text(exc: BaseException) -> str:
     return safe_text(f"{safe_text(name, 60)}: {safe_text(exc)}")
 
 
-def learner_line(frame=None, depth: int = 80) -> Optional[int]:
-    """The line of the innermost frame of learner code, walking out from ``frame`` (default: the caller's)."""
+def learner_frame(frame=None, depth: int = 80):
+    """The innermost frame of learner code, walking out from ``frame`` (default: the caller's), or None."""
     f = frame if frame is not None else sys._getframe(1)
     while f is not None and depth > 0:
         if f.f_code.co_filename == LEARNER_FILENAME:
-            return f.f_lineno
+            return f
         f, depth = f.f_back, depth - 1
     return None
+
+
+def learner_line(frame=None) -> Optional[int]:
+    f = learner_frame(frame if frame is not None else sys._getframe(1))
+    return None if f is None else f.f_lineno
+
+
+def _where(frame) -> tuple[Optional[int], tuple]:
+    """(line, the argument names of the learner's function there) of the innermost learner frame."""
+    f = learner_frame(frame)
+    if f is None:
+        return None, ()
+    code = f.f_code
+    return f.f_lineno, tuple(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
 
 
 def traceback_line(exc: BaseException) -> Optional[int]:
@@ -120,6 +134,7 @@ class Record:
     args: tuple = ()
     kwargs: dict = field(default_factory=dict)
     error: Optional[str] = None  # the message, for the call that raised
+    scope: tuple = ()  # the argument names of the learner's function that made the call
 
     def as_dict(self, wrong: bool = False) -> dict:
         return {"op": self.op, "in": self.in_shapes, "out": self.out_shape, "line": self.line, "wrong": wrong}
@@ -174,9 +189,10 @@ class Recorder(TorchFunctionMode):
         if self.copied + nbytes <= MAX_COPY_BYTES and out.layout == torch.strided:
             value = out.detach().clone()  # the mode is off inside its own handler: not recorded
             self.copied += nbytes
+        line, scope = _where(sys._getframe(1))
         self.records.append(Record(len(self.records), name.rstrip("_") if inplace else name, inplace,
-                                   learner_line(), ins, [shape_of(t) for t in ins], out, shape_of(out), value,
-                                   args, kwargs))
+                                   line, ins, [shape_of(t) for t in ins], out, shape_of(out), value,
+                                   args, kwargs, scope=scope))
 
     # --- finding things in the trace ----------------------------------------------------------------------------
 
