@@ -7,8 +7,8 @@ from mha.app.frame import page_setup
 from mha.text import escape_markdown
 from mha.app.head_view import head_view
 from mha.app.heatmap_view import heatmaps, picked
-from mha.app.playground_page import MATRICES, head_outputs_grid, random_note
-from mha.app.controls import (cached_figure, chart_words, current_view, head_picker, named_choice, settings, t,
+from mha.app.playground_page import head_outputs_grid, matrix_choice, random_note
+from mha.app.controls import (cached_figure, chart_words, current_view, head_picker, settings, t,
                                token_picker, weights_scale)
 
 page_setup()
@@ -26,9 +26,7 @@ random_note(view)  # random heads look pale: one line says why, one click gives 
 if view.fully_masked.any():
     st.warning(t("pg_fully_masked", n=int(view.fully_masked.any(axis=0).sum())))
 
-# the URL keeps weights / scores / head_outputs in every language; the buttons show them in the page's language
-names = {"weights": words.kind("weights"), "scores": words.kind("scores"), "head_outputs": t("pg_matrix_outputs")}
-grid_kind = named_choice(t("pg_matrix"), MATRICES, "matrix", names, help=t("pg_matrix_help"))
+grid_kind = matrix_choice(words)  # weights / scores / head_outputs (the all-heads section shows it)
 kind = "scores" if grid_kind == "scores" else "weights"  # the enlarged head below: weights under head_outputs
 mats = view.weights if kind == "weights" else view.scores
 allowed = view.allowed if kind == "weights" else None

@@ -7,7 +7,7 @@ import streamlit as st
 
 from mha import figures
 from mha.app.compute import SEEDED
-from mha.app.controls import cached_figure, session_weights, settings, t
+from mha.app.controls import cached_figure, named_choice, session_weights, settings, t
 from mha.view import View
 
 MATRICES = ("weights", "scores", "head_outputs")  # the Playground's ``matrix`` link values
@@ -30,6 +30,12 @@ def random_note(view: View) -> None:
     with st.container(key="pg_random_note", horizontal=True, vertical_alignment="center"):
         st.caption("🎲 " + t("pg_random_note", top=f"{top:.2f}", even=f"{even:.2f}"))
         st.button(t("pg_to_trained"), key="pg_to_trained", on_click=_to_trained, icon="🎓")
+
+
+def matrix_choice(words) -> str:
+    """The Playground's matrix: the URL keeps the id in every language, the buttons show names in the page's."""
+    names = {"weights": words.kind("weights"), "scores": words.kind("scores"), "head_outputs": t("pg_matrix_outputs")}
+    return named_choice(t("pg_matrix"), MATRICES, "matrix", names, help=t("pg_matrix_help"))
 
 
 def head_outputs_grid(view: View, words) -> None:
