@@ -22,8 +22,8 @@ STRINGS = {
     "co_intro": {
         "en": "Seven steps through the course's multi-head self-attention, each on your sentence from the sidebar: "
               "“{sentence}”. Change it there and every step follows. Each step asks you to predict first.",
-        "ko": "강의의 멀티헤드 자기어텐션을 일곱 단계로 따라갑니다. 모든 단계는 사이드바의 내 문장 “{sentence}”로 "
-              "실행됩니다. 문장을 바꾸면 모든 단계가 따라 바뀝니다. 단계마다 먼저 예상해 보세요.",
+        "ko": "강의의 멀티헤드 자기어텐션을 일곱 단계로 따라갑니다. 모든 단계는 사이드바에 입력한 내 문장을 "
+              "씁니다: “{sentence}”. 문장을 바꾸면 모든 단계가 따라 바뀝니다. 단계마다 먼저 예상해 보세요.",
     },
     "co_step_picker": {"en": "Step", "ko": "단계"},
     "co_step_of": {"en": "Step {n} of {total}", "ko": "{total}단계 중 {n}단계"},
@@ -150,7 +150,7 @@ STRINGS = {
     },
     "co_mask_question": {
         "en": "With the causal mask, how much weight can head {head} put on the next word?",
-        "ko": "인과 마스크를 걸면 헤드 {head}는 다음 단어에 가중치를 얼마나 줄 수 있을까요?",
+        "ko": "인과 마스크를 걸면 다음 단어에 가는 헤드 {head}의 가중치는 얼마나 될 수 있을까요?",
     },
     "co_mask_same": {"en": "about as much as without the mask", "ko": "마스크가 없을 때와 비슷하게"},
     "co_mask_half": {"en": "about half of it", "ko": "그 절반쯤"},
@@ -167,7 +167,7 @@ STRINGS = {
               "weight is exactly {masked:.0f} and {copied_masked}% of the next word is left: the module has to "
               "learn to predict it from the words before it. (Share of the next word: 1 − squared error / its "
               "squared size, over the first {n} words; 0% or less means nothing of it.)",
-        "ko": "마스크가 없으면 헤드 {head}는 다음 단어를 읽고(평균 가중치 {free:.2f}) 출력에 그 단어의 "
+        "ko": "마스크가 없으면 헤드 {head}의 가중치가 다음 단어로 가고(평균 {free:.2f}) 출력에 그 단어의 "
               "{copied_free}%가 담깁니다. 이 “예측”은 답을 보고 베낀 것입니다. 마스크를 걸면 그 가중치는 정확히 "
               "{masked:.0f}이고 다음 단어는 {copied_masked}%만 남습니다. 모듈은 앞 단어들로 예측하는 법을 배워야 "
               "합니다. (다음 단어의 몫: 1 − 제곱 오차 / 그 단어의 제곱 크기, 앞의 {n}단어에서. 0% 이하는 전혀 "
