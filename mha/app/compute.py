@@ -9,8 +9,10 @@
 
 Every computation runs under one concurrency limit, ``HEAVY_WORK`` (two at a time on a 2-core machine); a cache
 hit never takes it, and neither does building a figure, so a visitor whose view is cached is never queued behind
-another's heavy work. Each cache is bounded by bytes as well as entries (``mha.lru.ByteLRU``), and a cached value
-is read-only (its arrays are frozen): it is shared by every session.
+another's heavy work. Trainings are not computed here: they are long runs (``mha.app.runs``), outside these
+slots, so two of them can no longer lock every other visitor out (issue #23). Each cache is bounded by bytes as
+well as entries (``mha.lru.ByteLRU``), and a cached value is read-only (its arrays are frozen): it is shared by every
+session.
 """
 from __future__ import annotations
 
