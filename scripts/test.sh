@@ -34,5 +34,17 @@ fi
 npm ci --no-audit --no-fund --loglevel=error
 npx --no-install eslint mha
 
+echo "== making sure nginx is there for the replicas test (tests/deploy)"
+if command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; then
+  echo "nginx found"
+elif command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = "0" ]; then
+  # Debian's nginx (deploy/run_local.sh runs it on loopback; its service is not started here)
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq nginx >/dev/null
+else
+  echo "nginx not found: tests/deploy will skip (Debian: apt-get install nginx)"
+fi
+
 echo "== running the test suite"
 exec "$PY" -m pytest "$@"
