@@ -303,6 +303,9 @@ def _text_px(text: str, font: float) -> float:
     return sum(font * (1.0 if ord(ch) >= 0x1100 else 0.6) for ch in readable_part(str(text)) if ch != _ZWSP)
 
 
+text_px = _text_px  # the same estimate for other figure modules (mha.heads_figures places the q/k map's names)
+
+
 # --- readable tick labels (issue #16 item 9) ---------------------------------------------------------------------
 # Token labels are drawn at TICK_FONT px (never below MIN_FONT), in the page's text colour (Streamlit's theme would
 # draw them light grey), one label per row and column (``dtick=1``: Plotly would otherwise drop every other one of a

@@ -16,7 +16,7 @@ from plotly.subplots import make_subplots
 
 from mha.figures import (DIVERGING_SCALE, ENGLISH, GRID_FONT, GRID_ROW_PX, GRID_WIDTH_PX, LABELS_MAX_TOKENS,
                          MASKED_GREY, WEIGHTS_SCALE, Words, axis_labels, every_label, label_band_px,
-                         symmetric_range, tick_angle, tick_font, weights_bar_title)
+                         symmetric_range, text_px, tick_angle, tick_font, weights_bar_title)
 from mha.text import escape_for_plotly
 
 # A switched-off head: hatched grey over its row, its name greyed out.
@@ -227,6 +227,50 @@ def contributions_heatmap(norms: np.ndarray, q_labels, heads_off: Sequence[int] 
 
 
 # ------------------------------------------------------------------------------------------- queries and keys
+QK_HEIGHT_PX = 520
+QK_PLOT_PX = (GRID_WIDTH_PX - 60, QK_HEIGHT_PX - 90)  # about the plot area (the page's main column), labels aside
+QK_LABEL_PX = 14  # a 12 px token name is drawn ~14 px high
+
+
+def spaced_labels(q2: np.ndarray, k2: np.ndarray, q_labels, k_labels, first: Sequence[tuple[str, int]] = (),
+                  plot_px: tuple[float, float] = QK_PLOT_PX, font: int = 12) -> tuple[list[bool], list[bool]]:
+    """Which points of the q/k map get their name written beside them: as many as fit without two names
+    overlapping (#27.4: at 38 tokens 76 names piled up), in order of ``first`` (("q" | "k", index): the chosen
+    query, its top keys), then the queries and keys in sentence order, clear of the other points too. A query's name sits above its point, a key's
+    below (``textposition``). The plot's pixel scale is estimated from ``plot_px`` and the points' range with equal
+    units on both axes (``scaleanchor``); the rest are named on hover. Returns (query shown, key shown)."""
+    pts = {"q": np.asarray(q2, dtype=np.float64), "k": np.asarray(k2, dtype=np.float64)}
+    labels = {"q": [str(x) for x in q_labels], "k": [str(x) for x in k_labels]}
+    both = np.concatenate([pts["q"], pts["k"]])
+    span = np.maximum(both.max(axis=0) - both.min(axis=0), 1e-12) * 1.15  # Plotly pads the range a little
+    scale = min(plot_px[0] / span[0], plot_px[1] / span[1])  # px per unit, equal on both axes
+    order = list(first) + [(kind, i) for i in range(max(len(labels["q"]), len(labels["k"])))
+                           for kind in ("q", "k") if i < len(labels[kind])]
+    def screen(kind, i):
+        return pts[kind][i] * scale * np.array([1.0, -1.0])  # px; screen y grows downward
+
+    def apart(box, boxes):
+        return all(box[2] <= b[0] or b[2] <= box[0] or box[3] <= b[1] or b[3] <= box[1] for b in boxes)
+
+    marks = [(x - 5, y - 5, x + 5, y + 5) for kind in ("q", "k") for i in range(len(labels[kind]))
+             for x, y in [screen(kind, i)]]  # the points themselves: a name is not written over another's point
+    kept: list[tuple[float, float, float, float]] = []
+    shown = {"q": [False] * len(labels["q"]), "k": [False] * len(labels["k"])}
+    for n, (kind, i) in enumerate(order):
+        if shown[kind][i]:
+            continue
+        cx, cy = screen(kind, i)
+        w = text_px(labels[kind][i], font) + 4
+        top = cy - 8 - QK_LABEL_PX if kind == "q" else cy + 8  # above the circle, below the diamond
+        box = (cx - w / 2, top, cx + w / 2, top + QK_LABEL_PX)
+        # the first of ``first`` (the chosen query) is always named; the rest of ``first`` before other names,
+        # over points if need be; the others only clear of every name and point
+        if n == 0 or apart(box, kept) and (n < len(first) or apart(box, marks)):
+            kept.append(box)
+            shown[kind][i] = True
+    return shown["q"], shown["k"]
+
+
 def qk_figure(q2: np.ndarray, k2: np.ndarray, q_labels, k_labels, query: int, top: Sequence[int],
               weights_row: np.ndarray, axis_titles: Optional[Sequence[str]] = None,
               names: Optional[Sequence[str]] = None, words: Words = ENGLISH) -> go.Figure:
@@ -239,6 +283,8 @@ def qk_figure(q2: np.ndarray, k2: np.ndarray, q_labels, k_labels, query: int, to
     q2, k2 = _finite(q2), _finite(k2)
     fig = go.Figure()
     w = np.asarray(weights_row, dtype=np.float64)
+    q_on, k_on = spaced_labels(q2, k2, q_labels, k_labels, [("q", query)] + [("k", int(j)) for j in top])
+    ql, kl = [s if on else "" for s, on in zip(ql, q_on)], [s if on else "" for s, on in zip(kl, k_on)]
     for j in top:
         fig.add_trace(go.Scatter(x=[q2[query, 0], k2[j, 0]], y=[q2[query, 1], k2[j, 1]], mode="lines",
                                  line=dict(color="#718096", width=1 + 8 * float(w[j])), hoverinfo="skip",
@@ -257,8 +303,13 @@ def qk_figure(q2: np.ndarray, k2: np.ndarray, q_labels, k_labels, query: int, to
                              hovertemplate="q: %{hovertext}<extra></extra>"))
     fig.update_xaxes(title=dict(text=axis_titles[0]), zeroline=True, zerolinecolor="#e2e8f0")
     fig.update_yaxes(title=dict(text=axis_titles[1]), zeroline=True, zerolinecolor="#e2e8f0", scaleanchor="x")
-    fig.update_layout(height=520, margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h", y=1.06))
+    fig.update_layout(height=QK_HEIGHT_PX, margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h", y=1.06))
     return fig
+
+
+def unnamed_points(fig: go.Figure) -> int:
+    """How many points of a ``qk_figure`` have no name written beside them (named on hover only)."""
+    return sum(1 for tr in fig.data if tr.mode == "markers+text" for s in tr.text if not s)
 
 
 # ------------------------------------------------------------------------------------------- order and seeds

@@ -59,3 +59,17 @@ def test_one_head_charts_stack_hangul_too_when_columns_are_narrow(builder):
     x = fig.to_plotly_json()["layout"]["xaxis"]
     assert x["showticklabels"] and x["tickangle"] == 0 and x["tickmode"] == "array"  # stacked, not turned upright
     assert [html.unescape(t.replace("<br>", "")) for t in x["ticktext"]] == labels
+
+
+def test_qk_names_are_spaced_the_query_always_named():
+    from mha import heads_figures as hf
+
+    together = np.zeros((6, 2))  # every point in one place: the chosen query above it, its top key below, no more
+    q_on, k_on = hf.spaced_labels(together, together, list("abcdef"), list("abcdef"), [("q", 3), ("k", 1)])
+    assert q_on == [False, False, False, True, False, False] and k_on == [False, True, False, False, False, False]
+    apart = np.array([[i * 10.0, 0.0] for i in range(6)])  # far apart: every name fits
+    q_on, k_on = hf.spaced_labels(apart, apart + [0, -5.0], list("abcdef"), list("abcdef"), [("q", 0)])
+    assert all(q_on) and all(k_on)
+    fig = hf.qk_figure(together, together, list("abcdef"), list("abcdef"), 3, [1], np.full(6, 1 / 6))
+    assert hf.unnamed_points(fig) == 10
+    assert [tr.text for tr in fig.data if tr.mode == "markers+text"][1][3] == "d"  # the query's name

@@ -215,8 +215,11 @@ def queries_keys(c: HeadsView) -> None:
     top = heads.top_keys(view.weights[head, qi], view.allowed[head, qi], k)
     near = heads.nearest_keys(proj, qi, k, view.allowed[head, qi])
     axes = [t("hd_pc", n=n + 1, pct=100 * float(proj.explained[n])) for n in range(2)]
-    st.plotly_chart(hf.qk_figure(proj.q2, proj.k2, q_labels, k_labels, qi, top, view.weights[head, qi], axes,
-                                 (t("hd_queries"), t("hd_keys")), words=words), key="heads_qk_chart")
+    fig = hf.qk_figure(proj.q2, proj.k2, q_labels, k_labels, qi, top, view.weights[head, qi], axes,
+                       (t("hd_queries"), t("hd_keys")), words=words)
+    st.plotly_chart(fig, key="heads_qk_chart")
+    if unnamed := hf.unnamed_points(fig):
+        st.caption(t("hd_qk_unnamed", n=unnamed, total=len(q_labels) + len(k_labels)))
     names = lambda idx: ", ".join(f"**{escape_markdown(k_labels[j])}**" for j in idx)  # noqa: E731
     st.markdown(t("hd_qk_compare", top=names(top), near=names(near), same=len(set(top) & set(near)), k=len(top),
                   kept=100 * float(proj.explained.sum())))

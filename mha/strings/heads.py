@@ -208,6 +208,12 @@ STRINGS = {
         "ko": "실제로 가중치가 가장 큰 키: {top}. 그림에서 가장 가까운 키: {near}. {k}개 중 {same}개가 같습니다. "
               "그림은 벡터 퍼짐의 {kept:.0f}%를 담고 있습니다.",
     },
+    "hd_qk_unnamed": {
+        "en": "{n} of the {total} points are not named, where their names would overlap others: point at one to see "
+              "its token. The chosen query is always named, its top keys first.",
+        "ko": "점 {total}개 가운데 {n}개는 이름이 다른 이름과 겹칠 자리라 쓰지 않았습니다. 점에 마우스를 올리면 토큰이 "
+              "보입니다. 고른 쿼리는 늘 이름이 있고, 그 상위 키가 먼저 이름을 받습니다.",
+    },
     "hd_qk_one_dim": {
         "en": "head_dim is 1: every vector is a single number, so the second axis is always 0.",
         "ko": "head_dim이 1이라 모든 벡터가 숫자 하나입니다. 그래서 두 번째 축은 항상 0입니다.",
