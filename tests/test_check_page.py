@@ -374,3 +374,68 @@ def test_a_forbidden_import_is_refused_by_name_next_to_the_editor():
     assert result["status"] == "refused"
     assert any("`os`" in w.value and HANGUL.search(w.value) for w in at.warning)
     assert any(c.value.startswith("   1 | import os") for c in at.code)
+
+
+def test_the_page_is_off_when_the_host_says_so(monkeypatch):
+    monkeypatch.setenv("MHA_CHECK", "off")
+    at = open_page(PAGE)
+    assert not at.exception
+    assert any("turned off" in i.value for i in at.info)
+    assert not [b for b in at.button if b.key == "ck_run"] and not [a for a in at.text_area if a.key == "ck_editor"]
+
+
+def test_home_and_the_bug_zoo_lead_here():
+    from mha.i18n import text
+    from urllib.parse import parse_qs
+
+    home = open_page(None)
+    assert any(text("nav_check", "en") in el.proto.label for el in home.get("page_link"))
+    zoo = open_page("pages/bugs.py", bz_bug="no_scaling")
+    link = next(el.proto for el in zoo.get("page_link") if el.proto.label == text("bz_check_link", "en"))
+    assert code_link.decode(parse_qs(link.query_string)["code"][0]) == examples.bug_code("no_scaling")
+
+
+def test_checks_that_could_not_run_are_named_with_the_reason(fake_worker):
+    fake_worker.answers.append({"status": "equal", "max_diff": 0.0, "steps": [], "trace": [], "bug": None,
+                                "crash": None, "message": None, "checks": [
+                                    {"id": "permutation", "passed": True, "key": "check_permutation_pass",
+                                     "fmt": {}}],
+                                "checks_skipped": [{"id": "heads_own_slice", "reason": "check_skip_one_head"}]})
+    at = open_page(PAGE, lang="ko")
+    run_check(at)
+    said = " ".join(m.value for m in at.markdown)
+    from mha.i18n import text
+    assert text("ck_check_heads_own_slice", "ko") in said and "✅" in said and "➖" in said
+
+
+@real
+def test_the_seed_two_class_with_one_head_attends_over_the_heads_axis_by_name():
+    at = open_page(PAGE, num_heads="1")
+    at.button(key="ck_load_seed_two").click().run()
+    result = run_check(at)
+    assert (result.get("bug") or {}).get("id") == "attention_over_heads", result.get("bug")
+    assert not at.exception
+
+
+@real
+@pytest.mark.parametrize("old, new, key", [
+    ("return self.output_linear(z)", "return self.output_linear(z) * float('nan')", "check_output_nan"),
+    ("return self.output_linear(z)", "return self.output_linear(z)[:, :1]", "check_bad_output_shape"),
+    ("        q = self.split_heads", "        while True:\n            pass\n        q = self.split_heads", "check_timeout"),
+])
+def test_nan_wrong_shape_and_endless_loops_are_explained(old, new, key):
+    from mha.i18n import CATALOG
+
+    def i18n_template(k):
+        return CATALOG[k]["en"]
+
+    code = examples.STARTER.replace(old, new, 1)
+    at = open_page(PAGE)
+    _editor(at).input(code).run()
+    result = run_check(at)
+    keys = {result.get("key"), (result.get("message") or {}).get("key")}
+    assert key in keys, {k: v for k, v in result.items() if k in ("status", "key", "message")}
+    said = [w.value for w in at.warning] + [m.value for m in at.markdown]
+    shown = i18n_template(key).split("{")[0][:12]  # the words before the first value
+    assert any(shown in x for x in said), said
+    assert not at.exception
