@@ -10,7 +10,13 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     # one thread per computation: many visitors share few cores (the app also calls torch.set_num_threads(1))
     OMP_NUM_THREADS=1 \
     MKL_NUM_THREADS=1 \
-    STREAMLIT_BROWSER_GATHER_USAGE_STATS=false
+    STREAMLIT_BROWSER_GATHER_USAGE_STATS=false \
+    # A public server (docs/security.md, "Model sources"): local model folders only inside MHA_MODELS_DIR (none
+    # unless the host sets it), one refusal for everything else, no hub downloads unless MHA_ALLOW_DOWNLOADS=1
+    # (then the short list and MHA_ALLOWED_MODELS only), every hub request timed out after MHA_HUB_TIMEOUT s.
+    MHA_PUBLIC=1 \
+    MHA_HUB_TIMEOUT=10 \
+    HF_HOME=/home/app/.cache/huggingface
 
 # The app never needs root.
 RUN useradd --create-home --uid 10001 app

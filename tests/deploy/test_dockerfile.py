@@ -1,0 +1,31 @@
+"""The Dockerfile's defaults are a public server's (docs/security.md): read its ENV and USER as written."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from mha import pretrained_files
+
+DOCKERFILE = Path(__file__).resolve().parents[2] / "Dockerfile"
+
+
+def image_env() -> dict[str, str]:
+    text = DOCKERFILE.read_text()
+    block = re.search(r"^ENV (.*?)(?<!\\)\n(?!\s)", text, re.M | re.S).group(1)
+    lines = [ln.strip().rstrip("\\").strip() for ln in block.splitlines()]
+    return dict(ln.split("=", 1) for ln in lines if ln and not ln.startswith("#"))
+
+
+def test_the_image_runs_a_public_server_as_its_own_user(monkeypatch):
+    env = image_env()
+    assert env["MHA_PUBLIC"] == "1" and float(env["MHA_HUB_TIMEOUT"]) > 0
+    for name in ("MHA_MODELS_DIR", "MHA_ALLOW_DOWNLOADS", "MHA_ALLOWED_MODELS"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    options = pretrained_files.server_options()
+    assert options["public"] and not options["downloads"] and options["local_root"] is None
+    assert set(options["allowed"]) == {c.id for c in pretrained_files.CHOICES}
+    text = DOCKERFILE.read_text()
+    user = text.index("\nUSER app")
+    assert "useradd" in text and user < text.index("\nCMD ")  # the server runs as the image's own user, not root
