@@ -61,7 +61,7 @@ STRINGS = {
         "ko": "강의에서: **Q**는 각 토큰이 다른 토큰에서 무엇을 “찾는지” 표시하고, **K**는 각 토큰의 내용 표현, "
               "**V**는 집계/가중합할 실제 내용입니다. **어텐션 점수**는 Q-K 유사도, 곧 도트 프로덕트입니다: "
               "`torch.matmul(query, key.transpose(-2, -1)) / (self.head_dim ** 0.5)`. 여기서는 앞 단어를 보도록 "
-              "학습된 모듈의 헤드 {head}를 봅니다.",
+              "학습된 모듈의 헤드 {head}을(를) 봅니다.",
     },
     "co_qkv_question": {
         "en": "The query is “{q}”. Which key will get its highest score?",
