@@ -440,3 +440,15 @@ def test_one_linear_per_head_is_compared_equal(mask):
     result = run(PER_HEAD, mask=mask)
     assert result["status"] == "equal", (result["first_step"], result.get("bug"), result.get("message"))
     assert next(s for s in result["steps"] if s["id"] == "projections")["equal"]
+
+
+def test_a_mask_the_code_never_reads_is_pointed_out_when_no_mask_is_chosen():
+    result = run(ex.more_bug_code("mask_ignored"))
+    assert result["status"] == "equal"  # true on this input: no mask chosen, none read
+    assert result["message"]["key"] == "check_mask_unread"
+    assert_messages_exist(result)
+
+
+def test_one_token_hides_the_bugs_and_says_so():
+    result = run(ex.bug_code("softmax_over_queries"), text="cat")
+    assert result["status"] == "equal" and result["message"]["key"] == "check_one_token"

@@ -778,8 +778,11 @@ def diagnose_class(target: Target, req: Request) -> dict:
     if result["status"] == "equal" and req.allowed is None and target.mask_name is not None and req.tokens > 1:
         causal = torch.ones(req.tokens, req.tokens, dtype=torch.bool).tril()
         demo = _compare_class(subject, roles, ours, req, causal, out_bias)
-        if demo["status"] == "differs" and demo.pop("_mask_used", False):  # a mask their code never reads: no bug
+        if demo["status"] == "differs" and not demo.get("_mask_used"):  # a mask their code never reads: a note
+            result["message"] = result.get("message") or {"key": "check_mask_unread", "fmt": {}}
+        elif demo["status"] == "differs":  # a bug only a mask shows: shown with a causal one
             result = demo
+            result.pop("_mask_used", None)
             result["mask_demo"] = True
             result["message"] = result.get("message") or {"key": "check_mask_demo", "fmt": {}}
     result["checks"], result["checks_skipped"] = class_checks(target, subject, roles, req, result.get("_run"))
@@ -896,8 +899,11 @@ def diagnose_function(target: Target, req: Request) -> dict:
     if result["status"] == "equal" and req.allowed is None and target.mask_name is not None and req.tokens > 1:
         causal = torch.ones(req.tokens, req.tokens, dtype=torch.bool).tril()
         demo = _compare_function(target, req, q, k, v, causal)
-        if demo["status"] == "differs" and demo.pop("_mask_used", False):
+        if demo["status"] == "differs" and not demo.get("_mask_used"):  # a mask their code never reads: a note
+            result["message"] = result.get("message") or {"key": "check_mask_unread", "fmt": {}}
+        elif demo["status"] == "differs":  # a bug only a mask shows: shown with a causal one
             result = demo
+            result.pop("_mask_used", None)
             result["mask_demo"] = True
             result["message"] = result.get("message") or {"key": "check_mask_demo", "fmt": {}}
     result.pop("_mask_used", None)
@@ -1238,6 +1244,8 @@ def _diagnose(namespace: dict, request: dict) -> dict:
     result["name"] = target.name
     if note is not None and result.get("message") is None:
         result["message"] = note
+    if result["status"] == "equal" and req.tokens == 1 and result.get("message") is None:
+        result["message"] = {"key": "check_one_token", "fmt": {}}  # one key: every weight is 1, bugs hide
     if result["status"] == "differs" and result.get("bug") is None and (result.get("message") or {}).get(
             "key") == "check_output_nan":
         result["status"] = "bad_output"  # NaN that no known bug explains: say so rather than compare

@@ -472,6 +472,18 @@ STRINGS = {
         "en": "Without a mask your code equals ours; with a causal mask it does not, so it is shown with one.",
         "ko": "마스크가 없으면 코드가 우리 것과 같지만 인과 마스크에서는 다릅니다. 그래서 인과 마스크로 보여 줍니다.",
     },
+    "check_mask_unread": {
+        "en": "Your code takes a mask but never uses it: with no mask chosen that changes nothing. Choose a causal "
+              "mask in the sidebar to see what it does.",
+        "ko": "코드가 마스크를 받지만 쓰지 않습니다. 마스크를 고르지 않았으니 지금은 달라지는 것이 없습니다. 사이드바에서 "
+              "인과 마스크를 골라 어떻게 되는지 보세요.",
+    },
+    "check_one_token": {
+        "en": "With one token there is one key and every attention weight is 1, so most bugs cannot show: type a "
+              "longer sentence.",
+        "ko": "토큰이 하나면 키도 하나이고 모든 어텐션 가중치가 1이라서 대부분의 버그가 드러나지 않습니다. 더 긴 문장을 "
+              "입력하세요.",
+    },
     "check_bad_request": {"en": "The check could not start: {detail}", "ko": "검사를 시작할 수 없습니다: {detail}"},
     "check_diagnosis_error": {"en": "The comparison failed on this code (a bug on our side): {detail}",
                               "ko": "이 코드에서 비교가 실패했습니다(저희 쪽 버그입니다): {detail}"},
