@@ -13,6 +13,7 @@ import torch
 
 import tiny_models
 from apptest_utils import all_open, open_page
+from silent_hub import TIMEOUT_S, silent_hub  # noqa: F401  (the fixture)
 from course_mha import MultiHeadAttention as CourseMHA
 from mha import heads, pretrained, pretrained_files
 from mha import torch_check as tc
@@ -100,13 +101,15 @@ def test_a_pretrained_spec_must_have_the_models_sizes(models):
 
 
 def test_server_options_from_the_environment(monkeypatch, models):
-    assert pretrained_options() == {"downloads": False, "local_root": None}
+    monkeypatch.delenv("MHA_PUBLIC", raising=False)
+    assert pretrained_options() == {"downloads": False, "local_root": None, "public": False, "allowed": None}
     monkeypatch.setenv("MHA_ALLOW_DOWNLOADS", "yes")
-    monkeypatch.setenv("MHA_MODELS_DIR", str(models["gpt2"]))
-    assert pretrained_options() == {"downloads": True, "local_root": str(models["gpt2"])}
+    monkeypatch.setenv("MHA_MODELS_DIR", str(models["gpt2"].parent))
+    options = pretrained_options()
+    assert options["downloads"] and options["public"] and options["local_root"] == str(models["gpt2"].parent)
     with pytest.raises(pretrained.PretrainedError) as e:  # a folder outside MHA_MODELS_DIR is refused
-        run_view(ViewSpec(source="pretrained", model=str(models["bert"]), d_model=32, num_heads=4))
-    assert e.value.key == "err_folder_outside"
+        run_view(ViewSpec(source="pretrained", model="/proc/self/cwd", d_model=32, num_heads=4))
+    assert e.value.key == "err_source_refused"
 
 
 def test_trained_views_use_the_layout_everywhere():
@@ -339,7 +342,7 @@ def test_an_unreachable_hub_is_asked_once_a_minute_and_outside_the_compute_limit
     import huggingface_hub
     from huggingface_hub.errors import DryRunError
 
-    from mha.app import compute, sources
+    from mha.app import compute
 
     calls = []
 
@@ -350,12 +353,45 @@ def test_an_unreachable_hub_is_asked_once_a_minute_and_outside_the_compute_limit
     monkeypatch.setenv("MHA_ALLOW_DOWNLOADS", "1")
     monkeypatch.setattr(huggingface_hub, "snapshot_download", offline)
     monkeypatch.setattr(pretrained_files, "_hub_cached_folder", lambda repo_id: None)
-    monkeypatch.setattr(sources, "_FAILURES", {})
+    pretrained_files.forget_failures()
     at = open_page("pages/playground.py", source="pretrained", model="someone/unreachable-model")
     errors = [str(e.value).replace("\\", "") for e in at.sidebar.get("error")]
     assert errors and "cannot be reached" in errors[0] and "save_pretrained" in errors[0]
     at.run()
     assert calls == [2] and "cannot be reached" in str(at.sidebar.get("error")[0].value)
+
+
+def test_a_silent_hub_shows_its_timeout_and_the_next_visitor_does_not_wait(silent_hub, monkeypatch):
+    """A hub that accepts and never answers: the page shows the timeout message next to the model control (AppTest's
+    run timeout, many times the hub timeout, is the bound: a hang fails the test), the app keeps working, and a second
+    visitor gets the remembered message without a new request to the hub."""
+    monkeypatch.setenv("MHA_ALLOW_DOWNLOADS", "1")
+    at = open_page("pages/playground.py", source="pretrained", model=pretrained.DEFAULT_MODEL, lang="ko")
+    assert not at.exception
+    errors = [str(e.value) for e in at.sidebar.get("error")]
+    assert errors and f"{TIMEOUT_S}초 안에 응답하지 않았고" in errors[0]
+    asked = len(silent_hub.connections)
+    assert asked >= 1
+    second = open_page("pages/playground.py", source="pretrained", model=pretrained.DEFAULT_MODEL)
+    errors = [str(e.value).replace("\\", "") for e in second.sidebar.get("error")]
+    assert errors and f"did not answer within {TIMEOUT_S} s" in errors[0]
+    assert len(silent_hub.connections) == asked
+    second.sidebar.segmented_control(key="source").set_value("random").run()
+    assert not second.exception and [el for el in second.get("bidi_component")
+                                      if el.proto.component_name == "mha_heatmaps"]
+
+
+def test_a_public_server_names_nothing_of_its_disk(models, monkeypatch, tmp_path):
+    monkeypatch.setenv("MHA_PUBLIC", "1")
+    shown = set()
+    for source in ("/proc/self/cwd", str(tmp_path / "nowhere"), str(models["bert"]), "~/.ssh", "someone/any-model"):
+        at = open_page("pages/playground.py", source="pretrained", model=source)
+        assert not at.exception
+        shown |= {str(e.value) for e in at.sidebar.get("error")}
+    assert shown == {i18n_text("err_source_refused", "en")}
+    monkeypatch.setenv("MHA_MODELS_DIR", str(models["bert"].parent))
+    at = open_page("pages/playground.py", source="pretrained", model="bert")  # inside the models folder: loads
+    assert not at.exception and not at.sidebar.get("error")
 
 
 def test_step_by_step_explains_each_sources_input(models):
