@@ -219,3 +219,16 @@ def test_no_state_passes_from_one_check_to_the_next(pool):
     assert first["status"] == "ok"
     again = check(pool, examples.COURSE)
     assert again == check(pool, examples.COURSE)
+
+
+def test_the_largest_request_the_app_sends_goes_through(pool):
+    """128 tokens at d_model 512 (the app's limits): about 1.3 MB of JSON to the worker."""
+    x = [[[0.123456789] * 512 for _ in range(128)]]
+    result = check(pool, "x = 1\n", entry=NAMES, request={"x": x, "d_model": 512, "num_heads": 16})
+    assert result["status"] == "ok"
+
+
+def test_code_over_the_limit_is_refused_without_a_trip_to_the_worker():
+    never = WorkerPool(size=1)
+    result = run_check("#" * 20_001, {}, pool=never)
+    assert (result["status"], result["key"]) == ("refused", "check_too_long") and never.pids() == []

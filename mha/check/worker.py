@@ -49,11 +49,13 @@ import threading
 import time
 from pathlib import Path
 
+from mha.check.sandbox import MAX_CHARS, MAX_LINES
+
 log = logging.getLogger("mha.check")
 
 DEFAULT_ENTRY = "mha.check.diagnose:diagnose"
 ENTRY_PREFIX = "mha.check."
-MAX_REQUEST_BYTES = 1 << 20
+MAX_REQUEST_BYTES = 16 << 20  # x at 128 tokens x d_model 512 is ~1.3 MB of JSON
 MAX_RESULT_BYTES = 64 << 20
 START_TIMEOUT_S = 120.0  # importing torch on a busy machine
 WORKER_MARGIN_S = 10.0
@@ -74,8 +76,10 @@ def _env_int(name: str, default: int, low: int, high: int) -> int:
 
 
 # ------------------------------------------------------------------------------------------------ framing
-def _write_frame(fd: int, obj) -> None:
+def _write_frame(fd: int, obj, max_bytes: int | None = None) -> None:
     data = json.dumps(obj).encode()
+    if max_bytes is not None and len(data) > max_bytes:
+        raise ValueError(f"a frame of {len(data)} bytes, more than {max_bytes}")
     view = memoryview(_HEADER.pack(len(data)) + data)
     while view:
         n = os.write(fd, view)
@@ -177,7 +181,7 @@ class Worker:
                     self.stop()
                     self.start()
                 self.wait_ready(time.monotonic() + START_TIMEOUT_S)
-                _write_frame(self.proc.stdin.fileno(), payload)
+                _write_frame(self.proc.stdin.fileno(), payload, MAX_REQUEST_BYTES)
                 ack = _read_frame(self.proc.stdout.fileno(), time.monotonic() + WORKER_MARGIN_S, 1024)
                 if ack == {"started": True}:
                     return
@@ -190,7 +194,10 @@ class Worker:
     def check(self, payload: dict, timeout: float) -> dict:
         """One check on this worker; on a dead, hung or garbling worker, a fresh one replaces it."""
         try:
-            self._send(payload)
+            try:
+                self._send(payload)
+            except ValueError:  # the server's own request is too large: our bug, not the learner's
+                return {"status": "error", "key": "check_internal_error", "fmt": {"error": "request too large"}}
             result = _read_frame(self.proc.stdout.fileno(), time.monotonic() + timeout + WORKER_MARGIN_S,
                                  MAX_RESULT_BYTES)
         except (_FrameError, OSError) as err:
@@ -272,10 +279,10 @@ def run_check(code: str, request: dict, timeout: float = 5.0, entry: str = DEFAU
     if not entry.startswith(ENTRY_PREFIX) or ":" not in entry:
         raise ValueError(f"entry {entry!r} must be 'mha.check.<module>:<function>'")
     timeout = min(max(float(timeout), 0.1), 120.0)
-    payload = {"code": code, "request": request, "entry": entry, "timeout": timeout}
-    if len(json.dumps(payload)) > MAX_REQUEST_BYTES:
+    if not isinstance(code, str) or len(code) > MAX_CHARS:  # the sandbox would refuse it too: no trip for it
         return {"status": "refused", "key": "check_too_long", "line": None, "col": None,
-                "fmt": {"max_chars": 20_000, "max_lines": 1_000}}
+                "fmt": {"max_chars": MAX_CHARS, "max_lines": MAX_LINES}}
+    payload = {"code": code, "request": request, "entry": entry, "timeout": timeout}
     return (pool or POOL).run(payload, timeout)
 
 
