@@ -195,3 +195,15 @@ def test_open_this_in_the_playground_shows_the_steps_numbers(step):
     spec = specs["masked"] if step == "mask" else specs["main"]
     np.testing.assert_allclose(canvas_values(canvas_charts(playground)["grid"]), run_view(spec).weights,
                                rtol=0, atol=1e-5)
+
+
+@pytest.mark.parametrize("number", range(1, len(course.STEPS) + 1))
+def test_a_hostile_sentence_stays_text_in_every_step(number):
+    hostile = "**bold** [x](javascript:alert(1)) <b>b</b> $x^2$ :red[r]"
+    at = open_page(PAGE, {"step": str(number), "text": hostile})
+    step = course.step_id(number)
+    _reveal(at, step)
+    for option in at.radio(key=f"co_guess_{step}").options:
+        assert "<b>" not in option and "](" not in option and "**b" not in option.replace("\\*", "")
+    for md in at.markdown:
+        assert "<b>b</b>" not in md.value and "[x](javascript" not in md.value
