@@ -32,6 +32,6 @@ ck.upload()
 code = ck.editor()
 request = ck.request_for(view, s)
 ck.check_button(code, request)
-ck.answer_area(code, request, view)  # right under the editor: a refusal, else the verdict and what follows
+ck.answer_area(code, request)  # right under the editor: a refusal, else the verdict and what follows
 ck.numbered(code)
 ck.link_section()

@@ -23,7 +23,7 @@ from mha import figures, i18n
 from mha.app.controls import CUSTOM_WEIGHTS_KEY, chart_words, lang, t
 from mha.check import code_link, examples
 from mha.errors import LearnerError
-from mha.text import escape_markdown
+from mha.text import display_labels, escape_markdown
 
 EDITOR, LINK, UPLOAD = "ck_editor", "code", "ck_upload"  # widget keys; LINK is the URL parameter
 OFF_ENV = "MHA_CHECK"  # "off" / "0" / "false" / "no": no learner code is taken on this server
@@ -157,6 +157,7 @@ def _set_code(code: str) -> None:
 
 def _code_to_link(code: str) -> None:
     st.session_state.pop("_ck_link_note", None)
+    st.session_state.pop("_ck_link_error", None)  # the learner has moved on from a link that could not be read
     try:
         value = "" if code == examples.STARTER else code_link.encode(code)
     except LearnerError as err:
@@ -280,7 +281,7 @@ def check_button(code: str, request: dict) -> None:
     st.button(t("ck_run"), key="ck_run", type="primary", icon="🩺", on_click=_start, args=(code, request))
 
 
-def answer_area(code: str, request: dict, view) -> None:
+def answer_area(code: str, request: dict) -> None:
     """Under the Check button: while a check runs, a note (this part alone reruns until the answer is there);
     then the answer."""
     job = st.session_state.get("_ck_job")
@@ -305,7 +306,7 @@ def answer_area(code: str, request: dict, view) -> None:
             result, checked_code, checked_request = found
             if (checked_code, checked_request) != (code, request):
                 st.caption(t("ck_stale"))
-            show_answer(result, checked_code, checked_request, view)
+            show_answer(result, checked_code, checked_request)
 
     area()
 
@@ -313,7 +314,7 @@ def answer_area(code: str, request: dict, view) -> None:
 # ------------------------------------------------------------------------------------------------ the answer
 
 
-def show_answer(result: dict, code: str, request: dict, view) -> None:
+def show_answer(result: dict, code: str, request: dict) -> None:
     status = result.get("status")
     if status == "unavailable":
         st.warning(t("ck_unavailable"), icon="🧱")
@@ -327,7 +328,7 @@ def show_answer(result: dict, code: str, request: dict, view) -> None:
             st.caption(t("ck_at_line", line=line, col=col) if isinstance(col, int) else t("ck_at_line_only", line=line))
             st.code(shown, language="text")
     elif status in DIAGNOSES:
-        verdict(result, code, request, view)
+        verdict(result, code, request)
     else:
         st.warning(t("ck_unknown_message", key=escape_markdown(str(status), 60, code=True)))
 
@@ -338,7 +339,7 @@ def _diff(x) -> str:
     return "0" if x == 0 else f"{x:.2e}"
 
 
-def verdict(result: dict, code: str, request: dict, view) -> None:
+def verdict(result: dict, code: str, request: dict) -> None:
     status = result["status"]
     heads = request["num_heads"]
     st.caption(t("ck_on", n=len(request["tokens"]), d_model=request["d_model"], num_heads=heads,
@@ -357,7 +358,7 @@ def verdict(result: dict, code: str, request: dict, view) -> None:
     steps = result.get("steps") or []
     first = next((s for s in steps if s.get("id") == result.get("first_step")), None)
     if status == "differs" and first is not None:
-        step_maps(first, view)
+        step_maps(first, display_labels(request["tokens"]))  # the checked sentence's, even if the sidebar moved on
     if steps:
         step_table(steps, result.get("first_step"))
     trace(result.get("trace") or [])
@@ -376,7 +377,7 @@ def _labels(n: int, labels) -> list[str]:
     return list(labels) if len(labels) == n else [str(i) for i in range(n)]
 
 
-def step_maps(step: dict, view) -> None:
+def step_maps(step: dict, labels: list[str]) -> None:
     """Their tensor and ours for the step, side by side, on one colour scale (the app's rule: weights 0 … top in
     blue, anything signed red-blue around 0); a cell that is not a finite number is grey, never NaN on a chart."""
     words = chart_words()
@@ -398,9 +399,9 @@ def step_maps(step: dict, view) -> None:
             continue
         ok = np.isfinite(m)
         z = np.where(ok, m, 0.0)
-        rows = _labels(m.shape[0], view.labels)
+        rows = _labels(m.shape[0], labels)
         if kind in ("weights", "scores"):
-            fig = figures.head_heatmap(z, rows, _labels(m.shape[1], view.key_labels), kind=kind,
+            fig = figures.head_heatmap(z, rows, _labels(m.shape[1], labels), kind=kind,
                                        allowed=ok if not ok.all() else None, clickable=False, zmax=top,
                                        width_px=HALF_PX, words=words)
         else:
