@@ -1,4 +1,5 @@
-"""The restricted language learner code runs in — inside the worker process (mha/check/worker.py), never the server's.
+"""The restricted language learner code runs in: inside the worker process (mha/check/worker.py), never the
+server's.
 
 ``compile_learner(code)`` parses the code, refuses what the language does not allow, rewrites every attribute
 access into a guarded call, runs the top level and returns the learner's namespace. Anything refused raises
@@ -35,7 +36,6 @@ import ast
 import builtins
 import linecache
 import math
-import sys
 import types
 import typing
 
@@ -485,7 +485,3 @@ def learner_error(err: BaseException) -> Refused:
 
 def _out_of_memory(message: str) -> bool:
     return "can't allocate memory" in message or "not enough memory" in message or "std::bad_alloc" in message
-
-
-if sys.version_info < (3, 9):  # pragma: no cover - ast.unparse etc.
-    raise ImportError("mha.check.sandbox needs Python 3.9+")

@@ -266,6 +266,13 @@ class WorkerPool:
 POOL = WorkerPool()
 
 
+def prestart() -> None:
+    """Start the server's workers now, in the background, so the first check is warm (a page calls this when it
+    opens; a no-op when the feature is off or the workers run already)."""
+    if enabled():
+        POOL.start()
+
+
 def _seconds(timeout: float) -> int | float:
     return int(timeout) if float(timeout).is_integer() else round(timeout, 1)
 
