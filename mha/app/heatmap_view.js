@@ -1,6 +1,7 @@
 // The canvas heatmaps (heatmap_view.py): the grid of heads and the enlarged head, drawn and answered here.
 const b64 = (text) => { const s = atob(text); const out = new Uint8Array(s.length);
                         for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i); return out; };
+const PNG_SCALE = 2;  // the ⤓ PNG file has twice the page's pixels: sharp on a projector
 export default function(component) {
   const { parentElement, data, setTriggerValue } = component;
   const root = parentElement.querySelector('.hm');
@@ -41,21 +42,15 @@ export default function(component) {
   const canvas = el('canvas'), over = el('canvas', 'hm-over'), tip = el('div', 'hm-tip');
   over.tabIndex = 0;
   over.setAttribute('role', 'img');
-  // Download the picture (as Plotly's camera button did): the cells, labels and colour bar on the page's background.
+  // Download the picture (as Plotly's camera button did) for a projector: drawn anew at PNG_SCALE (not the
+  // screen's pixel ratio), on the page's background, under a title (what it shows, on which sentence).
   const png = el('button', 'hm-png');
   png.type = 'button';
   png.textContent = '⤓ PNG';
   png.title = words.download_png;
   png.setAttribute('aria-label', words.download_png);
   png.addEventListener('click', () => {
-    const out = document.createElement('canvas');
-    out.width = canvas.width; out.height = canvas.height;
-    const c = out.getContext('2d');
-    const bg = getComputedStyle(root).getPropertyValue('--st-background-color').trim();
-    c.fillStyle = '#ffffff';
-    if (bg) c.fillStyle = bg;  // an invalid colour leaves white
-    c.fillRect(0, 0, out.width, out.height);
-    c.drawImage(canvas, 0, 0);
+    const out = exportCanvas();
     out.toBlob((blob) => {
       if (!blob) return;
       const a = document.createElement('a');
@@ -65,10 +60,12 @@ export default function(component) {
       setTimeout(() => URL.revokeObjectURL(a.href), 1000);
     }, 'image/png');
   });
-  wrap.append(canvas, over, tip, png);
+  wrap.append(canvas, over, tip);
   root.appendChild(wrap);
-  const note = el('div', 'hm-note');
-  root.appendChild(note);
+  // Under the picture, never over it (on top it hid the colour bar's title): the note, and the button at its right.
+  const foot = el('div', 'hm-foot'), note = el('div', 'hm-note');
+  foot.append(note, png);
+  root.appendChild(foot);
   const ctx = canvas.getContext('2d'), octx = over.getContext('2d');
 
   // One small picture per head, one pixel per cell (blocked cells grey), scaled up without smoothing.
@@ -163,9 +160,55 @@ export default function(component) {
     }
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.clearRect(0, 0, g.width, g.height);
+    const labels = [];
+    paint(ctx, g, labels);
+    foot.style.maxWidth = g.width + 'px';  // the button at the picture's right edge, under it
+    note.textContent = !g.showX ? words.keys_on_hover : '';
+    note.style.display = g.showX ? 'none' : '';
+    root.__hm.labels = labels;
+    root.dataset.cell = `${g.cw}x${g.ch}`;
+    st.drawOver();
+  };
+
+  // What the picture says it is: the kind and the heads, then the sentence (cut to the width).
+  const titleLines = (c, g, S) => {
+    const range = heads.length > 1 && heads.every((h, i) => i === 0 || h === heads[i - 1] + 1)
+      ? `${words.head} ${heads[0]}–${heads[heads.length - 1]}` : heads.map((h) => `${words.head} ${h}`).join(', ');
+    const fit = (text, font, room) => {
+      c.font = font;
+      if (c.measureText(text).width <= room) return text;
+      let n = text.length;
+      while (n > 1 && c.measureText(text.slice(0, n) + '…').width > room) n -= 1;
+      return text.slice(0, n) + '…';
+    };
+    return [[fit(`${words.value} · ${single ? `${words.head} ${heads[0]}` : range}`, g.font(S.TITLE, true),
+                 g.width - 8), g.font(S.TITLE, true)],
+            [fit(q.join(' '), g.font(S.SUB), g.width - 8), g.font(S.SUB)]];
+  };
+  const exportCanvas = () => {
+    const g = st.geo, S = { SCALE: PNG_SCALE, TITLE: 15, SUB: 12, BAND: 46 };
+    const out = document.createElement('canvas');
+    out.width = Math.round(g.width * S.SCALE); out.height = Math.round((g.height + S.BAND) * S.SCALE);
+    const c = out.getContext('2d');
+    c.setTransform(S.SCALE, 0, 0, S.SCALE, 0, 0);
+    const bg = getComputedStyle(root).getPropertyValue('--st-background-color').trim();
+    c.fillStyle = '#ffffff';
+    if (bg) c.fillStyle = bg;  // an invalid colour leaves white
+    c.fillRect(0, 0, g.width, g.height + S.BAND);
+    c.fillStyle = getComputedStyle(root).color || '#31333f';
+    c.textAlign = 'left'; c.textBaseline = 'top';
+    titleLines(c, g, S).forEach(([text, font], i) => { c.font = font; c.fillText(text, 4, 6 + i * 20); });
+    c.setTransform(S.SCALE, 0, 0, S.SCALE, 0, S.BAND * S.SCALE);
+    paint(c, g, []);
+    root.dataset.pngBand = String(S.BAND);
+    return out;
+  };
+
+  // The picture: cells, token names, axis titles, the colour bar, on ``c`` (its transform set by the caller);
+  // every text drawn is listed in ``labels``.
+  const paint = (ctx, g, labels) => {
     const ink = getComputedStyle(root).color || '#31333f';
     ctx.imageSmoothingEnabled = false;
-    const labels = [];
     g.panels.forEach((P, p) => {
       ctx.drawImage(pictures[p], P.x, P.y, P.w, P.h);
       ctx.fillStyle = ink;
@@ -222,11 +265,6 @@ export default function(component) {
       ctx.fillText(text, g.barX + 20, y);
       labels.push({ axis: 'tick', panel: -1, i: 0, text, font: 11, angle: 0 });
     }
-    note.textContent = !g.showX ? words.keys_on_hover : '';
-    note.style.display = g.showX ? 'none' : '';
-    root.__hm.labels = labels;
-    root.dataset.cell = `${g.cw}x${g.ch}`;
-    st.drawOver();
   };
 
   // The overlay: the pointed-at cell (a dark line with a white one inside: seen on the palest and the darkest
