@@ -244,3 +244,20 @@ def test_every_uploader_is_the_one_uploader():
               if re.search(r"\bst\.file_uploader\(|\.file_uploader\(", p.read_text(encoding="utf-8"))
               and p.name != "controls.py"]
     assert not direct, f"use mha.app.controls.file_uploader in {direct}"
+
+
+from test_i18n import PAGES, korean_pages  # noqa: E402,F401 (the fixture: every page opened once in Korean)
+
+_LINK_TARGET = re.compile(r"\]\([^)]*\)")
+_VERSION = re.compile(r"\b\d+\.\d+[\w.+-]*")  # torch 2.13.0+cpu
+_WIDGET_IDS = {"button_group"}  # a segmented control's proto keeps its option ids beside the names it shows
+
+
+@pytest.mark.parametrize("page", [path for path, _, _ in PAGES])
+def test_a_korean_page_shows_no_english_words(page, korean_pages):
+    """What the catalog scan cannot see: text put together in code, option names, labels."""
+    found = [(w, text[:80]) for kind, text in korean_pages[page] if kind not in _WIDGET_IDS
+             and (kind, text) != ("text_input", "code")  # Check's hidden link holder (display: none, no label)
+             for w in english_words(_VERSION.sub(" ", _LINK_TARGET.sub("]", text)))
+             if w not in {"PAD", "English"}]  # the padding token; the language control names both languages
+    assert not found, found
