@@ -117,7 +117,8 @@ def test_editing_puts_the_new_code_in_the_link():
     assert code_link.decode(value) == examples.SDPA + "\n# mine\n"
 
 
-@pytest.mark.parametrize("value, key", [("%%%not-base64", "ck_link_bad"), (code_link.encode(examples.COURSE)[:-8], "ck_link_bad"),
+@pytest.mark.parametrize("value, key", [("%%%not-base64", "ck_link_bad"),
+                                        (code_link.encode(examples.COURSE)[:-8], "ck_link_bad"),  # cut short
                                         ("A" * (code_link.MAX_LINK_CHARS + 10), "ck_link_too_long")])
 def test_a_link_whose_code_cannot_be_read_says_so_next_to_the_editor(value, key):
     at = open_page(PAGE, code=value)
@@ -421,7 +422,8 @@ def test_the_seed_two_class_with_one_head_attends_over_the_heads_axis_by_name():
 @pytest.mark.parametrize("old, new, key", [
     ("return self.output_linear(z)", "return self.output_linear(z) * float('nan')", "check_output_nan"),
     ("return self.output_linear(z)", "return self.output_linear(z)[:, :1]", "check_bad_output_shape"),
-    ("        q = self.split_heads", "        while True:\n            pass\n        q = self.split_heads", "check_timeout"),
+    ("        q = self.split_heads", "        while True:\n            pass\n        q = self.split_heads",
+     "check_timeout"),
 ])
 def test_nan_wrong_shape_and_endless_loops_are_explained(old, new, key):
     from mha.i18n import CATALOG

@@ -14,8 +14,8 @@ from mha import bugs
 
 IMPORTS = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
 
-# The course's class (../shared/seeds/000_*: PyTorch로 배우는 Transformer 모델), verbatim: tests/course_mha.py holds
-# the same class, and the test compares the two.
+# The course's class (../shared/seeds/000_*: PyTorch로 배우는 Transformer 모델), verbatim: tests/course_mha.py
+# holds the same class, and the test compares the two.
 COURSE_CLASS = '''class MultiHeadAttention(nn.Module):
 
     def __init__(self, d_model, num_heads):
