@@ -232,3 +232,10 @@ def test_code_over_the_limit_is_refused_without_a_trip_to_the_worker():
     never = WorkerPool(size=1)
     result = run_check("#" * 20_001, {}, pool=never)
     assert (result["status"], result["key"]) == ("refused", "check_too_long") and never.pids() == []
+
+
+def test_a_lone_surrogate_in_a_message_arrives_as_valid_text(pool):
+    """A learner's ``"\\ud800"`` cannot be encoded as UTF-8 (Streamlit's protobuf would fail on it): replaced."""
+    result = check(pool, "raise ValueError('a\\ud800b \U0001f600')\n")
+    assert result["key"] == "check_raised" and result["fmt"]["message"] == "a?b \U0001f600"
+    result["fmt"]["message"].encode("utf-8")

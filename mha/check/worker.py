@@ -77,7 +77,8 @@ def _env_int(name: str, default: int, low: int, high: int) -> int:
 
 # ------------------------------------------------------------------------------------------------ framing
 def _write_frame(fd: int, obj, max_bytes: int | None = None) -> None:
-    data = json.dumps(obj).encode()
+    # UTF-8, a lone surrogate (a learner's "\ud800") as "?": it would break the page's protobuf further on
+    data = json.dumps(obj, ensure_ascii=False).encode("utf-8", "replace")
     if max_bytes is not None and len(data) > max_bytes:
         raise ValueError(f"a frame of {len(data)} bytes, more than {max_bytes}")
     view = memoryview(_HEADER.pack(len(data)) + data)
