@@ -105,9 +105,11 @@ def test_the_bare_function_of_the_second_seed_runs():
 
 
 def test_print_and_a_learners_own_exception_class_work():
-    namespace = compile_learner('class ShapeError(ValueError):\n    pass\nprint("hello")\n'
-                                'try:\n    raise ShapeError("x")\nexcept ShapeError as e:\n    caught = e.args\n')
-    assert namespace["caught"] == ("x",)
+    namespace = compile_learner('class ShapeError(ValueError):\n    def __init__(self, m):\n'
+                                '        super().__init__(m)\n        self.m = m\nprint("hello")\n'
+                                'try:\n    raise ShapeError("x")\nexcept ShapeError as e:\n    caught = e.args, e.m\n'
+                                's = set()\ns.add(1)\n')
+    assert namespace["caught"] == (("x",), "x") and namespace["s"] == {1}
 
 
 def test_a_parameter_named_like_a_forbidden_builtin_is_the_learners_own():

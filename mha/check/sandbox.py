@@ -134,6 +134,8 @@ CONTAINER_ATTRS = {
     list: frozenset({"append", "extend", "pop", "insert", "index", "count", "reverse", "sort", "copy", "clear"}),
     dict: frozenset({"get", "items", "keys", "values", "setdefault", "update", "pop", "copy"}),
     tuple: frozenset({"index", "count"}),
+    set: frozenset({"add", "discard", "remove", "update", "union", "intersection", "difference", "copy"}),
+    frozenset: frozenset({"union", "intersection", "difference"}),
     str: frozenset({"lower", "upper", "split", "join", "strip", "startswith", "endswith", "replace"}),  # no format
     slice: frozenset({"start", "stop", "step"}),
 }
@@ -373,7 +375,7 @@ class _Guard:
             return name in INFO_ATTRS
         if isinstance(obj, torch.Size):
             return name in ("numel", "index", "count")
-        if isinstance(obj, BaseException):
+        if isinstance(obj, BaseException) and not self._learner_class(type(obj)):
             return name == "args"
         if type(obj).__module__ == "torch.return_types":  # x.max(dim=-1).values
             return name in ("values", "indices")
