@@ -38,9 +38,12 @@ FORMAT = "mha-playground-view"
 FORMAT_VERSION = 2  # 2: the module's parameters are "parameters" (was "weights", a name the arrays use)
 
 # A state_dict of the largest module the app offers (d_model 512: 4 matrices 512x512 + a bias, float32) is ~4.2 MB.
-# float64 doubles that; anything bigger cannot be one of ours. Streamlit's own limit (.streamlit/config.toml
-# maxUploadSize = 10 MB) stops larger files before they reach us.
-MAX_WEIGHTS_BYTES = 9 * 1024 * 1024
+# float64 doubles that; anything bigger cannot be one of ours. 9 MB as the app says it (10**6 bytes a MB). The
+# uploader widget's own limit is above it (UPLOAD_WIDGET_MB = 10, as .streamlit/config.toml maxUploadSize): every
+# file up to 10 MB reaches this check and gets its message here, replacing the previous file's; only larger ones
+# are refused by Streamlit's widget (which counts 10**6 bytes a MB, 2**20 on Windows) before they reach us.
+MAX_WEIGHTS_BYTES = 9 * 10**6
+UPLOAD_WIDGET_MB = 10
 # Trained attention weights are of order 1. Far larger values are not a trained model, and at d_model 512 values
 # above ~1e8 can overflow float32 scores; up to 1e4 every intermediate the app shows stays finite.
 MAX_ABS_WEIGHT = 1e4
@@ -302,7 +305,7 @@ def _load(data, d_model, num_heads, max_bytes) -> dict[str, torch.Tensor]:
         raise WeightsError("share_err_not_bytes")
     size = len(data)
     if size > max_bytes:
-        raise WeightsError("share_err_too_big", size_mb=size / 2**20, max_mb=max_bytes / 2**20)
+        raise WeightsError("share_err_too_big", size_mb=size / 10**6, max_mb=max_bytes / 10**6)
     if size == 0:
         raise WeightsError("share_err_empty")
     data = bytes(data)
@@ -347,7 +350,7 @@ def _restored_zip(data: bytes) -> bytes:
         raise WeightsError("share_err_compressed", entry=_short(packed[0].filename))
     unpacked = sum(e.file_size for e in entries)
     if unpacked > MAX_UNPACKED_BYTES:
-        raise WeightsError("share_err_unpacked_too_big", size_mb=unpacked / 2**20, max_mb=MAX_UNPACKED_BYTES / 2**20)
+        raise WeightsError("share_err_unpacked_too_big", size_mb=unpacked / 10**6, max_mb=MAX_UNPACKED_BYTES / 10**6)
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as clean:
         for e in entries:
@@ -384,7 +387,7 @@ def _torch_load(data: bytes):
 
 
 __all__ = [
-    "COURSE_KEYS", "MAX_ABS_WEIGHT", "MAX_UNPACKED_BYTES", "MAX_WEIGHTS_BYTES", "WeightsError", "check_state_dict", "expected_shapes", "infer_d_model",
+    "COURSE_KEYS", "MAX_ABS_WEIGHT", "MAX_UNPACKED_BYTES", "MAX_WEIGHTS_BYTES", "UPLOAD_WIDGET_MB", "WeightsError", "check_state_dict", "expected_shapes", "infer_d_model",
     "load_state_dict_bytes", "matrix_csv", "sha256", "state_dict_bytes", "view_arrays", "view_json", "view_meta",
     "view_npz",
 ]

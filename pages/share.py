@@ -14,8 +14,9 @@ s = settings()
 
 # --- your own weights first: they decide what every export below contains
 st.subheader(t("share_upload_title"))
-st.markdown(t("share_upload_help", max_mb=export.MAX_WEIGHTS_BYTES / 2**20))
-file_uploader(t("share_upload"), share.UPLOAD_KEY, ["pt", "pth", "bin"], 9, on_change=share._on_upload)
+st.markdown(t("share_upload_help", max_mb=export.MAX_WEIGHTS_BYTES / 10**6))
+file_uploader(t("share_upload"), share.UPLOAD_KEY, ["pt", "pth", "bin"], export.UPLOAD_WIDGET_MB,
+              limit_mb=export.MAX_WEIGHTS_BYTES // 10**6, on_change=share._on_upload)
 kind, message = st.session_state.get("_share_upload_message", (None, None))
 if kind:
     (st.error if kind == "error" else st.success)(message)

@@ -258,3 +258,35 @@ def test_the_upload_control_refuses_bad_files_with_a_clear_message(tmp_path, cas
 
     assert CUSTOM_WEIGHTS_KEY not in at.session_state  # nothing was kept
     assert not any("업로드한 가중치" in i.value for i in at.info)
+
+
+def test_every_file_refused_for_its_size_gets_the_apps_message(tmp_path):
+    """Widget, loader, server and the words agree (#23.7): the widget passes every file up to UPLOAD_WIDGET_MB (10**6
+    bytes a MB; 2**20 on Windows), the server takes that much (maxUploadSize, MiB), and the loader's 9 MB is what
+    the page and the drop zone say, so a 9.0-9.44 MB file is refused by the loader, with its message."""
+    import tomllib
+    from pathlib import Path
+
+    config = tomllib.loads((Path(__file__).resolve().parents[1] / ".streamlit" / "config.toml").read_text())
+    assert export.UPLOAD_WIDGET_MB * 10**6 > export.MAX_WEIGHTS_BYTES
+    assert config["server"]["maxUploadSize"] >= export.UPLOAD_WIDGET_MB  # both in the server's MiB
+    at = _share_page(lang="en")
+    widget = at.file_uploader(key="share_upload")
+    assert widget.proto.max_upload_size_mb == export.UPLOAD_WIDGET_MB
+    styles = " ".join(el.proto.body for el in at.get("html"))
+    assert "9MB per file" in styles and "10MB" not in styles
+    assert text("share_upload_help", "en", max_mb=9.0).split("\n")[0][:40] in " ".join(m.value for m in at.markdown)
+    err = _refused(b"\0" * int(9.2 * 10**6), "share_err_too_big")
+    assert "9.2 MB" in str(err) and "at most 9 MB" in str(err)
+
+
+def test_a_refused_file_replaces_the_previous_files_message_and_weights():
+    at = _upload(_share_page(lang="en"), "good.pt", _saved(CourseMHA(32, 4).state_dict()))
+    from mha.app.controls import CUSTOM_WEIGHTS_KEY
+
+    assert at.success and "good.pt" in at.success[0].value and CUSTOM_WEIGHTS_KEY in at.session_state
+    at = _upload(at, "big.pt", b"\0" * int(9.2 * 10**6))  # between the loader's 9 MB and the widget's 10
+    errors = [e.value for e in at.error]
+    assert len(errors) == 1 and "9.2 MB" in errors[0] and not at.success
+    assert CUSTOM_WEIGHTS_KEY not in at.session_state  # the old file's weights are not silently kept
+    assert not any("uploaded weights" in i.value for i in at.info)

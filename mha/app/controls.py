@@ -467,14 +467,17 @@ def weights_scale(mats, *, toggle: bool = True, container=None) -> WeightsScale:
     return WeightsScale(top, fit, reason)
 
 
-def file_uploader(label: str, key: str, types: list[str], max_mb: int, container=None, **kwargs):
+def file_uploader(label: str, key: str, types: list[str], max_mb: int, container=None, *,
+                  limit_mb: int | None = None, **kwargs):
     """The one file uploader: ``st.file_uploader`` limited to ``max_mb`` MB of the ``types`` given. Streamlit draws
     its own English in the drop zone ("9MB per file • PT, PTH, BIN") and lets no app change it (streamlit#13500):
     in Korean a style scoped to this uploader's key writes it over (the frame's style does the "Upload" button).
-    Not reachable: the tooltip of a refused file ("File must be 9.0MB or smaller."), see docs/korean.md."""
+    Not reachable: the tooltip of a refused file ("File must be 9.0MB or smaller."), see docs/korean.md.
+    ``limit_mb``: the app's own, lower limit, checked after the upload with a message next to the uploader (a file
+    the widget refuses leaves the previous file's message on screen): the drop zone names it, in every language."""
     box = container or st
-    if lang() == "ko":
-        text = t("up_instructions", mb=max_mb, types=", ".join(x.upper() for x in types))
+    if lang() == "ko" or (limit_mb is not None and limit_mb != max_mb):
+        text = t("up_instructions", mb=limit_mb or max_mb, types=", ".join(x.upper() for x in types))
         st.html("<style>" + _css_text(f".st-key-{key} [data-testid='stFileUploaderDropzoneInstructions'] span",
                                       text, "14px") + "</style>")
     return box.file_uploader(label, type=types, key=key, max_upload_size=max_mb, **kwargs)

@@ -264,6 +264,7 @@ def _on_upload() -> None:
     except Exception as err:  # noqa: BLE001 whatever the file holds, the page keeps working and says why
         if not isinstance(err, export.WeightsError):  # the loader raises nothing else; a new bug must not leak
             err = export.WeightsError("share_err_unreadable", error=type(err).__name__)
+        _clear_weights()  # the new file replaced the previous one in the uploader: its weights and message go too
         st.session_state["_share_upload_message"] = ("error", t("share_upload_failed", reason=err.message(lang)))
         return
     name = escape_markdown(getattr(f, "name", None) or "weights.pt", 60, code=True)  # shown, never interpreted
