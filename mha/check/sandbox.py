@@ -375,7 +375,7 @@ class _Guard:
             return name in INFO_ATTRS
         if isinstance(obj, torch.Size):
             return name in ("numel", "index", "count")
-        if isinstance(obj, BaseException) and not self._learner_class(type(obj)):
+        if isinstance(obj, BaseException) and (name == "args" or not self._learner_class(type(obj))):
             return name == "args"
         if type(obj).__module__ == "torch.return_types":  # x.max(dim=-1).values
             return name in ("values", "indices")
