@@ -452,3 +452,19 @@ def test_a_mask_the_code_never_reads_is_pointed_out_when_no_mask_is_chosen():
 def test_one_token_hides_the_bugs_and_says_so():
     result = run(ex.bug_code("softmax_over_queries"), text="cat")
     assert result["status"] == "equal" and result["message"]["key"] == "check_one_token"
+
+
+@pytest.mark.parametrize("make", ["torch.empty(1, 10, 16, device='meta')", "torch.zeros(1, 10, 16).to_sparse()",
+                                  "torch.zeros(1, 10, 16, dtype=torch.complex64)"])
+def test_a_tensor_without_plain_numbers_is_bad_output(make):
+    """(Trusted test code: the sandbox does not let a learner reach these.)"""
+    code = ("import torch\nimport torch.nn as nn\n"
+            "class MultiHeadAttention(nn.Module):\n"
+            "    def __init__(self, d_model, num_heads):\n"
+            "        super().__init__()\n"
+            "    def forward(self, query, key, value, mask=None):\n"
+            f"        return {make}\n")
+    namespace: dict = {}
+    exec(compile(code, "<learner>", "exec"), namespace)  # noqa: S102 - our own code
+    result = diagnose(namespace, request())
+    assert result["status"] == "bad_output" and result["message"]["key"] == "check_bad_output_type"

@@ -50,6 +50,9 @@ def _as_output(value, expected: tuple) -> tuple[Optional[torch.Tensor], Optional
     if tuple(value.shape) != expected:
         return None, None, {"key": "check_bad_output_shape", "fmt": {"shape": shape_text(value.shape),
                                                                        "expected": shape_text(expected)}}
+    if value.device.type != "cpu" or value.layout != torch.strided:  # a meta or sparse tensor holds no numbers
+        return None, None, {"key": "check_bad_output_type", "fmt": {"type": safe_text(
+            f"{value.device.type} {value.layout}", 40), "expected": shape_text(expected)}}
     if not value.is_floating_point():
         return None, None, {"key": "check_bad_output_type", "fmt": {"type": safe_text(value.dtype, 40),
                                                                       "expected": shape_text(expected)}}
