@@ -30,6 +30,8 @@ OFF_ENV = "MHA_CHECK"  # "off" / "0" / "false" / "no": no learner code is taken 
 MAX_UPLOAD_BYTES = 4 * code_link.MAX_CODE_CHARS
 STEPS = ("projections", "split", "scores", "scale", "mask", "softmax", "weighted_sum", "combine", "output")
 SQUARE_STEPS = {"scores": "scores", "scale": "scores", "mask": "scores", "softmax": "weights"}  # (Tq, Tk) maps
+# (T, features) maps, by what the colour bar names: the diagnosis compares q at projections and split
+FEATURE_STEPS = {"projections": "query", "split": "query", "weighted_sum": "head_outputs", "combine": "concat"}
 TRACE_LINES = 200  # a forward in a loop can make thousands of calls: the first ones tell the story
 HALF_PX = 460  # a chart in one of two columns (1400 px window)
 POLL_S = 0.4
@@ -405,7 +407,8 @@ def step_maps(step: dict, labels: list[str]) -> None:
                                        allowed=ok if not ok.all() else None, clickable=False, zmax=top,
                                        width_px=HALF_PX, words=words)
         else:
-            fig = figures.features_heatmap(z, rows, kind="output", zmax=top, words=words)
+            fig = figures.features_heatmap(z, rows, kind=FEATURE_STEPS.get(step.get("id"), "output"), zmax=top,
+                                           words=words)
         col.plotly_chart(fig, key=key, width="content" if fig.layout.width else "stretch")
 
 
