@@ -207,3 +207,23 @@ def test_a_hostile_sentence_stays_text_in_every_step(number):
         assert "<b>" not in option and "](" not in option and "**b" not in option.replace("\\*", "")
     for md in at.markdown:
         assert "<b>b</b>" not in md.value and "[x](javascript" not in md.value
+
+
+@pytest.mark.parametrize("text", ["", "   ", "\u200b"])
+def test_no_sentence_gives_a_message_not_an_error(text):
+    for number in range(1, len(course.STEPS) + 1):
+        at = open_page(PAGE, {"step": str(number), "text": text})
+        assert not at.exception, (number, [e.value for e in at.exception])
+        assert [i.value for i in at.main.info] == [i18n.text("page_needs_text", "en")]
+
+
+@pytest.mark.parametrize("params", [{"text": "hello"}, {"text": "the cat saw the dog\n고양이가 개를 봤다", "sentence": "1"}])
+def test_one_word_and_a_batch_open_every_step(params):
+    for number in range(1, len(course.STEPS) + 1):
+        at = open_page(PAGE, {"step": str(number), **params})
+        step = course.step_id(number)
+        if params["text"] == "hello" and step in ("mask", "several"):  # they need a next word
+            assert [i.value for i in at.main.info] == [i18n.text("co_needs_two", "en")]
+            continue
+        _reveal(at, step)
+        assert not at.exception, (number, [e.value for e in at.exception])

@@ -321,7 +321,12 @@ def show_step(number: int) -> None:
     step = course.step_id(number)
     d_model, num_heads, seed = sizes()
     st.header(f"{number} · {t(f'co_step_{step}')}")
-    v = views(course.step_specs(step, s.text, s.sentence, d_model=d_model, num_heads=num_heads, seed=seed))
+    try:
+        specs = course.step_specs(step, s.text, s.sentence, d_model=d_model, num_heads=num_heads, seed=seed)
+    except TextError:  # nothing visible in the text box: its own message is in the sidebar
+        st.info(t("page_needs_text"), icon="✍️")
+        return
+    v = views(specs)
     if v is None:
         return
     SECTIONS[step](v)
