@@ -11,7 +11,9 @@ Three measurements, each a median over ``repeats``:
    - *warm*: ``run_check`` on a started, idle pool (what a visitor gets): the baseline plus the fork of a child of the
      warm worker, its limits and seccomp filter, the JSON both ways;
    - *cold*: a fresh pool, from ``start()`` to the result (the first check after a worker died or the server
-     started: Python, torch, the warm-up, then the check).
+     started: Python, torch, the warm-up, then the check);
+   - *child's CPU*: the CPU seconds the warm worker's forked child used (``os.wait4``): what a check costs the
+     machine, whatever else runs on it.
    Targets: warm at the default size <= 0.5 s.
 2. The bystander: the Playground's rerun with new numbers (a seed change, through AppTest as bench/bench_playground.py
    does, in this process like the server) idle, then while 4 visitors press Check in a loop (4 threads calling
@@ -56,7 +58,13 @@ def timed(fn) -> tuple[float, object]:
 
 
 def in_process(req: dict) -> dict:
-    return diagnose(compile_learner(examples.COURSE), req)
+    """The baseline on one thread, as the worker runs it (two threads on a loaded 2-core machine were 5x slower)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        return diagnose(compile_learner(examples.COURSE), req)
+    finally:
+        torch.set_num_threads(threads)
 
 
 def check_times(repeats: int) -> list[dict]:
@@ -66,7 +74,7 @@ def check_times(repeats: int) -> list[dict]:
     worker.run_check("x = 1", {}, entry="mha.check.probe:names", pool=warm_pool)  # wait until it is ready
     for name, t, d, h in SIZES:
         req = request(t, d, h)
-        base, warm, cold = [], [], []
+        base, warm, cold, cpu = [], [], [], []
         in_process(req)  # this process's own warm-up
         for _ in range(repeats):
             s, r = timed(lambda: in_process(req))
@@ -74,6 +82,7 @@ def check_times(repeats: int) -> list[dict]:
             s, r2 = timed(lambda: worker.run_check(examples.COURSE, req, timeout=30, pool=warm_pool))
             assert r2.get("status") == "equal", r2
             warm.append(s)
+            cpu.append(warm_pool.last_stats()[0]["cpu_s"])
         for _ in range(max(2, repeats // 3)):
             fresh = worker.WorkerPool()
             s, r3 = timed(lambda: (fresh.start(), worker.run_check(examples.COURSE, req, timeout=30, pool=fresh)))
@@ -81,6 +90,7 @@ def check_times(repeats: int) -> list[dict]:
             cold.append(s)
             fresh.shutdown()
         rows.append({"size": name, "in_process": statistics.median(base), "warm": statistics.median(warm),
+                     "child_cpu": statistics.median(cpu),
                      "cold": statistics.median(cold), "status": r.get("status")})
     warm_pool.shutdown()
     return rows
@@ -128,11 +138,12 @@ def main() -> None:
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     repeats = int(args[0]) if args else 7
     print(f"load average before: {os.getloadavg()[0]:.1f}; workers: {worker.WorkerPool().size}")
-    print("\n| check of the course's class | in process (baseline) | warm worker | warm / baseline | cold worker |")
-    print("| --- | ---: | ---: | ---: | ---: |")
+    print("\n| check of the course's class | in process (baseline) | warm worker | warm / baseline | child's CPU "
+          "| cold worker |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
     for row in check_times(repeats):
         print(f"| {row['size']} | {row['in_process']:.3f} s | {row['warm']:.3f} s | "
-              f"{row['warm'] / row['in_process']:.2f}x | {row['cold']:.2f} s |")
+              f"{row['warm'] / row['in_process']:.2f}x | {row['child_cpu']:.3f} s | {row['cold']:.2f} s |")
     if "--no-bystander" not in sys.argv:
         sys.path.insert(0, str(ROOT / "bench"))
         for size in ((5, 16, 4), (128, 256, 16)):

@@ -132,6 +132,7 @@ class Worker:
         self.proc: subprocess.Popen | None = None
         self.notes: list[str] = []
         self.ready = False
+        self.last: dict = {}  # the last check's child: CPU seconds, wall seconds (for the bench)
 
     def start(self) -> None:
         root = str(Path(__file__).resolve().parents[2])
@@ -211,7 +212,12 @@ class Worker:
             if why == "too_big":
                 return _limit("check_result_too_big")
             return _limit("check_worker_died")
-        return result if isinstance(result, dict) else _limit("check_worker_died")
+        if not (isinstance(result, dict) and isinstance(result.get("result"), dict)):
+            self.stop()
+            self.start()
+            return _limit("check_worker_died")
+        self.last = {k: result.get(k) for k in ("cpu_s", "wall_s")}
+        return result["result"]
 
 
 class WorkerPool:
@@ -250,6 +256,11 @@ class WorkerPool:
                     self._idle.append(worker)
         finally:
             self._slots.release()
+
+    def last_stats(self) -> list[dict]:
+        """Each idle worker's last check: its child's CPU and wall seconds (for the bench)."""
+        with self._lock:
+            return [dict(w.last) for w in self._idle]
 
     def pids(self) -> list[int]:
         """The workers' process ids (for tests and the bench)."""
@@ -465,7 +476,14 @@ def _run(payload: dict) -> dict:
 
 
 def _one_check(payload: dict, memory_mb: int) -> dict:
-    """In the worker: fork a child for ``payload``, wait for its frame (at most the timeout), reap it."""
+    """In the worker: fork a child for ``payload``, wait for its frame (at most the timeout), reap it. Returns
+    ``{"result": ..., "cpu_s": the child's CPU seconds, "wall_s": fork to reaped}``."""
+    started = time.monotonic()
+    result, cpu = _fork_check(payload, memory_mb)
+    return {"result": result, "cpu_s": round(cpu, 4), "wall_s": round(time.monotonic() - started, 4)}
+
+
+def _fork_check(payload: dict, memory_mb: int) -> tuple[dict, float]:
     timeout = float(payload.get("timeout", 5.0))
     read_fd, write_fd = os.pipe()
     pid = os.fork()
@@ -486,14 +504,15 @@ def _one_check(payload: dict, memory_mb: int) -> dict:
             result = _limit("check_result_too_big")
     finally:
         os.close(read_fd)
-    _, status = os.waitpid(pid, 0)
+    _, status, usage = os.wait4(pid, 0)
+    cpu = usage.ru_utime + usage.ru_stime
     if result is not None:
-        return result
+        return result, cpu
     if killed or (os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGXCPU):
-        return _limit("check_timeout", seconds=_seconds(timeout))
+        return _limit("check_timeout", seconds=_seconds(timeout)), cpu
     if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL:
-        return _limit("check_memory")  # not killed by us: the kernel's OOM killer
-    return _limit("check_worker_died")
+        return _limit("check_memory"), cpu  # not killed by us: the kernel's OOM killer
+    return _limit("check_worker_died"), cpu
 
 
 def serve() -> None:
