@@ -159,7 +159,7 @@ def escape_for_plotly(label: str) -> str:
     """Plotly renders a subset of HTML in labels and hover text: escape so a token is shown, never interpreted.
     Plotly decodes numeric entities and only a few named ones (lt, gt, amp, not quot): a double quote becomes
     ``&#34;``, or the chart would show ``&quot;``."""
-    return html.escape(label, quote=True).replace("&quot;", "&#34;")
+    return html.escape(_BIDI_RE.sub("", label), quote=True).replace("&quot;", "&#34;")
 
 
 # Every ASCII punctuation character: CommonMark lets a backslash make any of them literal text.
@@ -171,6 +171,7 @@ _MARKDOWN_PUNCT = re.compile(r"([!-/:-@\[-`{-~])")
 _WJ = "\u2060"
 _DEFUSE = re.compile(r"(?<=[:@])|(?i:(?<=www)(?=\.))|(?<=[<>~-])(?=[->=])")
 _CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\s" + _BIDI + r"]+")
+_BIDI_RE = re.compile("[" + _BIDI + "]")
 
 
 def escape_markdown(text, max_chars: int | None = None, *, code: bool = False) -> str:
@@ -190,6 +191,13 @@ def escape_markdown(text, max_chars: int | None = None, *, code: bool = False) -
     fence = "`" * (longest + 1)  # longer than any run of backticks inside, so none of them can end the span
     pad = " " if text[:1] == "`" or text[-1:] == "`" or not text else ""
     return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def one_line(text, max_chars: int | None = None) -> str:
+    """The characters ``escape_markdown`` shows for ``text``, without its Markdown escapes: line breaks, other
+    controls and bidi overrides as one space, cut to ``max_chars``. For text that is not Markdown (a CSS ``content``
+    string: ``mha.app.controls.file_uploader`` shows an uploaded file's name with it)."""
+    return _CONTROLS.sub(" ", str(text)) if max_chars is None else _cut(text, max_chars)
 
 
 def _cut(text, max_chars: int) -> str:

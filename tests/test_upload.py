@@ -290,3 +290,22 @@ def test_a_refused_file_replaces_the_previous_files_message_and_weights():
     assert len(errors) == 1 and "9.2 MB" in errors[0] and not at.success
     assert CUSTOM_WEIGHTS_KEY not in at.session_state  # the old file's weights are not silently kept
     assert not any("uploaded weights" in i.value for i in at.info)
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_a_file_name_with_bidi_overrides_is_shown_as_typed_not_reordered(lang):
+    """U+202E (right-to-left override) would show "evil\\u202egnp.pt" as "eviltp.png": the message and Streamlit's
+    own file chip (restyled for that file, found by its raw name) show it with the override as a space."""
+    raw = "evil\u202egnp\u2066.pt"
+    at = _upload(_share_page(lang=lang), raw, _saved(CourseMHA(16, 4).state_dict()))
+    shown = at.success[0].value
+    assert "`evil gnp .pt`" in shown and "\u202e" not in shown and "\u2066" not in shown
+    styles = " ".join(el.proto.body for el in at.get("html"))
+    assert '[title="evil\\202e gnp\\2066 .pt"]' in styles and 'content: "evil gnp .pt"' in styles
+    assert "\u202e" not in styles
+
+
+def test_chart_labels_drop_bidi_overrides():
+    from mha.text import escape_for_plotly
+
+    assert escape_for_plotly("a\u202eb\u2067c<b>") == "abc&lt;b&gt;"

@@ -19,7 +19,7 @@ from mha.app.compute import HEAVY_WORK, SEEDED, Weights, cached, cached_figure  
 from mha.batch import PAD, BatchError, pair_kv
 from mha.errors import LearnerError
 from mha.figures import Words
-from mha.text import TextError, escape_markdown
+from mha.text import TextError, escape_markdown, one_line
 from mha.course import long_for_training
 from mha.train import MAX_TRAIN_D_MODEL, TASKS, TRAIN_LEN
 from mha.view import (
@@ -480,7 +480,23 @@ def file_uploader(label: str, key: str, types: list[str], max_mb: int, container
         text = t("up_instructions", mb=limit_mb or max_mb, types=", ".join(x.upper() for x in types))
         st.html("<style>" + _css_text(f".st-key-{key} [data-testid='stFileUploaderDropzoneInstructions'] span",
                                       text, "14px") + "</style>")
-    return box.file_uploader(label, type=types, key=key, max_upload_size=max_mb, **kwargs)
+    value = box.file_uploader(label, type=types, key=key, max_upload_size=max_mb, **kwargs)
+    name = getattr(value, "name", None)
+    if name and one_line(name) != name:
+        # Streamlit's file chip shows the name as given: a right-to-left override (U+202E) would show
+        # "evil\u202egnp.pt" as "eviltp.png". This file's chip (found by its title, the raw name) shows it as every
+        # message does: controls and bidi overrides as spaces.
+        chip = f".st-key-{key} [data-testid='stFileChipName'][title={css_string(name)}]"
+        # isolated: the hidden name's unterminated override would still reorder the text drawn after it
+        st.html("<style>" + _css_text(chip, one_line(name, 60), "14px")
+                + f"{chip}::after {{ unicode-bidi: isolate; direction: ltr; }}</style>")
+    return value
+
+
+def css_string(text: str) -> str:
+    """``text`` as a quoted CSS string: every character but letters, digits, space and ``._-`` as a CSS escape, so
+    nothing in it ends the string, the rule or the ``<style>`` element."""
+    return '"' + "".join(c if c.isascii() and (c.isalnum() or c in " ._-") else f"\\{ord(c):x} " for c in text) + '"'
 
 
 def _css_text(selector: str, text: str, size: str) -> str:
