@@ -12,6 +12,7 @@ import streamlit as st
 from mha import course, explain, figures, heatmap_data
 from mha import explain_figures as xf
 from mha.app import explain as steps
+from mha.app import runs
 from mha.app.compute import SEEDED, view as compute_view
 from mha.app.controls import cached_figure, chart_words, settings, t, table
 from mha.app.heatmap_view import heatmaps
@@ -76,15 +77,15 @@ def predict(step: str, question: str, options: list[str], answer: int, answer_te
 
 def views(specs: dict) -> dict[str, View] | None:
     """The step's views through the app's one cached recipe (seeded parameters: the course ignores uploads), or
-    None with a message when the sentence cannot run."""
+    None with a message when the sentence cannot run or the training queue is full."""
     out = {}
     try:
         for name, spec in specs.items():
-            if spec.source == "trained":
-                with st.spinner(t("src_training", task=t(TASKS[spec.task].name_key), steps=TASKS[spec.task].steps)):
-                    out[name] = compute_view(spec, SEEDED)
-            else:
-                out[name] = compute_view(spec, SEEDED)
+            # a trained module trains once per server as a long run, in this session's place in the queue, with
+            # its progress bar (mha.app.runs: outside the compute slots); False: the queue is full (it says so)
+            if spec.source == "trained" and not runs.trained_for_view(spec):
+                return None
+            out[name] = compute_view(spec, SEEDED)
     except (TextError, BatchError):
         st.info(t("page_needs_text"), icon="✍️")
         return None
