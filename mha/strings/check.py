@@ -23,7 +23,7 @@ STRINGS = {
               "first step where the two differ, the shapes your forward made, and the bug by name when it is a "
               "known one. Your code runs in a separate, locked-down process, never in this server.",
         "ko": "직접 짠 MultiHeadAttention을 붙여 넣거나 아래에서 불러온 뒤 **검사**를 누르세요. 사이드바의 문장과 "
-              "설정으로, 같은 매개변수를 쓰는 강의 모듈과 나란히 실행해 처음 달라지는 단계, forward가 만든 모양, "
+              "설정으로, 같은 파라미터를 쓰는 강의 모듈과 나란히 실행해 처음 달라지는 단계, forward가 만든 모양, "
               "그리고 알려진 버그라면 그 이름을 보여 줍니다. 여러분의 코드는 이 서버가 아니라 잠긴 별도 "
               "프로세스에서 실행됩니다.",
     },
@@ -44,7 +44,7 @@ STRINGS = {
               "torch.nn, torch.nn.functional, math뿐입니다. 최대 {max}자.",
     },
     "ck_lines": {"en": "Your code with line numbers", "ko": "줄 번호와 함께 보는 내 코드"},
-    "ck_upload": {"en": "Or upload a .py file", "ko": "또는 .py 파일 올리기"},
+    "ck_upload": {"en": "Or upload a .py file", "ko": "또는 .py 파일 업로드"},
     "ck_upload_help": {"en": "At most {max_kb} KB of UTF-8 text; it replaces the code in the editor.",
                        "ko": "UTF-8 텍스트로 최대 {max_kb}KB. 편집기의 코드를 바꿔 넣습니다."},
     "ck_uploaded": {"en": "Loaded {name} into the editor.", "ko": "편집기에 불러온 파일: {name}"},
@@ -66,9 +66,9 @@ STRINGS = {
               "ko": "토큰 {n}개 · d_model {d_model} · 헤드 {num_heads}개 · 시드 {seed}{mask}에서 검사했습니다."},
     "ck_on_mask": {"en": " · with the mask", "ko": " · 마스크 적용"},
     "ck_cross": {"en": "The check runs self-attention on the text: the keys/values text is not used on this page.",
-                 "ko": "검사는 텍스트에 대한 셀프 어텐션으로 실행합니다. 키/값 텍스트는 이 페이지에서 쓰지 않습니다."},
+                 "ko": "검사는 텍스트에 대한 자기어텐션으로 실행합니다. 키/값 텍스트는 이 페이지에서 쓰지 않습니다."},
     "ck_source": {"en": "The check compares on the seeded random parameters, not on the sidebar's other weights.",
-                  "ko": "검사는 사이드바에서 고른 다른 가중치가 아니라 시드로 만든 무작위 매개변수로 비교합니다."},
+                  "ko": "검사는 사이드바에서 고른 다른 가중치가 아니라 시드로 만든 무작위 파라미터로 비교합니다."},
     "ck_off": {"en": "Checking learner code is turned off on this server (its host set MHA_CHECK=off).",
                "ko": "이 서버에서는 코드 검사가 꺼져 있습니다(운영자가 MHA_CHECK=off로 설정)."},
     "ck_unavailable": {"en": "The code checker is not installed on this server yet: nothing can be checked.",
@@ -80,7 +80,7 @@ STRINGS = {
     "ck_at_line": {"en": "Line {line}, column {col} of your code:", "ko": "내 코드의 {line}번째 줄, {col}번째 칸:"},
     "ck_at_line_only": {"en": "Line {line} of your code:", "ko": "내 코드의 {line}번째 줄:"},
     "ck_equal": {"en": "Equal to the course's module on the same parameters: the largest difference is {max_diff}.",
-                 "ko": "같은 매개변수에서 강의 모듈과 같습니다. 가장 큰 차이: {max_diff}"},
+                 "ko": "같은 파라미터에서 강의 모듈과 같습니다. 가장 큰 차이: {max_diff}"},
     "ck_differs": {"en": "Your code first differs from the course's module at the step **{step}** (largest "
                          "difference there: {max_diff}).",
                    "ko": "내 코드가 강의 모듈과 처음 달라지는 단계: **{step}** (그 단계의 가장 큰 차이: {max_diff})"},
@@ -207,7 +207,7 @@ STRINGS = {
     "check_base_forbidden": {
         "en": "A class can derive from nn.Module (or an nn layer), your own classes or an exception, not from "
               "`{name}`.",
-        "ko": "`{name}`: 상속할 수 없는 클래스입니다. nn.Module(또는 nn 레이어), 직접 만든 클래스, 예외 클래스만 "
+        "ko": "`{name}`: 상속할 수 없는 클래스입니다. nn.Module(또는 nn의 층), 직접 만든 클래스, 예외 클래스만 "
               "상속할 수 있습니다.",
     },
     "check_name_reserved": {

@@ -39,7 +39,7 @@ STRINGS = {
         "en": "Trained heads: the course's module trained on a small copying task ({task}, d_model {d_model}, "
               "seed {seed}): random parameters spread every row evenly and would show nothing here.",
         "ko": "학습된 헤드: 강의의 모듈을 작은 복사 과제({task}, d_model {d_model}, 시드 {seed})로 학습시킨 것입니다. "
-              "무작위 매개변수는 모든 행을 고르게 퍼뜨려 여기서 아무것도 보여 주지 못합니다.",
+              "무작위 파라미터는 모든 행을 고르게 퍼뜨려 여기서 아무것도 보여 주지 못합니다.",
     },
     "co_long": {
         "en": "Your sentence has {n} tokens; these heads were trained on sequences of {train_len}, and beyond that "
@@ -71,7 +71,7 @@ STRINGS = {
     "co_qkv_after": {
         "en": "Every score of head {head}: each row is a query, each column a key. Below, the one score you "
               "predicted, made feature by feature: q · k, then ÷ √head_dim.",
-        "ko": "헤드 {head}의 모든 점수: 행은 쿼리, 열은 키입니다. 아래는 예상한 점수 하나가 특징별로 만들어지는 "
+        "ko": "헤드 {head}의 모든 점수: 행은 쿼리, 열은 키입니다. 아래는 예상한 점수 하나가 특성별로 만들어지는 "
               "과정입니다: q · k, 그다음 ÷ √head_dim.",
     },
     # --- 2 softmax
@@ -115,7 +115,7 @@ STRINGS = {
         "ko": "강의 노트에서: 가중치는 일정 범위 안에 있어야 하며, 극적으로 작거나 극적으로 커서는 안 됩니다. "
               "head_dim개 항의 도트 프로덕트는 head_dim이 클수록 넓게 퍼집니다. `/ (self.head_dim ** 0.5)`는 "
               "어떤 크기에서도 점수의 퍼짐을 같게 유지합니다. 여기서는 head_dim {head_dim}에서"
-              "(d_model {d_model}, 헤드 {num_heads}개, 무작위 매개변수) 내 문장을 실행합니다.",
+              "(d_model {d_model}, 헤드 {num_heads}개, 무작위 파라미터) 내 문장을 실행합니다.",
     },
     "co_scale_question": {
         "en": "Leave out ÷ √head_dim at head_dim {head_dim}: what happens to each row of weights?",
@@ -195,7 +195,7 @@ STRINGS = {
         "en": "Above: each head's output (tokens down, its head_dim features across). Below: after "
               "`combine_heads`, head h's block is columns h × {head_dim} to (h + 1) × {head_dim} − 1 of the "
               "(T, d_model) matrix; its largest difference from that head's output: {diff:.2g}.",
-        "ko": "위: 헤드별 출력(세로로 토큰, 가로로 그 헤드의 head_dim개 특징). 아래: `combine_heads` 뒤 헤드 h의 "
+        "ko": "위: 헤드별 출력(세로로 토큰, 가로로 그 헤드의 head_dim개 특성). 아래: `combine_heads` 뒤 헤드 h의 "
               "블록은 (T, d_model) 행렬의 h × {head_dim}열부터 (h + 1) × {head_dim} − 1열까지이며, 그 헤드의 "
               "출력과의 최대 차이: {diff:.2g}.",
     },
@@ -209,7 +209,7 @@ STRINGS = {
         "ko": "강의에서: 각 헤드는 서로 다른 부분의 정보를 학습하며, 이를 통해 모델이 다양한 관점에서 데이터를 "
               "처리할 수 있습니다. 직접 확인해 봅시다. 두 곳을 동시에 봐야 하는 과제, 곧 이전 단어와 다음 단어를 "
               "**함께** 복사하는 과제입니다. 가중치 한 행은 softmax 하나입니다. 모듈을 헤드 1개로 한 번, "
-              "2개로 한 번 학습시켰습니다(d_model 32, 같은 스텝 수).",
+              "2개로 한 번 학습시켰습니다(d_model 32, 같은 학습 단계 수).",
     },
     "co_several_question": {
         "en": "Can one head learn to copy both the previous and the next word?",

@@ -319,7 +319,7 @@ STRINGS = {
     },
     "hd_shuffle_self": {
         "en": "The shuffle runs the shown sentence on its own, as self-attention (its own keys and values, no padding).",
-        "ko": "섞기는 보이는 문장만 따로 셀프 어텐션(자기 자신의 키와 값, 패딩 없음)으로 실행합니다.",
+        "ko": "섞기는 보이는 문장만 따로 자기어텐션(자기 자신의 키와 값, 패딩 없음)으로 실행합니다.",
     },
     # seeds
     "hd_seed_title": {"en": "seed {seed}", "ko": "시드 {seed}"},
