@@ -266,5 +266,5 @@ def test_a_korean_page_shows_no_english_words(page, korean_pages):
 def test_chart_words_need_no_particle_choice():
     """Chart words (ch_*) are filled in by the figure builders with str.format, which does not choose particles:
     a pair there would be shown as written. Write the sentence so that no particle follows the placeholder."""
-    pairs = {k: i18n.CATALOG[k]["ko"] for k in i18n.CATALOG if k.startswith("ch_") and _PAIR_SHOWN.search(i18n.CATALOG[k]["ko"])}
+    pairs = {k: e["ko"] for k, e in i18n.CATALOG.items() if k.startswith("ch_") and _PAIR_SHOWN.search(e["ko"])}
     assert not pairs, pairs
