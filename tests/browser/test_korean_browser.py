@@ -31,10 +31,10 @@ def _status_shown(page, disabled: bool = False):
 
 def test_korean_uploader_and_stop_button(page, server):
     open_url(page, server.url + "/share?lang=ko")
-    size, content, shown_size = page.evaluate(SHOWN, f"{DROPZONE} [data-testid='stFileUploaderDropzoneInstructions'] span")
+    instructions = f"{DROPZONE} [data-testid='stFileUploaderDropzoneInstructions'] span"
+    size, content, shown_size = page.evaluate(SHOWN, instructions)
     assert size == "0px" and content == '"파일 하나에 최대 9MB · PT, PTH, BIN"' and shown_size == "14px"
-    assert "per file" in page.locator(f"{DROPZONE} [data-testid='stFileUploaderDropzoneInstructions'] span") \
-        .inner_text()  # Streamlit's English is still there, only not shown: the text above replaces it
+    assert "per file" in page.locator(instructions).inner_text()  # still there, only not shown
     size, content, shown_size = page.evaluate(SHOWN, f"{DROPZONE} button p")
     assert (size, content, shown_size) == ("0px", '"업로드"', "14px")
     assert _status_shown(page)[:2] == ["0px", '"중지"']
