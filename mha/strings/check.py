@@ -176,7 +176,7 @@ STRINGS = {
     "check_dunder": {
         "en": "`{name}`: names that start with two underscores are not allowed (only `def __init__` and "
               "`super().__init__()`).",
-        "ko": "`{name}`: 밑줄 두 개로 시작하는 이름은 쓸 수 없습니다(`def __init__`와 `super().__init__()`만 "
+        "ko": "`{name}`: 밑줄 두 개로 시작하는 이름은 쓸 수 없습니다(`def __init__`과 `super().__init__()`만 "
               "됩니다).",
     },
     "check_name_forbidden": {
