@@ -363,7 +363,8 @@ def verdict(result: dict, code: str, request: dict) -> None:
         step_maps(first, display_labels(request["tokens"]))  # the checked sentence's, even if the sidebar moved on
     if steps:
         step_table(steps, result.get("first_step"))
-    trace(result.get("trace") or [])
+    if result.get("trace") or status != "unsupported":  # nothing was run when nothing could be checked
+        trace(result.get("trace") or [])
     checks(result.get("checks") or [], result.get("checks_skipped") or [])
 
 
