@@ -242,7 +242,7 @@ def spaced_labels(q2: np.ndarray, k2: np.ndarray, q_labels, k_labels, first: Seq
     pts = {"q": np.asarray(q2, dtype=np.float64), "k": np.asarray(k2, dtype=np.float64)}
     labels = {"q": [str(x) for x in q_labels], "k": [str(x) for x in k_labels]}
     both = np.concatenate([pts["q"], pts["k"]])
-    span = np.maximum(both.max(axis=0) - both.min(axis=0), 1e-12) * 1.15  # Plotly pads the range a little
+    span = np.maximum(both.max(axis=0) - both.min(axis=0), 1e-12) * 1.25  # Plotly pads the range; err on the small side
     scale = min(plot_px[0] / span[0], plot_px[1] / span[1])  # px per unit, equal on both axes
     order = list(first) + [(kind, i) for i in range(max(len(labels["q"]), len(labels["k"])))
                            for kind in ("q", "k") if i < len(labels[kind])]
@@ -260,9 +260,9 @@ def spaced_labels(q2: np.ndarray, k2: np.ndarray, q_labels, k_labels, first: Seq
         if shown[kind][i]:
             continue
         cx, cy = screen(kind, i)
-        w = text_px(labels[kind][i], font) + 4
+        w = text_px(labels[kind][i], font) + 8  # 4 px of air each side: the scale is an estimate
         top = cy - 8 - QK_LABEL_PX if kind == "q" else cy + 8  # above the circle, below the diamond
-        box = (cx - w / 2, top, cx + w / 2, top + QK_LABEL_PX)
+        box = (cx - w / 2, top - 1, cx + w / 2, top + QK_LABEL_PX + 1)
         # the first of ``first`` (the chosen query) is always named; the rest of ``first`` before other names,
         # over points if need be; the others only clear of every name and point
         if n == 0 or apart(box, kept) and (n < len(first) or apart(box, marks)):
