@@ -468,3 +468,43 @@ def test_a_tensor_without_plain_numbers_is_bad_output(make):
     exec(compile(code, "<learner>", "exec"), namespace)  # noqa: S102 - our own code
     result = diagnose(namespace, request())
     assert result["status"] == "bad_output" and result["message"]["key"] == "check_bad_output_type"
+
+
+# More ways to write each step, right and wrong: (the course's line, the learner's lines, the bug or None).
+SOFTMAX_LINE = "        attention_weights = F.softmax(scores, dim=-1)\n"
+MASK_LINE = "            scores = scores.masked_fill(mask == 0, float('-inf'))\n"
+SCALE_LINE = "        scores = torch.matmul(query, key.transpose(-2, -1)) / (self.head_dim ** 0.5)\n"
+FORMS = {
+    "softmax_by_hand": (SOFTMAX_LINE, "        e = torch.exp(scores - scores.max(dim=-1, keepdim=True).values)\n"
+                                      "        attention_weights = e / e.sum(dim=-1, keepdim=True)\n", None),
+    "softmax_by_hand_over_queries": (SOFTMAX_LINE, "        e = torch.exp(scores)\n"
+                                                   "        attention_weights = e / e.sum(dim=-2, keepdim=True)\n",
+                                     "softmax_over_queries"),
+    "softmax_over_batch": (SOFTMAX_LINE, "        attention_weights = F.softmax(scores, dim=0)\n", "softmax_wrong_axis"),
+    "where": (MASK_LINE, "            scores = torch.where(mask == 1, scores, float('-inf'))\n", None),
+    "where_inverted": (MASK_LINE, "            scores = torch.where(mask == 0, scores, float('-inf'))\n",
+                       "flipped_mask_polarity"),
+    "additive": (MASK_LINE, "            scores = scores + (1 - mask.float()) * -1e9\n", None),
+    "additive_inverted": (MASK_LINE, "            scores = scores + mask.float() * -1e9\n", "flipped_mask_polarity"),
+    "bool": (MASK_LINE, "            scores = scores.masked_fill(~mask, float('-inf'))\n", None),
+    "bool_inverted": (MASK_LINE, "            scores = scores.masked_fill(mask, float('-inf'))\n",
+                      "flipped_mask_polarity"),
+    "sqrt_d_model_math": (SCALE_LINE, "        scores = torch.matmul(query, key.transpose(-2, -1)) / "
+                                      "math.sqrt(self.d_model)\n", "scale_by_d_model"),
+    "sqrt_d_model_next_line": (SCALE_LINE, "        scores = torch.matmul(query, key.transpose(-2, -1))\n"
+                                           "        scores = scores / self.d_model ** 0.5\n", "scale_by_d_model"),
+}
+
+
+@pytest.mark.parametrize("form", sorted(FORMS))
+def test_each_step_written_other_ways_is_compared_and_its_bug_named_and_fixed(form):
+    right, written, bug = FORMS[form]
+    code = "import math\n" + ex.COURSE
+    assert code.count(right) == 1
+    code = code.replace(right, written)
+    result = run(code, mask=True)
+    if bug is None:
+        assert result["status"] == "equal", (result["first_step"], result.get("bug"))
+        return
+    assert result["bug"]["id"] == bug and result["first_step"] == BUG_STEPS[bug]
+    assert run(apply_fix(code, result["bug"]["fix"]), mask=True)["status"] == "equal"

@@ -46,10 +46,16 @@ STEP_ORDER = ("projections", "split", "scores", "scale", "mask", "softmax", "wei
 
 def bug_info(bug_id: str, fix: Optional[dict], **fmt) -> dict:
     """A named bug: ``name`` and ``effect`` are catalog keys (the zoo's title for a zoo bug; what the bug does to
-    the heatmaps, ``check_bug_<id>_explain``), ``fmt`` fills them."""
+    the heatmaps, ``check_bug_<id>_explain``), ``fmt`` fills them. ``fix`` is a diff against their line, or None
+    when their line is not in a form we can edit safely (``line`` still says where the bug is, if known)."""
     in_zoo = bug_id in zoo.BUG_NAMES
+    line = fix.get("line") if isinstance(fix, dict) else None
+    if isinstance(fix, dict) and (fix.get("new") is None or fix.get("old") is None):
+        fix = None
+    if fix is not None:
+        fix["more"] = [f for f in fix.get("more", []) if f.get("new") is not None]
     return {"id": bug_id, "step": BUG_STEPS[bug_id], "name": f"bz_{bug_id}_title" if in_zoo else f"check_bug_{bug_id}",
-            "effect": f"check_bug_{bug_id}_explain", "fmt": fmt, "zoo": in_zoo, "fix": fix}
+            "effect": f"check_bug_{bug_id}_explain", "fmt": fmt, "zoo": in_zoo, "fix": fix, "line": line}
 
 
 # --- what each bug computes, from our q, k, v -------------------------------------------------------------------------
@@ -88,6 +94,9 @@ def bug_tensors(bug_id: str, mine: dict, allowed, d_model: int) -> dict:
         return {"softmax": w, "weighted_sum": w @ v}
     if bug_id == "softmax_wrong_axis":
         w = _soft(_masked(scaled, allowed), dim=1)  # over the heads (F.softmax without dim on 4-D scores)
+        return {"softmax": w, "weighted_sum": w @ v}
+    if bug_id == "softmax_wrong_axis_batch":
+        w = _soft(_masked(scaled, allowed), dim=0)  # over the batch: every weight 1 (or NaN where blocked)
         return {"softmax": w, "weighted_sum": w @ v}
     if bug_id == "split_heads_no_transpose" and "projections" in mine:
         b, t, d = mine["projections"].shape
@@ -164,7 +173,9 @@ def name_bug(first, th, mine, compared, req, allowed, subject, roles) -> Optiona
             theirs["softmax"] = th.tensors.get("softmax")
         if bug_id == "no_output_projection" and roles is not None and roles.out is not None:
             continue
-        if matches(bug_id, theirs, mine, allowed, req.d_model):
+        if matches(bug_id, theirs, mine, allowed, req.d_model) or (
+                bug_id == "softmax_wrong_axis" and matches("softmax_wrong_axis_batch", theirs, mine, allowed,
+                                                           req.d_model)):
             fmt = {"heads": h, "tokens": t, "head_dim": req.head_dim, "d_model": req.d_model}
             return bug_info(bug_id, make_fix(bug_id, th, req, subject, roles), **fmt)
     return None
@@ -389,8 +400,20 @@ def _d_model_to_head_dim(code: str, req, subject, th) -> Optional[str]:
 
 def _softmax_dim(code: str) -> Optional[str]:
     span = _call(code, ("softmax",))
-    if not span:
-        return None
+    if not span:  # exp(s) / exp(s).sum(dim): the sum's dim
+        span = _call(code, ("sum",))
+        if not span or not code[:span[0]].endswith("."):
+            return None
+        _, o, c = span
+        args = _args(code[o + 1:c])
+        dims = [i for i, a in enumerate(args) if re.match(r"^dim\s*=", a)]
+        if dims:
+            args[dims[0]] = "dim=-1"
+        elif args and not re.match(r"^\w+\s*=", args[0]):
+            args[0] = "-1"
+        else:
+            return None
+        return code[:o + 1] + ", ".join(args) + code[c:]
     _, o, c = span
     args = _args(code[o + 1:c])
     dims = [i for i, a in enumerate(args) if re.match(r"^dim\s*=", a)]
@@ -406,6 +429,12 @@ def _softmax_dim(code: str) -> Optional[str]:
 
 
 def _flip_mask(code: str) -> Optional[str]:
+    m = re.search(r"\(\s*1(?:\.0)?\s*-\s*([\w.]+)\s*\)", code)  # scores + (1 - mask) * -1e9, inverted: + mask * ..
+    if m:
+        return code[:m.start()] + m.group(1) + code[m.end():]
+    m = re.search(r"(?<![\w.(])([\w.]*mask[\w.]*(?:\(\))?)\s*\*\s*(-\s*1e\d+|float\(['\"]-inf['\"]\))", code)
+    if m:  # scores + mask * -1e9 (1 = may attend): the blocked keys are the zeros
+        return code[:m.start()] + f"(1 - {m.group(1)}) * {m.group(2)}" + code[m.end():]
     for pat, rep in ((r"==\s*(1|True|1\.0)\b", "== 0"), (r"!=\s*(0|False|0\.0)\b", "== 0"),
                      (r"==\s*(0|False|0\.0)\b", "!= 0")):
         if re.search(pat, code):

@@ -9,6 +9,7 @@ finds the first step that differs with no later step equal again.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from typing import Optional
@@ -68,6 +69,28 @@ def _main_input(r: Record) -> Optional[torch.Tensor]:
     return None
 
 
+def _additive_mask(a) -> bool:
+    """A tensor added to the scores that blocks keys: large negative values (``(1 - mask) * -1e9``), not the row
+    maximum a stable softmax subtracts."""
+    return isinstance(a, torch.Tensor) and a.numel() > 1 and a.is_floating_point() and bool((a <= BLOCKED).any())
+
+
+def manual_softmax(rec: Recorder) -> Optional[Record]:
+    """``exp(s) / exp(s).sum(dim, keepdim=True)`` written out: the division, read as a softmax of ``s`` (its first
+    input is ``s``, so the steps before it are found as for ``F.softmax``)."""
+    for e in rec.records:
+        if e.op != "exp" or not e.inputs:
+            continue
+        desc = rec.descendants(e)
+        for d in rec.records[e.index + 1:e.index + 12]:
+            if d.op == "div" and len(d.inputs) >= 2 and id(d.inputs[0]) in desc and id(d.inputs[1]) in desc:
+                sums = rec.producer(d.inputs[1], d.index)
+                if sums is not None and sums.op == "sum":
+                    return dataclasses.replace(d, inputs=[e.inputs[0]] + list(d.inputs[1:]),
+                                               args=(e.inputs[0],) + tuple(d.args[1:]))
+    return None
+
+
 def _left_operand(r: Record) -> Optional[torch.Tensor]:
     ts = [t for t in r.inputs if isinstance(t, torch.Tensor)]
     if r.op == "rmatmul" and len(ts) >= 2:
@@ -96,7 +119,7 @@ def locate(run: Run, roles: Optional[Roles], d_model: int) -> Theirs:
                 th.tensors[f"proj_{part}"] = torch.cat(values, dim=-1) if len(values) > 1 else values[0]
                 th.records.setdefault("projections", next(r for r in main if r.args[1] is ps[0].param))
             del found
-    sm = rec.first(SOFTMAX_OPS)
+    sm = rec.first(SOFTMAX_OPS) or manual_softmax(rec)
     sdpa = rec.first(SDPA_OPS)
     if sm is not None and (sdpa is None or sm.index < sdpa.index):
         th.softmax = sm
@@ -121,8 +144,7 @@ def locate(run: Run, roles: Optional[Roles], d_model: int) -> Theirs:
             others = [a for a in p.args if a is not _main_input(p)]
             if p.op in SCALE_OPS and th.scale_op is None and any(_is_scalar(a) for a in others):
                 th.scale_op = p
-            elif p.op in MASK_OPS or (p.op in ("add", "sub") and any(isinstance(a, torch.Tensor)
-                                                                      and a.numel() > 1 for a in others)):
+            elif p.op in MASK_OPS or (p.op in ("add", "sub") and any(_additive_mask(a) for a in others)):
                 th.mask_op = p
         if mm is not None:
             th.scores = mm
