@@ -56,10 +56,10 @@ def warm() -> None:
     """Start the server's checkers (in the background) when the page is opened: the first Check finds one warm
     instead of waiting for a worker to import torch. A no-op once they run."""
     try:
-        from mha.check.worker import POOL
+        from mha.check.worker import prestart
     except ImportError:
         return
-    POOL.start()
+    prestart()
 
 
 def uploaded_weights() -> bool:
