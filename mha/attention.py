@@ -191,7 +191,7 @@ class MultiHeadAttention(nn.Module):
     def _explain_overflow(self, q, k, v, steps: AttentionSteps, output) -> None:
         """Raise a clear error if a finite input overflowed somewhere; return if only the check's sum overflowed."""
         dtype = output.dtype
-        for name, t, what in (
+        for _name, t, what in (
             ("q", q, "the query projection"), ("k", k, "the key projection"), ("v", v, "the value projection"),
             ("scores", steps.scores, "the scores QK^T / sqrt(head_dim)"), ("output", output, "the output"),
         ):

@@ -111,7 +111,7 @@ def compact_view(allowed: torch.Tensor) -> torch.Tensor:
     """The smallest view of a broadcast mask (``as_allowed``'s result): size 1 along every dimension that was
     expanded (stride 0), the same values. Elementwise work on it broadcasts instead of filling (B, H, Tq, Tk)."""
     index = tuple(slice(0, 1) if stride == 0 and size > 1 else slice(None)
-                  for stride, size in zip(allowed.stride(), allowed.shape))
+                  for stride, size in zip(allowed.stride(), allowed.shape, strict=True))
     return allowed[index]
 
 

@@ -246,7 +246,7 @@ def init_weights(module: torch.nn.Module, seed: int) -> torch.nn.Module:
     generator: reproducible for a seed and safe under threads (the global RNG is never touched)."""
     g = torch.Generator().manual_seed(int(seed))
     with torch.no_grad():
-        for name, p in sorted(module.named_parameters()):
+        for _name, p in sorted(module.named_parameters()):  # in name order
             fan_in = p.size(-1) if p.dim() > 1 else p.size(0)
             bound = 1.0 / math.sqrt(fan_in)
             p.copy_(torch.empty(p.shape, dtype=torch.float64).uniform_(-bound, bound, generator=g).to(p.dtype))
