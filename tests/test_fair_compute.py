@@ -233,3 +233,22 @@ def test_settings_for_the_scheduler_are_checked(monkeypatch):
     assert runs._env_int("MHA_LONG_RUNS", 1) == 3
     with pytest.raises(ValueError, match="cap"):
         runs.Scheduler(cap=0)
+
+
+def test_a_script_slow_to_draw_keeps_its_run_and_one_interrupted_gives_it_up_after_the_heartbeat():
+    s = scheduler(heartbeat=0.2)
+    job = s.submit(runs.session(), "slow page", work_of(Steps(60), "drawn slowly"))
+
+    def slow_show(ahead, job):
+        time.sleep(0.5)  # drawing the live charts on a busy machine: longer than the heartbeat
+
+    assert runs.wait(job, slow_show, every=0.01)["result"] == "drawn slowly"
+    w = Steps()
+    other = s.submit(runs.session(), "interrupted", work_of(w))
+
+    def interrupted(ahead, job):
+        raise KeyboardInterrupt  # as Streamlit's StopException / RerunException leave a waiting script
+
+    with pytest.raises(KeyboardInterrupt):
+        runs.wait(other, interrupted, every=0.01)
+    assert other.done.wait(WAIT) and other.state == "cancelled" and w.closed.is_set()

@@ -13,9 +13,10 @@ two trainings locked every other visitor out (issue #23). Here:
   page): the old one is left, and stopped if nobody else waits for it. Two sessions asking for the same run (the
   same cache key) share it.
 - **Stopped when nobody waits.** A run is wanted while one of its sessions still exists (``internals.session_exists``)
-  and has looked at it within ``HEARTBEAT`` seconds (``Job.look``: the waiting script does every ``POLL`` s). The
-  run checks that at every step group: a visitor who closes the tab, reruns into something else or asks for other
-  settings stops it within a step group (~0.1 s) or, at worst, ``HEARTBEAT``.
+  and a script of it waits for the run (``wait``, however long its drawing takes), or did within ``HEARTBEAT``
+  seconds (a rerun of the page may ask for it again). The run checks that at every step group: a visitor who
+  closes the tab or asks for other settings stops it within a step group; one whose page reruns into something
+  else, within ``HEARTBEAT``.
 - **A finished run is cached for everyone** (the ``store`` given, a ``mha.lru.ByteLRU``); a cancelled or failed one
   is not.
 
@@ -80,6 +81,7 @@ class Job:
         self.done = threading.Event()
         self._cancel = threading.Event()
         self._seen: dict[str, float] = {}  # session -> when it last looked at this run
+        self._waiting: dict[str, int] = {}  # session -> its scripts inside ``wait`` for this run now
 
     # -- inside the work
     def check(self) -> None:
@@ -214,17 +216,36 @@ class Scheduler:
 
     # ----------------------------------------------------------------------------------------- internals
     def _wanted(self, job: Job) -> bool:
+        """A session wants a run while it exists and a script of it waits for the run (however long that script
+        takes to draw), or did within ``heartbeat`` seconds (the next run of its page may ask for it again)."""
         with self._lock:
             now = self._clock()
             for owner, seen in list(job._seen.items()):
-                if now - seen > self.heartbeat or not self._alive(owner):
+                if not self._alive(owner) or (not job._waiting.get(owner) and now - seen > self.heartbeat):
                     del job._seen[owner]
+                    job._waiting.pop(owner, None)
                     if self._of.get(owner) is job:
                         del self._of[owner]
             return bool(job._seen)
 
+    def _enter(self, job: Job, owner: str) -> None:
+        with self._lock:
+            job._waiting[owner] = job._waiting.get(owner, 0) + 1
+            job._seen[owner] = self._clock()
+
+    def _exit(self, job: Job, owner: str) -> None:
+        with self._lock:
+            n = job._waiting.get(owner, 0) - 1
+            if n > 0:
+                job._waiting[owner] = n
+            else:
+                job._waiting.pop(owner, None)
+            if owner in job._seen:  # from now on the heartbeat counts
+                job._seen[owner] = self._clock()
+
     def _leave(self, job: Job, owner: str) -> bool:
         job._seen.pop(owner, None)
+        job._waiting.pop(owner, None)
         if self._of.get(owner) is job:
             del self._of[owner]
         if job._seen or job.done.is_set():
@@ -316,8 +337,12 @@ def wait(job: Job, show: Callable[[int, Job], None], every: float = POLL) -> Any
     ``trained`` source trains) and goes on waiting for it; one that asks for nothing stops looking, and the run
     ends after ``HEARTBEAT`` s; a session that is gone ends it at its next step group."""
     owner = session()
-    while not job.done.wait(every):
-        show(job.look(owner), job)
+    job.scheduler._enter(job, owner)
+    try:
+        while not job.done.wait(every):
+            show(job.look(owner), job)
+    finally:
+        job.scheduler._exit(job, owner)
     if job.state == "done":
         return job.result
     if job.state == "failed" and job.error is not None:
