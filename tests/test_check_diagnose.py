@@ -508,3 +508,23 @@ def test_each_step_written_other_ways_is_compared_and_its_bug_named_and_fixed(fo
         return
     assert result["bug"]["id"] == bug and result["first_step"] == BUG_STEPS[bug]
     assert run(apply_fix(code, result["bug"]["fix"]), mask=True)["status"] == "equal"
+
+
+@pytest.mark.parametrize("signature, call", [
+    ("query, key, value, mask", "self.inner(query, key, value, mask)"),  # a mask without a default
+    ("query, key, value, key_padding_mask=None, attn_mask=None", "self.inner(query, key, value, attn_mask)"),
+    ("query, key, value, *, mask=None", "self.inner(query, key, value, mask)"),  # keyword only
+])
+def test_the_mask_reaches_the_forward_whatever_its_signature(signature, call):
+    code = ex.COURSE.replace("    def forward(self, query, key, value, mask=None):",
+                             f"    def forward(self, {signature}):\n        return {call}\n\n"
+                             "    def inner(self, query, key, value, mask=None):")
+    for mask in (True, False):
+        assert run(code, mask=mask)["status"] == "equal"
+    assert run(code.replace("masked_fill(mask == 0", "masked_fill(mask == 1"), mask=True)["bug"]["id"] == (
+        "flipped_mask_polarity")
+
+
+def test_a_function_whose_mask_has_no_default_is_called_with_none():
+    code = ex.SDPA_MASKED.replace("V, mask=None)", "V, mask)")
+    assert run(code)["status"] == "equal" and run(code, mask=True)["status"] == "equal"

@@ -111,6 +111,7 @@ class Target:
     mask_name: Optional[str] = None  # the forward's mask parameter, if it takes one
     mask_positional: bool = True
     dim_name: str = "d_model"  # the constructor's name for d_model (for fixes written in their words)
+    mask_required: bool = False  # the mask parameter has no default: pass None for "no mask"
 
 
 def _learner_code(fn) -> bool:
@@ -167,9 +168,10 @@ def find_target(namespace: dict) -> Target | dict:
                                 params=", ".join(safe_text(p.name, 30) for p in fwd))
         if mask is None and len(tensors) >= 4 and tensors[3].default is not tensors[3].empty:
             mask = tensors[3]  # a fourth optional argument is the mask, whatever its name
+        passed = 1 if order == "x" else 3  # tensors we pass by position; the mask follows them, or goes by name
         return Target("class", cls, safe_text(name, 60), swapped, order,
-                      None if mask is None else mask.name, mask is not None and mask in pos,
-                      init[1 if swapped else 0].name)
+                      None if mask is None else mask.name, mask is not None and pos[passed:passed + 1] == [mask],
+                      init[1 if swapped else 0].name, mask is not None and mask.default is mask.empty)
     if functions:
         functions.sort(key=lambda nv: (nv[0] != "scaled_dot_product_attention", "attention" not in nv[0].lower()))
         name, fn = functions[0]
@@ -180,7 +182,8 @@ def find_target(namespace: dict) -> Target | dict:
                                 params=", ".join(safe_text(p.name, 30) for p in params))
         mask = pos[3] if len(pos) >= 4 else None
         return Target("function", fn, safe_text(name, 60), order="qkv",
-                      mask_name=None if mask is None else mask.name)
+                      mask_name=None if mask is None else mask.name,
+                      mask_required=mask is not None and mask.default is mask.empty)
     return _unsupported("check_unsupported_none", found=found)
 
 

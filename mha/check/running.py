@@ -98,8 +98,8 @@ class Subject:
         order = self.target.order
         args = (q, k, v) if order == "qkv" else (v, k, q) if order == "vkq" else (q,)
         kwargs = {}
-        if allowed is not None and self.target.mask_name is not None:
-            if self.target.mask_positional and order != "x":
+        if self.target.mask_name is not None and (allowed is not None or self.target.mask_required):
+            if self.target.mask_positional:
                 args = args + (allowed,)
             else:
                 kwargs[self.target.mask_name] = allowed
@@ -125,8 +125,8 @@ def build(target: Target, req: Request, d_model: int, num_heads: int, seed: int)
 def call_function(target: Target, q, k, v, allowed) -> Run:
     args = (q.clone(), k.clone(), v.clone())
     mask = None
-    if allowed is not None and target.mask_name is not None:
-        mask = allowed.clone()
+    if target.mask_name is not None and (allowed is not None or target.mask_required):
+        mask = None if allowed is None else allowed.clone()
         args = args + (mask,)
     run = _call(target.obj, args, {}, tuple(q.shape))
     run.inputs, run.mask = args[:3], mask
