@@ -21,6 +21,17 @@ PAGE = "pages/check.py"
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _stop_workers():
+    """The checkers this module's pages started (in this process) end with it."""
+    yield
+    try:
+        from mha.check.worker import POOL
+    except ImportError:
+        return
+    POOL.shutdown()
+
+
 def _editor(at):
     return at.text_area(key="ck_editor")
 
