@@ -17,9 +17,27 @@ the sandbox made of the learner's code (``mha.check.sandbox.compile_learner``). 
    scores' spread as head_dim grows);
 6. explains a crash: their line, the shapes that met, and what the course's code does at that step.
 
-The result is plain data (lists, floats, strings): messages are keys of ``mha/strings/check.py`` with their
-``fmt``. Every value from the learner is hostile: any call may raise anything, return anything.
-Matrices hold None where a value is not finite (a blocked score is -inf).
+The request: ``tokens``, ``x`` (1, T, d_model) nested lists, ``d_model``, ``num_heads``, ``mask`` (T x T of 0/1,
+1 = may attend, or None), ``seed``; optional ``head`` (the head to show) and ``code`` (else the namespace's
+``__source__``). With no mask chosen, a class whose forward reads its mask is also run with a causal one, and
+shown with it if only that differs (``mask_demo``). The result is plain data (strict JSON), messages are keys of
+``mha/strings/check.py`` (block "# diagnosis") with their ``fmt``:
+
+    status       "equal" | "differs" | "crash" | "unsupported" | "bad_output"
+    kind, name   "class" | "function", and the name checked
+    max_diff     largest |theirs - ours| of the output (the weighted sum for a function), or None
+    first_step   the first wrong step, or None
+    steps        [{id, equal (None: not seen in their code), max_diff, ours, theirs (one head's matrix, or the
+                   (T, d_model) one; None where a value is not finite, e.g. a blocked score), theirs_shape, head,
+                   omitted (matrices left out past a size budget)}]
+    trace        [{op, in: [shapes], out: shape, line, wrong}] of their torch calls (capped, with a "skipped" row)
+    bug          {id, step, name, effect, fmt, zoo, fix: {line, old, new, more: [...]} or None, line} or None
+    checks       [{id, passed, key, fmt}]; checks_skipped: [{id, reason}]
+    crash        {line, message, error, text, shapes, op, step, key, fmt, ours: the course's code there} or None
+    message      {key, fmt} or None: why unsupported or bad, or a note
+
+Every value from the learner is hostile: any call may raise anything, return anything; every text taken from it
+is short plain text (``mha.check.trace.safe_text``).
 """
 from __future__ import annotations
 
