@@ -453,3 +453,23 @@ def test_nan_wrong_shape_and_endless_loops_are_explained(old, new, key):
     shown = i18n_template(key).split("{")[0][:12]  # the words before the first value
     assert any(shown in x for x in said), said
     assert not at.exception
+
+
+def test_the_largest_view_fits_in_one_request_to_the_worker():
+    """128 tokens x d_model 512 (the sidebar's largest) goes to the worker, not refused as too long."""
+    from types import SimpleNamespace
+
+    from mha.app.check_page import request_for
+    from mha.check.worker import MAX_REQUEST_BYTES
+    from mha.view import D_MODEL_CHOICES, MAX_TOKENS
+
+    T, d = MAX_TOKENS, max(D_MODEL_CHOICES)
+    g = np.random.default_rng(0)
+    view = SimpleNamespace(tokens=tuple(f"t{i}" for i in range(T)), x=g.normal(size=(T, d)).astype(np.float32),
+                           allowed=np.tril(np.ones((1, T, T), dtype=bool)), is_cross=False)
+    s = SimpleNamespace(d_model=d, num_heads=16, seed=0)
+    request = request_for(view, s)
+    size = len(json.dumps({"code": examples.COURSE, "request": request}))
+    assert size < MAX_REQUEST_BYTES, size
+    np.testing.assert_allclose(np.asarray(request["x"][0]), view.x, atol=1e-6)
+    assert request["mask"][0][:2] == [1, 0] and request["mask"][-1][-1] == 1
