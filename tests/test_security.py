@@ -486,3 +486,22 @@ def test_the_server_watches_no_files_and_keeps_public_demo_settings():
     assert server["enableXsrfProtection"] is True and server["enableStaticServing"] is False
     assert server["maxUploadSize"] * 2**20 > export.MAX_WEIGHTS_BYTES  # Streamlit's cap sits just above ours
     assert config["client"]["showErrorDetails"] == "none"
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_a_400_kb_text_link_is_cut_where_the_link_is_read(lang):
+    """#23.7: a ``text=`` of 400 KB came back ~3 times (the box's value, the address bar, the link box). The link
+    reader keeps the MAX_CHARS that are ever read, says so next to the text box, and nothing sent back is long."""
+    from apptest_utils import open_page
+    from mha.i18n import text as i18n_text
+    from mha.view import MAX_CHARS
+
+    long = "the cat sat " * 36_000  # 432,000 characters
+    at = open_page("pages/playground.py", text=long, lang=lang)
+    assert not at.exception
+    assert at.sidebar.text_area(key="text").value == long[:MAX_CHARS]
+    assert at.query_params["text"] in (long[:MAX_CHARS], [long[:MAX_CHARS]])  # the address bar, cut
+    note = i18n_text("ctl_text_link_cut", lang, n_chars=len(long), max_chars=MAX_CHARS)
+    assert note in [c.value for c in at.sidebar.caption]
+    link_box = [el for el in at.get("bidi_component") if el.proto.component_name == "mha_share_link"]
+    assert link_box and len(link_box[0].proto.SerializeToString()) < 4 * MAX_CHARS + 10_000  # was ~1.3 MB

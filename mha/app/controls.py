@@ -157,6 +157,19 @@ def _keep_lang_in_url(locale_lang: str) -> None:
         st.session_state["lang"] = locale_lang  # a link's lang=fr: the browser's language
 
 
+def _cap_link_text() -> int:
+    """A link's ``text=`` longer than MAX_CHARS (what is ever read) is cut here, before the text box is seeded from
+    it: a 400 KB link would otherwise come back ~3 times (the box's value, the address bar, the link box). Returns
+    the link's length when it was cut (the box says so), else 0."""
+    linked = internals.link_values().get("text")
+    if not linked or len(linked[0]) <= MAX_CHARS:
+        return 0
+    cut = linked[0][:MAX_CHARS]
+    internals.keep_link_values("text", [cut])
+    st.query_params["text"] = cut  # the address bar too (one short message)
+    return len(linked[0])
+
+
 def sidebar_controls() -> Settings:
     """Draw the shared controls in the sidebar and return the choices. Called once per run, by app.py."""
     from mha.app import sources
@@ -182,8 +195,11 @@ def sidebar_controls() -> Settings:
     pre = src.pretrained
     info = src.info if pre else None
     st.session_state["_src_info"] = info
+    link_cut = _cap_link_text()
     text = sb.text_area(t("ctl_text"), value=DEFAULT_TEXT, key="text", bind="query-params", height=90,
                         help=t("ctl_text_help", max_chars=MAX_CHARS) + " " + t("ctl_text_batch_help", pad=PAD))
+    if link_cut:
+        sb.caption(t("ctl_text_link_cut", n_chars=link_cut, max_chars=MAX_CHARS))
     batch = _text_batch(text)  # tokenised once per run for the three checks below
     text_message = _check_text(batch)
     if text_message and not (pre and text_message[0] == "caption"):  # a model cuts with its own tokenizer

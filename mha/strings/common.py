@@ -9,6 +9,8 @@ STRINGS = {
     "up_instructions": {"en": "{mb}MB per file • {types}", "ko": "파일 하나에 최대 {mb}MB · {types}"},
     "nav_playground": {"en": "Playground", "ko": "놀이터"},
     "ctl_text": {"en": "Sentence", "ko": "문장"},
+    "ctl_text_link_cut": {"en": "The link's text has {n_chars:,} characters: its first {max_chars:,} are used.",
+                          "ko": "링크의 글이 {n_chars:,}자여서 앞의 {max_chars:,}자만 씁니다."},
     "ctl_text_help": {
         "en": "Any language, emoji and punctuation. Words and symbols become tokens; the first {max_chars} "
               "characters are read.",
