@@ -239,3 +239,15 @@ def test_a_lone_surrogate_in_a_message_arrives_as_valid_text(pool):
     result = check(pool, "raise ValueError('a\\ud800b \U0001f600')\n")
     assert result["key"] == "check_raised" and result["fmt"]["message"] == "a?b \U0001f600"
     result["fmt"]["message"].encode("utf-8")
+
+
+def test_the_timeout_counts_cpu_seconds_and_a_starved_check_is_not_called_a_loop(pool):
+    """A check that waits 2.5 s (no CPU) within a 1 s budget is fine (a niced check on a busy machine); a loop of
+    the same budget is stopped; the wall clock stops what waits too long (4 x 1 s + 5 s)."""
+    assert check(pool, "x = 1", entry="mha.check.probe:sleep", request={"seconds": 2.5}, timeout=1) == {
+        "status": "ok"}
+    assert check(pool, "while True:\n    pass\n", entry=NAMES, timeout=1)["key"] == "check_timeout"
+    assert worker.wall_seconds(1) == 9.0
+    started = time.monotonic()
+    result = check(pool, "x = 1", entry="mha.check.probe:sleep", request={"seconds": 60}, timeout=1)
+    assert result["key"] == "check_timeout" and time.monotonic() - started < 30

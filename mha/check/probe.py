@@ -81,3 +81,11 @@ def os_escape(namespace: dict, request: dict) -> dict:
 def abort(namespace: dict, request: dict) -> dict:
     """The child dies hard (a crash in C code, say)."""
     os.abort()
+
+
+def sleep(namespace: dict, request: dict) -> dict:
+    """Waits without using the CPU (as a niced check starved by a busy machine does)."""
+    import time
+
+    time.sleep(float(request.get("seconds", 1.0)))
+    return {"status": "ok"}

@@ -17,14 +17,16 @@ How (one worker, from the server's side to the learner's code):
   warms them up, then waits. It never runs learner code itself: for each check it **forks a child** (a fresh copy of
   the warm process, a few milliseconds), so no state passes from one visitor's code to the next, and a child that
   loops, explodes or crashes leaves the warm worker intact.
-- The **child** first lowers its limits — ``RLIMIT_CPU`` (the timeout, rounded up, + 1 s), ``RLIMIT_AS`` (its size at
+- The **child** first lowers its limits — ``RLIMIT_CPU`` (the timeout, rounded up, + 1 s: a backstop), ``RLIMIT_AS`` (its size at
   the fork + ``MHA_CHECK_MEMORY_MB``, default 1024), ``RLIMIT_FSIZE`` 0, ``RLIMIT_NPROC`` 0, ``RLIMIT_NOFILE``,
   ``RLIMIT_CORE`` 0 — closes every file but its result pipe, installs the seccomp filter (mha/check/seccomp.py: no
   sockets, processes, programs, file writes; skipped with a logged note where the platform has none), then runs
   ``compile_learner`` and the entry, and writes the result as one JSON frame.
-- The worker waits at most ``timeout`` seconds (wall clock) for that frame, then kills the child. The server waits
-  for the worker at most ``timeout`` + 10 s, then kills *that* (only its own process, by its handle) and starts a fresh
-  one; so does a worker that died.
+- ``timeout`` is CPU seconds: the worker kills a child that used more (it reads the child's CPU time every 50 ms;
+  learner code has nothing to wait on, so a loop shows there), or that took longer than ``wall_seconds(timeout)``
+  (4 x timeout + 5 s, ``MHA_CHECK_WALL_FACTOR``): a niced check on a busy machine gets little CPU and must not be
+  called a loop for it. The server waits for the worker that long + 10 s, then kills *that* (only its own process,
+  by its handle) and starts a fresh one; so does a worker that died.
 - Everything crossing a process boundary is JSON with a size cap, never pickle: a compromised child cannot make
   the worker or the server run anything.
 
@@ -139,7 +141,7 @@ class Worker:
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": root, "LANG": "C.UTF-8",
                "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
                "PYTHONDONTWRITEBYTECODE": "1", "MHA_CHECK_WORKER": "1"}
-        for name in ("MHA_CHECK_MEMORY_MB", "MHA_CHECK_NICE", "HOME", "VIRTUAL_ENV"):
+        for name in ("MHA_CHECK_MEMORY_MB", "MHA_CHECK_NICE", "MHA_CHECK_WALL_FACTOR", "HOME", "VIRTUAL_ENV"):
             if name in os.environ:
                 env[name] = os.environ[name]
         debug = os.environ.get("MHA_CHECK_DEBUG") == "1"
@@ -200,8 +202,8 @@ class Worker:
                 self._send(payload)
             except ValueError:  # the server's own request is too large: our bug, not the learner's
                 return {"status": "error", "key": "check_internal_error", "fmt": {"error": "request too large"}}
-            result = _read_frame(self.proc.stdout.fileno(), time.monotonic() + timeout + WORKER_MARGIN_S,
-                                 MAX_RESULT_BYTES)
+            result = _read_frame(self.proc.stdout.fileno(),
+                                 time.monotonic() + wall_seconds(timeout) + WORKER_MARGIN_S, MAX_RESULT_BYTES)
         except (_FrameError, OSError) as err:
             why = err.why if isinstance(err, _FrameError) else "closed"
             log.warning("check worker replaced (%s)", why)
@@ -406,7 +408,7 @@ def _limits(timeout: float, memory_mb: int, notes: list[str]) -> None:
     except ImportError:
         notes.append("resource: not available, no CPU/memory limits in the child")
         return
-    cpu = int(math.ceil(timeout)) + 1
+    cpu = int(math.ceil(timeout)) + 1  # a backstop: the worker watches the child's CPU time more finely
     wanted = [("RLIMIT_CPU", cpu, cpu + 1), ("RLIMIT_FSIZE", 0, 0), ("RLIMIT_CORE", 0, 0),
               ("RLIMIT_NPROC", 0, 0), ("RLIMIT_NOFILE", 32, 32)]
     size = _vm_bytes()
@@ -483,8 +485,42 @@ def _one_check(payload: dict, memory_mb: int) -> dict:
     return {"result": result, "cpu_s": round(cpu, 4), "wall_s": round(time.monotonic() - started, 4)}
 
 
+_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """A child's CPU seconds so far, from /proc (None where there is none: RLIMIT_CPU is then the limit)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / _TICK  # utime, stime (fields 14, 15 of stat)
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _await_frame(fd: int, pid: int, cpu_budget: float, wall_deadline: float) -> None:
+    """Until the child starts answering: it may use ``cpu_budget`` CPU seconds, and the wall clock up to
+    ``wall_deadline`` (a niced check on a busy machine gets little CPU, so it gets more wall time; learner code has
+    nothing to wait on, so its CPU time is what a loop uses up). Raises _FrameError("timeout")."""
+    while True:
+        left = wall_deadline - time.monotonic()
+        if left <= 0:
+            raise _FrameError("timeout")
+        if select.select([fd], [], [], min(left, 0.05))[0]:
+            return
+        used = _cpu_seconds(pid)
+        if used is not None and used > cpu_budget:
+            raise _FrameError("timeout")
+
+
+def wall_seconds(timeout: float) -> float:
+    """The wall-clock time a check of ``timeout`` CPU seconds may take (MHA_CHECK_WALL_FACTOR, default 4, + 5 s)."""
+    return timeout * _env_int("MHA_CHECK_WALL_FACTOR", 4, 1, 100) + 5.0
+
+
 def _fork_check(payload: dict, memory_mb: int) -> tuple[dict, float]:
     timeout = float(payload.get("timeout", 5.0))
+    wall_deadline = time.monotonic() + wall_seconds(timeout)
     read_fd, write_fd = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child
@@ -493,7 +529,8 @@ def _fork_check(payload: dict, memory_mb: int) -> tuple[dict, float]:
     os.close(write_fd)
     killed = False
     try:
-        result = _read_frame(read_fd, time.monotonic() + timeout, MAX_RESULT_BYTES)
+        _await_frame(read_fd, pid, timeout, wall_deadline)
+        result = _read_frame(read_fd, wall_deadline, MAX_RESULT_BYTES)
     except _FrameError as err:
         result = None
         if err.why == "timeout":
