@@ -224,8 +224,8 @@ STRINGS = {
         "ko": "코드가 검사 한 번에 쓸 수 있는 것보다 많은 메모리를 썼습니다.",
     },
     "check_timeout": {
-        "en": "Your code ran longer than one check may ({seconds} s): an endless loop?",
-        "ko": "코드가 검사 한 번에 허용된 시간({seconds}초)보다 오래 실행되었습니다. 끝나지 않는 반복문인가요?",
+        "en": "Your code computed longer than one check may ({seconds} s of CPU time): an endless loop?",
+        "ko": "코드가 검사 한 번에 허용된 계산 시간(CPU {seconds}초)보다 오래 실행되었습니다. 끝나지 않는 반복문인가요?",
     },
     "check_worker_died": {
         "en": "The checker stopped while running your code and has been restarted. If this happens again, your "
