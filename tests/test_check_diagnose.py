@@ -10,6 +10,7 @@ except where the second seed's one-head behaviour is the point.
 from __future__ import annotations
 
 import json
+import os
 import math
 
 import pytest
@@ -528,3 +529,31 @@ def test_the_mask_reaches_the_forward_whatever_its_signature(signature, call):
 def test_a_function_whose_mask_has_no_default_is_called_with_none():
     code = ex.SDPA_MASKED.replace("V, mask=None)", "V, mask)")
     assert run(code)["status"] == "equal" and run(code, mask=True)["status"] == "equal"
+
+
+# --- properties: any size, any sentence, any seed ----------------------------------------------------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+PROPERTY = settings(max_examples=int(os.environ.get("MHA_DIAGNOSE_EXAMPLES", 12)), deadline=None,
+                    derandomize=not os.environ.get("MHA_DIAGNOSE_EXAMPLES"), database=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+WORDS = st.lists(st.sampled_from(["the", "cat", "sat", "on", "a", "mat", "나는", "학교", "🙂", "it"]),
+                 min_size=2, max_size=12)
+
+
+@PROPERTY
+@given(words=WORDS, num_heads=st.sampled_from([2, 3, 4]), head_dim=st.sampled_from([2, 4, 8]),
+       seed=st.integers(0, 10_000), mask=st.booleans(), bug=st.sampled_from([None, *ZOO, *sorted(ex.MORE_BUG_EDITS)]))
+def test_any_size_the_course_is_equal_and_a_bug_is_named(words, num_heads, head_dim, seed, mask, bug):
+    code = ex.COURSE if bug is None else ex.bug_code(bug) if bug in ZOO else ex.more_bug_code(bug)
+    result = run(code, d_model=num_heads * head_dim, num_heads=num_heads, mask=mask, seed=seed,
+                 text=" ".join(words))
+    if bug is None:
+        assert result["status"] == "equal" and result["max_diff"] < 1e-4
+    elif bug == "mask_ignored" and not mask:
+        assert result["status"] == "equal"  # no mask chosen, none read: nothing is wrong on this input
+    else:
+        assert result["bug"] is not None and result["bug"]["id"] == MORE.get(bug, bug), result["first_step"]
+        assert result["first_step"] == BUG_STEPS[MORE.get(bug, bug)]
