@@ -557,3 +557,13 @@ def test_any_size_the_course_is_equal_and_a_bug_is_named(words, num_heads, head_
     else:
         assert result["bug"] is not None and result["bug"]["id"] == MORE.get(bug, bug), result["first_step"]
         assert result["first_step"] == BUG_STEPS[MORE.get(bug, bug)]
+
+
+@PROPERTY
+@given(words=WORDS, num_heads=st.sampled_from([2, 3, 4]), head_dim=st.sampled_from([2, 4, 8]),
+       seed=st.integers(0, 10_000), mask=st.booleans(), variant=st.sampled_from(sorted(ex.VARIANTS) + ["per_head"]))
+def test_any_size_correct_code_written_other_ways_is_equal(words, num_heads, head_dim, seed, mask, variant):
+    code = PER_HEAD if variant == "per_head" else ex.VARIANTS[variant]
+    result = run(code, d_model=num_heads * head_dim, num_heads=num_heads, mask=mask, seed=seed,
+                 text=" ".join(words))
+    assert result["status"] == "equal", (result["first_step"], result.get("bug"), result.get("message"))
