@@ -71,3 +71,18 @@ def test_every_step_reveals_its_charts(page, server, lang):
         assert charts + canvases >= 1, (step, charts, canvases)
         save_screenshot(page, f"course-{lang}-{number}-{step}")
     assert re.search(r"step=7", page.url)
+
+
+def test_the_playground_switches_to_trained_heads_in_one_click(page, server):
+    """#27 point 2: the first screen says why random heads look pale, and one click gives trained heads (the
+    sidebar's source and the address bar follow); each head's output is one click beside weights and scores."""
+    open_url(page, f"{server.url}/playground")
+    assert page.locator(".st-key-pg_random_note").is_visible()
+    page.locator(".st-key-pg_to_trained button").click()
+    page.wait_for_function("() => new URLSearchParams(location.search).get('source') === 'trained'")
+    wait_app_idle(page, rerun=True)
+    assert page.locator(".st-key-pg_random_note").count() == 0
+    page.locator(".st-key-matrix_shown button").filter(has_text=i18n_text("pg_matrix_outputs", "en")).click()
+    page.wait_for_function("() => new URLSearchParams(location.search).get('matrix') === 'head_outputs'")
+    wait_app_idle(page, rerun=True)
+    assert page.locator(".st-key-pg_head_outputs_grid .main-svg").first.is_visible()  # the third heatmap
