@@ -72,3 +72,17 @@ def test_row_scores_checks_shapes_and_leaves_masked_rows_out():
     assert out[0] == 0 and np.isnan(out[1]) and out[2] == 0
     with pytest.raises(ValueError, match="must be the same"):
         heads.row_scores(eye, np.eye(4))
+
+
+def test_seeds_on_a_long_sentence_compare_what_the_heads_learned():
+    """Past the training length each seed's head looks somewhere else: the seeds' verdict is measured on the first
+    TRAIN_LEN queries (there the four trained 'previous' heads agree), and a line says so."""
+    at = open_page("pages/heads.py", text=LONG, hd_section="seeds", heads_seed_head="0", **TRAINED)
+    assert not at.exception
+    shown = _notes(at)
+    assert tr("hd_seeds_first_rows", "en", train_len=TRAIN_LEN) in shown
+    maps = np.stack([run_view(ViewSpec(text=LONG, d_model=32, num_heads=4, seed=s, source="trained",
+                                       task="previous")).weights[0] for s in range(4)])
+    first = float(max(np.abs(m[:TRAIN_LEN] - maps[0][:TRAIN_LEN]).sum(axis=-1).mean() / 2 for m in maps[1:]))
+    key = "hd_seeds_text_trained_same" if first <= 0.1 else "hd_seeds_text_trained_differ"
+    assert tr(key, "en", head=0, task=tr("tr_task_name_previous", "en"), spread=f"{first:.2f}") in shown

@@ -341,9 +341,13 @@ def seeds(c: HeadsView) -> None:
     if weights.sha:  # the uploaded parameters stay; only the embeddings change with the seed
         st.caption(t("hd_seeds_custom"))
     elif trained:  # say what the picture shows: the same job in every seed, or not
-        spread = heads.seed_spread(mats, view.allowed[head])
+        # past the training length no seed learned anything: compare what they learned (the first TRAIN_LEN queries)
+        rows = TRAIN_LEN if long_for_training(view) else len(mats[0])
+        spread = heads.seed_spread(mats[:, :rows], view.allowed[head][:rows])
         key = "hd_seeds_text_trained_same" if spread <= SAME_PATTERN else "hd_seeds_text_trained_differ"
         st.markdown(t(key, head=head, task=t(TASKS[spec.task].name_key), spread=f"{spread:.2f}"))
+        if rows < len(mats[0]):
+            st.caption("📏 " + t("hd_seeds_first_rows", train_len=TRAIN_LEN))
     else:  # random weights: the text about random, meaningless patterns belongs here only
         st.markdown(t("hd_seeds_text", head=head))
         st.info(t("hd_trained"), icon="🎓")

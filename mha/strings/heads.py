@@ -353,6 +353,12 @@ STRINGS = {
               "행이 똑같음). 학습은 매번 과제를 풀지만, 어느 헤드가 어떤 일을 맡을지는 시작점에 따라 달라집니다. "
               "측정 섹션에서 시드마다 헤드를 비교해 보세요.",
     },
+    "hd_seeds_first_rows": {
+        "en": "Compared on the first {train_len} queries, the length the heads were trained on: past it every seed "
+              "looks somewhere else, untrained.",
+        "ko": "헤드들이 학습한 길이인 처음 {train_len}개 쿼리로 비교했습니다. 그 뒤로는 어느 시드도 학습하지 않아서 제각각 "
+              "다른 곳을 봅니다.",
+    },
     "hd_seeds_custom": {
         "en": "Your uploaded weights are in use: they stay the same, and only the random embeddings change with the "
               "seed.",
