@@ -567,3 +567,35 @@ def test_any_size_correct_code_written_other_ways_is_equal(words, num_heads, hea
     result = run(code, d_model=num_heads * head_dim, num_heads=num_heads, mask=mask, seed=seed,
                  text=" ".join(words))
     assert result["status"] == "equal", (result["first_step"], result.get("bug"), result.get("message"))
+
+
+# Raw parameters instead of nn.Linear: x @ W (W is (in, out)) and an output bias added by hand.
+RAW = ex.IMPORTS + '''
+class MultiHeadAttention(nn.Module):
+    def __init__(self, d_model, num_heads):
+        super().__init__()
+        self.h = num_heads
+        self.W_q = nn.Parameter(torch.randn(d_model, d_model) / d_model ** 0.5)
+        self.W_k = nn.Parameter(torch.randn(d_model, d_model) / d_model ** 0.5)
+        self.W_v = nn.Parameter(torch.randn(d_model, d_model) / d_model ** 0.5)
+        self.W_o = nn.Parameter(torch.randn(d_model, d_model) / d_model ** 0.5)
+        self.b_o = nn.Parameter(torch.randn(d_model))
+
+    def forward(self, query, key, value, mask=None):
+        B, T, D = query.shape
+        q = (query @ self.W_q).view(B, T, self.h, -1).transpose(1, 2)
+        k = (key @ self.W_k).view(B, T, self.h, -1).transpose(1, 2)
+        v = (value @ self.W_v).view(B, T, self.h, -1).transpose(1, 2)
+        s = q @ k.transpose(-2, -1) / (D // self.h) ** 0.5
+        if mask is not None:
+            s = s.masked_fill(mask == 0, float("-inf"))
+        z = (s.softmax(-1) @ v).transpose(1, 2).reshape(B, T, D)
+        return z @ self.W_o + self.b_o
+'''
+
+
+@pytest.mark.parametrize("mask", [True, False])
+def test_raw_parameters_are_compared_equal(mask):
+    result = run(RAW, mask=mask)
+    assert result["status"] == "equal", (result["first_step"], result.get("message"))
+    assert all(s["equal"] for s in result["steps"])  # every step seen, the output bias found and given ours

@@ -118,10 +118,21 @@ def find_roles(subject: Subject, x: torch.Tensor) -> tuple[Roles, Run]:
             and in_features(c[1], c[3]) == d and out_features(c[1], c[3]) == d]
     if rest:
         role, w, name, tr, b, r = rest[-1]
+        if b is None:  # x @ W_o + b_o: a 1-D parameter of d_model values added to the product is its bias
+            b = _added_bias(run, subject, r, d)
         roles.out = Projection("out", w, name, slice(0, d), tr, b, r.index)
     roles.matched = ok
     roles.params = used | ({id(roles.out.param)} if roles.out else set())
     return roles, run
+
+
+def _added_bias(run: Run, subject: Subject, product, d: int) -> Optional[torch.Tensor]:
+    for r in run.rec.records[product.index + 1:product.index + 4]:
+        if r.op == "add" and any(t is product.out for t in r.inputs):
+            for t in r.inputs:
+                if id(t) in subject.params and t.dim() == 1 and t.numel() == d:
+                    return t
+    return None
 
 
 def copy_weights(roles: Roles, ours: MultiHeadAttention) -> bool:
