@@ -213,14 +213,45 @@ def _check_size(size: int, max_bytes: int, source: str) -> None:
 
 def folder_size(folder: Path) -> int:
     """Bytes of the weight files that loading ``folder`` reads."""
-    names = [p.name for p in folder.iterdir() if p.is_file()]
-    return sum((folder / n).stat().st_size for n in _weight_files(names))
+    return sum((folder / n).stat().st_size for n in _weight_files(_file_names(folder)))
+
+
+def _used_files(names: Sequence[str]) -> list[str]:
+    """The files loading a folder reads: config, weights, tokenizer."""
+    return [n for n in (_CONFIG, *_TOKENIZER_FILES) if n in names] + _weight_files(names)
 
 
 def _folder_key(folder: Path) -> tuple:
-    """Identifies a folder's contents for the cache: a changed file (a new save_pretrained) is a new model."""
-    names = sorted(p.name for p in folder.iterdir() if p.is_file())
-    return tuple((n, (folder / n).stat().st_size, (folder / n).stat().st_mtime_ns) for n in names)
+    """Identifies a folder's contents for the cache: a changed file (a new save_pretrained) is a new model. Only the
+    files loading reads are looked at (a folder of 100,000 other files costs one cached listing, not 100,000 stats
+    every run)."""
+    return tuple((n, (folder / n).stat().st_size, (folder / n).stat().st_mtime_ns)
+                 for n in _used_files(_file_names(folder)))
+
+
+# A folder's file names, by the folder's own identity and modification time: a file added, removed or renamed
+# changes it; a file rewritten in place does not, and does not need to (_folder_key stats the few files it uses).
+_SCANS: dict[tuple, frozenset] = {}
+_SCANS_LOCK = threading.Lock()
+
+
+def _file_names(folder: Path) -> frozenset:
+    """The names of the regular files (or links to them) in ``folder``: listed once per change of the folder."""
+    st = os.stat(folder)
+    key = (str(folder), st.st_dev, st.st_ino, st.st_mtime_ns)
+    with _SCANS_LOCK:
+        found = _SCANS.get(key)
+    if found is not None:
+        return found
+    with os.scandir(folder) as entries:
+        names = frozenset(e.name for e in entries if e.is_file())
+    with _SCANS_LOCK:
+        for old in [k for k in _SCANS if k[0] == key[0]]:  # the folder's earlier listing
+            del _SCANS[old]
+        if len(_SCANS) >= 64:
+            _SCANS.pop(next(iter(_SCANS)))
+        _SCANS[key] = names
+    return names
 
 
 def content_key(source: str, *, local_root: Optional[str] = None, public: bool = False,
@@ -270,7 +301,7 @@ def _public_folder(source: str, local_root: Optional[str]) -> Optional[Path]:
         path = (root / source).resolve()  # an absolute source stays itself; symlinks are followed, then checked
         if (path != root and root not in path.parents) or not path.is_dir():
             return None
-        return path if _is_complete([p.name for p in path.iterdir() if p.is_file()]) else None
+        return path if _is_complete(_file_names(path)) else None
     except (OSError, ValueError, RuntimeError):  # unreadable, a NUL character, a name too long: refused alike
         return None
 
@@ -289,8 +320,7 @@ def _local_folder(source: str, local_root: Optional[str]) -> Optional[Path]:
         if path != root and root not in path.parents:
             raise PretrainedError("err_folder_outside", f"Local model folders must be inside {root} on this server: "
                                   f"save the model there with save_pretrained, or use its hub id.", root=str(root))
-    names = [p.name for p in path.iterdir() if p.is_file()]
-    if not _is_complete(names):
+    if not _is_complete(_file_names(path)):
         raise PretrainedError(
             "err_folder_incomplete",
             f"The folder {path} is not a complete saved model: it needs config.json, the weights "
@@ -307,7 +337,7 @@ def _hub_cached_folder(repo_id: str) -> Optional[Path]:
     if not isinstance(config, str):
         return None
     folder = Path(config).parent
-    return folder if _is_complete([p.name for p in folder.iterdir()]) else None
+    return folder if _is_complete(_file_names(folder)) else None
 
 
 def _unreachable(repo_id: str, error: BaseException) -> PretrainedError:

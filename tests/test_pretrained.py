@@ -4,6 +4,7 @@ and output projection, on the hidden states the model gives the layer, with the 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import threading
 from pathlib import Path
@@ -613,14 +614,14 @@ def test_a_public_server_refuses_every_other_source_with_the_same_words(folders,
     (root / "escape").symlink_to(folders["gpt2"], target_is_directory=True)  # a link out of the folder
     (root / "unreadable").mkdir()
     outside = folders["gpt2"]  # a complete model, outside the models folder
-    real_iterdir = Path.iterdir
+    real_scandir = os.scandir
 
-    def iterdir(self):  # the tests run as root, where chmod 000 reads anyway: a folder that cannot be listed
-        if self.name == "unreadable":
-            raise PermissionError(13, "Permission denied", str(self))
-        return real_iterdir(self)
+    def scandir(path):  # the tests run as root, where chmod 000 reads anyway: a folder that cannot be listed
+        if Path(path).name == "unreadable":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
 
-    monkeypatch.setattr(Path, "iterdir", iterdir)
+    monkeypatch.setattr(os, "scandir", scandir)
     options = {"local_root": str(root), "downloads": True, "allowed": [c.id for c in P.CHOICES]}
     sources = [str(outside), str(tmp_path / "nowhere"), "/proc/self", "/proc/self/cwd", "~", "~/.ssh", "/root/.ssh",
                "/etc", "..", "../models/../" + outside.name, "empty", str(root / "empty"), "unreadable", "escape",
@@ -695,3 +696,30 @@ def test_a_hub_failure_is_remembered_for_every_visitor_and_asked_once(silent_hub
     pretrained_files.forget_failures()  # after FAILURE_TTL (or forgotten), the hub is asked again
     visitor()
     assert len(silent_hub.connections) > asked
+
+
+def test_a_folder_of_100000_files_is_listed_once_not_on_every_run(folders, tmp_path, monkeypatch):
+    """#23.7: content_key runs on every rerun of a pretrained view; a models folder with 100,000 other files was
+    listed (and every file stat-ed) each time. Now: listed once per change of the folder, and only the files loading
+    reads are looked at; a model saved again in place is still a new model."""
+    folder = shutil.copytree(folders["bert"], tmp_path / "crowded")
+    for i in range(100_000):
+        os.close(os.open(folder / f"note-{i:06d}.txt", os.O_CREAT | os.O_WRONLY))
+    real_scandir, listed = os.scandir, []
+
+    def scandir(path):
+        listed.append(str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    first = P.content_key(str(folder))
+    for _ in range(5):  # five reruns
+        assert P.content_key(str(folder)) == first
+    assert listed.count(str(folder)) == 1
+    assert len(first[1]) == len(pretrained_files._used_files(os.listdir(folder))) < 10
+    weights = folder / "model.safetensors"
+    os.utime(weights, ns=(weights.stat().st_atime_ns, weights.stat().st_mtime_ns + 10**9))  # saved again
+    assert P.content_key(str(folder)) != first and listed.count(str(folder)) == 1
+    again = P.content_key(str(folder))
+    (folder / "note-new.txt").write_text("")  # a new file: the folder is listed again, the model is the same
+    assert P.content_key(str(folder)) == again and listed.count(str(folder)) == 2
