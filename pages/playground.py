@@ -35,7 +35,7 @@ st.subheader(t("pg_all_heads"))
 masked_note = t("pg_masked_note") if not view.allowed.all() else ""
 # One colour rule for every weights chart of this view (the grid, the enlarged head, the cell's row of weights): its
 # top is worked out once over all heads, "0 … 1" unless long rows or the learner's "fit to data" ask for less.
-scale = weights_scale(view.weights, toggle=kind == "weights")
+scale = weights_scale(view.weights, toggle=grid_kind == "weights")  # no switch over head outputs
 top = scale.top if kind == "weights" else 1.0
 suffix = {"full": "", "fit": "_fit", "long": "_fitted"}[scale.reason] if kind == "weights" else ""
 if grid_kind != "head_outputs":
@@ -89,8 +89,8 @@ def one_head() -> None:
                                   layout="single", pick="cell", selected=(qi, kj), scale_range=scale_range,
                                   top=top if kind == "weights" else None, group="pg"),
              key="one_head_chart", on_pick=pick_cell)
-    st.markdown(t("pg_cell_summary", head=head, q=escape_markdown(view.labels[qi]), i=qi,
-                  k=escape_markdown(view.key_labels[kj]), j=kj, score=float(view.scores[head, qi, kj]),
+    st.markdown(t("pg_cell_summary", head=head, q=escape_markdown(view.labels[qi]), i=qi + 1,  # prose counts from 1
+                  k=escape_markdown(view.key_labels[kj]), j=kj + 1, score=float(view.scores[head, qi, kj]),
                   weight=float(view.weights[head, qi, kj]),
                   masked=t("pg_cell_masked") if not view.allowed[head, qi, kj] else ""))
     # Folded sections send their charts only when open (three charts here; #16.3); the link keeps them open.
