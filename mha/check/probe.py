@@ -67,6 +67,7 @@ def os_escape(namespace: dict, request: dict) -> dict:
     attempt("kill_parent", lambda: os.kill(os.getppid(), 0))
     attempt("raise_cpu_limit", lambda: resource.setrlimit(resource.RLIMIT_CPU, (10_000, 10_000)))
     out["read_ok"] = bool(open("/proc/self/status").read())
+    attempt("read_parent_environ", lambda: open(f"/proc/{os.getppid()}/environ").read())
     out["torch_ok"] = float(torch.softmax(torch.ones(3), 0).sum())
     try:
         autogroup = open("/proc/self/autogroup").read().split()  # "/autogroup-123 nice 10"
@@ -75,7 +76,7 @@ def os_escape(namespace: dict, request: dict) -> dict:
     return {"status": "ok", "attempts": out, "limits": {
         "cpu": resource.getrlimit(resource.RLIMIT_CPU)[0], "fsize": resource.getrlimit(resource.RLIMIT_FSIZE)[0],
         "as": resource.getrlimit(resource.RLIMIT_AS)[0]}, "nice": os.nice(0), "threads": torch.get_num_threads(),
-        "autogroup_nice": int(autogroup[-1]) if autogroup else None}
+        "autogroup_nice": int(autogroup[-1]) if autogroup else None, "uid": os.getuid()}
 
 
 def abort(namespace: dict, request: dict) -> dict:

@@ -19,7 +19,8 @@ How (one worker, from the server's side to the learner's code):
   loops, explodes or crashes leaves the warm worker intact.
 - The **child** first lowers its limits — ``RLIMIT_CPU`` (the timeout, rounded up, + 1 s: a backstop), ``RLIMIT_AS`` (its size at
   the fork + ``MHA_CHECK_MEMORY_MB``, default 1024), ``RLIMIT_FSIZE`` 0, ``RLIMIT_NPROC`` 0, ``RLIMIT_NOFILE``,
-  ``RLIMIT_CORE`` 0 — closes every file but its result pipe, installs the seccomp filter (mha/check/seccomp.py: no
+  ``RLIMIT_CORE`` 0 — closes every file but its result pipe, becomes ``nobody`` if it was root, installs the
+  seccomp filter (mha/check/seccomp.py: no
   sockets, processes, programs, file writes; skipped with a logged note where the platform has none), then runs
   ``compile_learner`` and the entry, and writes the result as one JSON frame.
 - ``timeout`` is CPU seconds: the worker kills a child that used more (it reads the child's CPU time every 50 ms;
@@ -423,6 +424,22 @@ def _limits(timeout: float, memory_mb: int, notes: list[str]) -> None:
             notes.append(f"{name}: {err}")
 
 
+NOBODY = 65534
+
+
+def _drop_root(notes: list[str]) -> None:
+    """Run as root (a container's default)? The child becomes nobody: it can then read no other process's
+    /proc/<pid>/environ or memory and write none of the app's files, whatever the seccomp filter lets through."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return
+    try:
+        os.setgroups([])
+        os.setgid(NOBODY)
+        os.setuid(NOBODY)
+    except OSError as err:
+        notes.append(f"could not drop root: {err}")
+
+
 def _close_other_fds(keep: int) -> None:
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
@@ -437,6 +454,7 @@ def _child(result_fd: int, payload: dict, memory_mb: int) -> None:
     try:
         notes: list[str] = []
         _close_other_fds(result_fd)
+        _drop_root(notes)
         _limits(float(payload["timeout"]), memory_mb, notes)
         from mha.check import seccomp
 
