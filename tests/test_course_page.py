@@ -227,3 +227,13 @@ def test_one_word_and_a_batch_open_every_step(params):
             continue
         _reveal(at, step)
         assert not at.exception, (number, [e.value for e in at.exception])
+
+
+def test_a_new_sentence_asks_anew():
+    at = open_page(PAGE, {"text": "the cat saw the dog"})
+    _reveal(at, "qkv")
+    assert "co_qkv_scores" in canvas_charts(at)
+    at.text_area(key="text").set_value("나는 오늘 학교에서 점심을 먹었다").run()
+    assert not at.exception and "co_qkv_scores" not in canvas_charts(at)  # hidden until asked again
+    _reveal(at, "qkv")
+    assert "co_qkv_scores" in canvas_charts(at)

@@ -49,8 +49,8 @@ def back_next(step: int) -> None:
                  type="primary")
 
 
-def _reveal(shown: str) -> None:
-    st.session_state[shown] = True
+def _reveal(shown: str, question: tuple) -> None:
+    st.session_state[shown] = question
 
 
 def predict(step: str, question: str, options: list[str], answer: int, answer_text: str) -> bool:
@@ -62,9 +62,10 @@ def predict(step: str, question: str, options: list[str], answer: int, answer_te
         guess = st.radio(question, options, index=None, key=f"co_guess_{step}", bind="query-params",
                          label_visibility="collapsed", horizontal=len(options) > 5)  # a long sentence's keys
         shown = f"co_shown_{step}"
+        asked = (question, tuple(options))  # a new sentence asks anew: the answer is hidden again
         # a callback: it runs before the script, so a rerun of the frame cannot lose the click
-        st.button(t("co_reveal"), key=f"co_reveal_{step}", type="primary", on_click=_reveal, args=(shown,))
-        if not st.session_state.get(shown):
+        st.button(t("co_reveal"), key=f"co_reveal_{step}", type="primary", on_click=_reveal, args=(shown, asked))
+        if st.session_state.get(shown) != asked:
             return False
         if guess is None:
             st.info(t("co_no_guess", answer=answer_text))
