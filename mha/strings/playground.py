@@ -59,9 +59,9 @@ STRINGS = {
     "pg_cell_query": {"en": "Query token (row)", "ko": "쿼리 토큰 (행)"},
     "pg_cell_key": {"en": "Key token (column)", "ko": "키 토큰 (열)"},
     "pg_cell_summary": {
-        "en": "Head {head}: query **{q}** (position {i}) → key **{k}** (position {j}): score **{score:.4f}**, "
-              "weight **{weight:.4f}**{masked}.",
-        "ko": "헤드 {head}: 쿼리 **{q}** (위치 {i}) → 키 **{k}** (위치 {j}): 점수 **{score:.4f}**, "
+        "en": "Head {head}: query **{q}** ({i:ordinal} token) → key **{k}** ({j:ordinal} token): "
+              "score **{score:.4f}**, weight **{weight:.4f}**{masked}.",
+        "ko": "헤드 {head}: 쿼리 **{q}** ({i}번째 토큰) → 키 **{k}** ({j}번째 토큰): 점수 **{score:.4f}**, "
               "가중치 **{weight:.4f}**{masked}.",
     },
     "pg_cell_masked": {"en": " (masked)", "ko": " (마스크됨)"},

@@ -25,7 +25,7 @@ import urllib.parse
 
 import pytest
 
-from mha.i18n import text as i18n_text
+from mha.i18n import ordinal, text as i18n_text
 from mha.text import MAX_LABEL_CHARS, display_labels, safe_label, tokenize
 
 from .conftest import (
@@ -236,14 +236,14 @@ def test_playground_shows_hostile_tokens_as_plain_text(page, server):
     i, j = labels.index("__init__"), labels.index("[")
     cv.pick_cell(page, i, j, labels[i], labels[j])
     q, k = labels[i], labels[j]
-    summary = markdown_text(page, "(position")
-    assert f"query {q} (position {i}) → key {k} (position {j})" in summary, summary
+    summary = markdown_text(page, "token) →")
+    assert f"query {q} ({ordinal(i + 1)} token) → key {k} ({ordinal(j + 1)} token)" in summary, summary
     title = markdown_text(page, "How this cell is made")
     assert f"query {q} ({i}) → key {k} ({j})" in title, title
     strong = page.locator("[data-testid='stMain'] [data-testid='stMarkdownContainer']").filter(
         has_text="How this cell is made").first.locator("strong").all_text_contents()
     assert strong[1:] == [q, k], strong  # the tokens are the bold parts, whole: no emphasis made out of them
-    assert chart_title(page, "pg_cell_row") == en("cb_row_title", i=i, q=q)
+    assert chart_title(page, "pg_cell_row") == en("cb_row_title", row=i + 1, q=q)
     assert_nothing_injected(page, "Playground cell breakdown")
 
     # The link box: the address as text (no element inside it), and the copied link carries the text as typed.
@@ -269,7 +269,7 @@ def test_step_by_step_and_heads_show_hostile_tokens_as_plain_text(page, server):
     click_cell(page, "ex_cell_chart", len(labels), i, j, "ex_cell_query", labels[i])
     title = markdown_text(page, "How this cell is made")
     assert f"query {labels[i]} ({i}) → key {labels[j]} ({j})" in title, title
-    assert chart_title(page, "ex_cell_row") == en("cb_row_title", i=i, q=labels[i])
+    assert chart_title(page, "ex_cell_row") == en("cb_row_title", row=i + 1, q=labels[i])
     assert_nothing_injected(page, "Step by step")
     save_screenshot(page, "hostile-explain")
 

@@ -16,7 +16,7 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from mha.figures import ENGLISH
-from mha.i18n import text as i18n_text
+from mha.i18n import ordinal, text as i18n_text
 from mha.text import display_labels, tokenize
 from mha.view import DEFAULT_NUM_HEADS, DEFAULT_TEXT, ViewSpec, run_view
 
@@ -268,8 +268,8 @@ def test_clicking_a_cell_picks_its_query_and_key(page, server):
     i, j = n - 2, 1
     cv.pick_cell(page, i, j, tokens[i], tokens[j])
     summary = page.locator("[data-testid='stMain'] [data-testid='stMarkdownContainer']").filter(
-        has_text="(position").first.inner_text()
-    assert f"query {tokens[i]} (position {i}) → key {tokens[j]} (position {j})" in summary, summary
+        has_text="token) →").first.inner_text()
+    assert f"query {tokens[i]} ({ordinal(i + 1)} token) → key {tokens[j]} ({ordinal(j + 1)} token)" in summary, summary
     params = urllib.parse.parse_qs(urllib.parse.urlsplit(page.url).query)
     # The link names the cell too (a selectbox puts its shown label, "position: token", in the URL).
     assert [v.split(":")[0] for v in params.get("cell_query", []) + params.get("cell_key", [])] == [str(i), str(j)]
