@@ -20,7 +20,7 @@ import numpy as np
 import streamlit as st
 
 from mha import figures, i18n
-from mha.app.controls import CUSTOM_WEIGHTS_KEY, chart_words, lang, t
+from mha.app.controls import CUSTOM_WEIGHTS_KEY, chart_words, file_uploader, lang, t
 from mha.check import code_link, examples
 from mha.errors import LearnerError
 from mha.text import display_labels, escape_markdown
@@ -231,8 +231,8 @@ def _on_upload() -> None:
 
 
 def upload() -> None:
-    st.file_uploader(t("ck_upload"), type=["py"], key=UPLOAD, on_change=_on_upload, max_upload_size=1,
-                     help=t("ck_upload_help", max_kb=MAX_UPLOAD_BYTES // 1000))
+    file_uploader(t("ck_upload"), UPLOAD, ["py"], 1, on_change=_on_upload,
+                  help=t("ck_upload_help", max_kb=MAX_UPLOAD_BYTES // 1000))
     note = st.session_state.get("_ck_upload_note")
     if note:
         kind, key, fmt = note
