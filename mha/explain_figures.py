@@ -157,7 +157,7 @@ def attention_bar(row_weights: np.ndarray, row_allowed: np.ndarray, key_labels, 
                            hovertemplate=f"{words.key}: %{{x}}<br>{words.weight}: %{{customdata:.4f}}<extra></extra>"))
     show = n <= figures.LABELS_MAX_TOKENS and slot >= figures.MIN_FONT + 1
     fig.update_xaxes(figures.every_label(dict(type="category", automargin=True,
-                                              tickangle=figures.tick_angle(x, slot)), show))
+                                              tickangle=figures.tick_angle(x, slot)), show, labels=x))
     fig.update_yaxes(range=[0, 1.12 * top], title_text=f"{y_title} (0 … {top:.2g})" if top < 1.0 else y_title,
                      **(dict(tickvals=[0, 0.25, 0.5, 0.75, 1.0]) if top >= 1.0 else dict(nticks=6)),
                      tickfont=figures.tick_font())
@@ -282,7 +282,8 @@ def row_stats_figure(labels, series: dict[str, RowStats], *, titles=None, unifor
                              hovertemplate=f"{uniform_name}: %{{y:.3f}}<extra></extra>"), row=1, col=1)
     slot = width_px / 3 / max(len(x), 1)  # a bar group's width: three panels side by side
     show = len(x) <= figures.LABELS_MAX_TOKENS and slot >= figures.MIN_FONT + 1
-    fig.update_xaxes(figures.every_label(dict(type="category", tickangle=figures.tick_angle(x, slot, 11)), show, 11))
+    fig.update_xaxes(figures.every_label(dict(type="category", tickangle=figures.tick_angle(x, slot, 11)), show, 11,
+                                         labels=x))
     fig.update_yaxes(range=[0, 1.05], row=1, col=2)
     fig.update_layout(barmode="group", height=320, margin=dict(l=10, r=10, t=40, b=10),
                       legend=dict(orientation="h", y=-0.3 if show else -0.1))

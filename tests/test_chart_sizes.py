@@ -73,3 +73,13 @@ def test_qk_names_are_spaced_the_query_always_named():
     fig = hf.qk_figure(together, together, list("abcdef"), list("abcdef"), 3, [1], np.full(6, 1 / 6))
     assert hf.unnamed_points(fig) == 10
     assert [tr.text for tr in fig.data if tr.mode == "markers+text"][1][3] == "d"  # the query's name
+
+
+def test_the_attention_bar_stacks_hangul_keys_too():
+    from mha import explain_figures as xf
+
+    keys = [f"단어{i}" for i in range(43)]
+    w = np.full(43, 1 / 43)
+    fig = xf.attention_bar(w, np.ones(43, bool), keys, masked_word="x", y_title="w", title="t", width_px=740)
+    x = fig.to_plotly_json()["layout"]["xaxis"]
+    assert x["showticklabels"] and x["tickangle"] == 0 and x["tickmode"] == "array", x
