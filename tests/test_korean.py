@@ -163,7 +163,8 @@ ALLOWED_ENGLISH = frozenset("""
     softmax Softmax PyTorch torch math import NaN True False GPU CPU CSV PNG JSON MB KB id npz pt bin py UTF
     MultiHeadAttention transpose permute reshape view forward heads Q K V QK JS exp log sqrt nat Tq Tk
     BERT RoBERTa ELECTRA DistilBERT GPT Hugging Face TransformerLens Olsson Adam BLAKE2b float32 float64 Orange
-""".split())
+    Tab Enter Esc Shift Ctrl
+""".split())  # the last line: keys, named as the keyboard writes them
 _NOT_PROSE = re.compile(r"`[^`]*`|\$[^$]*\$|\{[^{}]*\}|https?://\S+|</?[A-Za-z][^<>]*>|“[^”]*”|\"[^\"]*\"")
 _GLOSS = re.compile(r"(?<=[가-힣*])\([A-Za-z][A-Za-z ,\-]*\)")
 _CALL = re.compile(r"[A-Za-z_][\w.]*\([^()]*\)")
