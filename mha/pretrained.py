@@ -443,6 +443,15 @@ def _model_numbers(loaded: LoadedModel, tokens: ModelTokens, layer: int) -> dict
     return got[layer]
 
 
+def every_layer_weights(loaded: LoadedModel, tokens: ModelTokens) -> torch.Tensor:
+    """The model's own attention weights at every layer, (L, B, H, T, T) (what ``output_attentions`` returns,
+    stacked), from one run through all layers: it keeps every layer's numbers (``_model_numbers``), so a
+    ``run_layer`` for any layer on these tokens afterwards runs no model. Read-only."""
+    last = loaded.info.num_layers - 1
+    _model_numbers(loaded, tokens, last)  # one run, every layer captured on the way
+    return torch.stack([_model_numbers(loaded, tokens, i)["weights"] for i in range(last + 1)])
+
+
 def run_layer(loaded: LoadedModel, layer: int, texts: Sequence[str] | str, *,
               max_tokens: int = DEFAULT_MAX_TOKENS, tokens: Optional[ModelTokens] = None) -> LayerRun:
     """Run the model up to ``layer`` on ``texts`` (one sentence each), then our module on the same input. The
@@ -505,6 +514,7 @@ def view_fields(run: LayerRun, sentence: int = 0) -> dict:
 __all__ = [
     "CHOICES", "Choice", "DEFAULT_MAX_BYTES", "DEFAULT_MODEL", "FAMILIES", "LayerRun", "LoadedModel", "MAX_BYTES_ENV",
     "MAX_LOADED_MODELS", "ModelInfo", "ModelTokens", "PretrainedError", "allowed_mask", "clear_cache", "content_key",
-    "family_for", "folder_size", "layer_module", "load_model", "max_bytes_from_env", "resolve", "run_layer",
+    "every_layer_weights", "family_for", "folder_size", "layer_module", "load_model", "max_bytes_from_env",
+    "resolve", "run_layer",
     "tokenize", "view_fields",
 ]

@@ -392,6 +392,21 @@ def pretrained_run(spec: ViewSpec) -> "pretrained.LayerRun":
     return pretrained.run_layer(loaded, spec.layer, lines, max_tokens=MAX_TOKENS)
 
 
+def pretrained_every_layer(spec: ViewSpec) -> tuple[np.ndarray, np.ndarray]:
+    """The model view's numbers: every layer's attention weights for the spec's sentence, (L, H, T, T) float32 (the
+    model's own, what ``output_attentions`` returns), and the mask they were drawn with, (1, T, T) bool (True = may
+    attend). One run through all layers, on the same tokens as ``run_pretrained_view``: afterwards the view of any
+    layer runs no model (``mha.pretrained.every_layer_weights``). ``spec.layer`` plays no part."""
+    check_spec(spec)
+    loaded = load_pretrained(spec.model)
+    lines, _, _ = pretrained_texts(spec.text)
+    tokens = pretrained.tokenize(loaded, lines, max_tokens=MAX_TOKENS)
+    b = min(max(spec.sentence, 0), tokens.ids.size(0) - 1)  # clamped as the view clamps it
+    weights = pretrained.every_layer_weights(loaded, tokens)[:, b]  # (L, H, T, T)
+    allowed = pretrained.allowed_mask(tokens, loaded.info.causal)[b]  # (1, T, T)
+    return weights.to(torch.float32).numpy().copy(), allowed.numpy().copy()
+
+
 def run_pretrained_view(spec: ViewSpec) -> View:
     """The View of one layer of a pretrained model (``mha.pretrained.run_layer`` + ``view_fields``): the model's
     tokens (``tokens`` = its raw pieces, ``labels`` readable), its hidden states as ``x``, its mask (padding, and

@@ -7,7 +7,8 @@ from mha.app.frame import page_setup
 from mha.text import escape_markdown
 from mha.app.head_view import head_view
 from mha.app.heatmap_view import heatmaps, picked
-from mha.app.playground_page import head_outputs_grid, matrix_choice, random_note
+from mha.app.playground_page import (every_layer, head_outputs_grid, matrix_choice, model_section,
+                                     random_note)
 from mha.app.controls import (cached_figure, chart_words, current_view, head_picker, settings, t,
                                token_picker, weights_scale)
 
@@ -35,7 +36,9 @@ st.subheader(t("pg_all_heads"))
 masked_note = t("pg_masked_note") if not view.allowed.all() else ""
 # One colour rule for every weights chart of this view (the grid, the enlarged head, the cell's row of weights): its
 # top is worked out once over all heads, "0 … 1" unless long rows or the learner's "fit to data" ask for less.
-scale = weights_scale(view.weights, toggle=grid_kind == "weights")  # no switch over head outputs
+layers = every_layer(view)  # a pretrained model's every layer (the model view below): one colour rule over all
+scale = weights_scale(view.weights if layers is None else layers[0],
+                      toggle=grid_kind == "weights")  # no switch over head outputs
 top = scale.top if kind == "weights" else 1.0
 suffix = {"full": "", "fit": "_fit", "long": "_fitted"}[scale.reason] if kind == "weights" else ""
 if grid_kind != "head_outputs":
@@ -60,6 +63,7 @@ else:
                                   marked=enlarged if isinstance(enlarged, int) and enlarged < H else None),
              key="grid", on_pick=pick_head)
     st.caption(t("pg_grid_click_hint"))
+model_section(view, words, layers, scale.top)  # pretrained: every layer x head; a click opens one below
 
 st.subheader(t("hv_section_title"))
 st.caption(t("hv_section_help"))

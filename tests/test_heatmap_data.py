@@ -149,7 +149,7 @@ def test_the_signature_follows_the_picture_not_the_selection():
     (lambda: hm.prepare(weights(1, 2, 2), labels(2), labels(2), allowed=np.ones((2, 2), bool)), "one mask entry"),
     (lambda: hm.prepare(weights(1, 2, 2), labels(2), labels(2), kind="output"), "choose one of"),
     (lambda: hm.prepare(weights(1, 2, 2), labels(2), labels(2), pick="row"), "choose one of"),
-    (lambda: hm.prepare(weights(1, 2, 2), labels(2), labels(2), layout="wide"), "'grid' or 'single'"),
+    (lambda: hm.prepare(weights(1, 2, 2), labels(2), labels(2), layout="wide"), "'grid', 'single' or 'model'"),
     (lambda: hm.prepare(weights(1, 2, 2), labels(2), labels(2), top=1.5), "in (0, 1]"),
     (lambda: hm.prepare(weights(2, 2, 2), labels(2), labels(2), heads=[0]), "one number per head"),
     (lambda: hm.prepare(weights(1, 2, 2), labels(2), labels(2), kind="scores", scale_range=0.0), "> 0"),

@@ -27,6 +27,9 @@ export default function(component) {
   if (prev && prev.listen) window.removeEventListener(prev.listen[0], prev.listen[1]);
   const { H, Tq, Tk, heads, q, k, words } = data;
   const single = data.layout === 'single';
+  // The model view: every layer x head as a thumbnail, a layer a row (data.cols heads), titles from the payload.
+  const model = data.layout === 'model';
+  const titles = data.titles || null;
   const codes = b64(data.codes);
   const values = data.values ? new Float32Array(b64(data.values).buffer) : null;
   const blocked = data.blocked ? b64(data.blocked) : null;
@@ -55,7 +58,7 @@ export default function(component) {
       if (!blob) return;
       const a = document.createElement('a');
       a.href = URL.createObjectURL(blob);
-      a.download = `${data.kind}_${single ? 'head_' + heads[0] : 'all_heads'}.png`;
+      a.download = `${data.kind}_${single ? 'head_' + heads[0] : model ? 'model_view' : 'all_heads'}.png`;
       a.click();
       setTimeout(() => URL.revokeObjectURL(a.href), 1000);
     }, 'image/png');
@@ -82,12 +85,48 @@ export default function(component) {
     pc.putImageData(img, 0, 0);
     pictures.push(pic);
   }
-  const headName = (p) => `${words.head} ${heads[p]}`;
+  const headName = (p) => (titles ? titles[p] : `${words.head} ${heads[p]}`);
+  // the hover's first line: "layer 2 · head 3" in the model view
+  const panelName = (p) => (model ? `${words.layer} ${data.layers[p]} · ${words.head} ${heads[p]}` : headName(p));
   // what a screen reader says: "head 2: weights"; "weights: head 0, head 1, head 2, head 3"
   over.setAttribute('aria-label', single ? `${headName(0)}: ${words.value}`
-                                         : `${words.value}: ${heads.map((_, p) => headName(p)).join(', ')}`);
+                                 : model ? `${words.value}: ${headName(0)} … ${headName(H - 1)}`
+                                 : `${words.value}: ${heads.map((_, p) => headName(p)).join(', ')}`);
 
-  const layout = (W) => {
+  const layout = (W) => (model ? modelLayout(W) : gridLayout(W));
+  // Thumbnails: square cells (1 px at least), no token names, the panel's title above it in a font that fits.
+  const modelLayout = (W) => {
+    const family = getComputedStyle(root).fontFamily || 'sans-serif';
+    const BF = 12, font = (px, bold) => `${bold ? '600 ' : ''}${px}px ${family}`;
+    const cols = data.cols, rows = Math.ceil(H / cols), gap = 8;
+    ctx.font = font(BF);
+    const widest = (arr) => arr.reduce((m, s) => Math.max(m, ctx.measureText(s).width), 0);
+    const barLines = data.bar.title;
+    let barW = Math.ceil(widest(barLines));
+    ctx.font = font(11);
+    barW = Math.max(barW, 14 + 6 + Math.ceil(widest(data.bar.ticks.map((t) => t[1])))) + 24;
+    const avail = Math.max(40, W - barW - 8 - gap * (cols - 1) - 4);
+    const cw = Math.floor(Math.max(1, Math.min(12, avail / cols / Math.max(Tq, Tk))) * 100) / 100, ch = cw;
+    const panelW = Tk * cw, panelH = Tq * ch;
+    // the titles' font: 11 px, smaller (down to 8) until the widest fits its thumbnail and the gap
+    let TF = 11;
+    ctx.font = font(TF, true);
+    const wide = widest(titles);
+    if (wide > panelW + gap - 2) TF = Math.max(8, Math.floor(TF * (panelW + gap - 2) / wide));
+    const titleBand = TF + 6, rowH = titleBand + panelH + gap;
+    const panels = [];
+    for (let p = 0; p < H; p++) {
+      const c = p % cols, r = Math.floor(p / cols);
+      panels.push({ x: c * (panelW + gap), y: r * rowH + titleBand, w: panelW, h: panelH });
+    }
+    const right = cols * panelW + gap * (cols - 1);
+    const barX = right + 16, barTop = panels[0].y + barLines.length * (BF + 3) + 10;
+    const barH = Math.max(80, Math.min(300, panels[H - 1].y + panelH - barTop));
+    const width = Math.ceil(barX + barW - 8), height = Math.ceil(Math.max(rows * rowH, barTop + barH + 10));
+    return { F: 11, TF, BF, font, showX: false, showY: false, upright: false, xBand: 0, cw, ch, panels, barX,
+             barTop, barH, barLines, width, height, yLab: 0, yTitle: 0, keyTitle: 0, top0: 0, titleBand, cols };
+  };
+  const gridLayout = (W) => {
     const style = getComputedStyle(root);
     const family = style.fontFamily || 'sans-serif';
     const F = single ? 12 : 11, TF = 14, BF = 12;
@@ -163,8 +202,8 @@ export default function(component) {
     const labels = [];
     paint(ctx, g, labels);
     foot.style.maxWidth = g.width + 'px';  // the button at the picture's right edge, under it
-    note.textContent = !g.showX ? words.keys_on_hover : '';
-    note.style.display = g.showX ? 'none' : '';
+    note.textContent = !g.showX && !model ? words.keys_on_hover : '';
+    note.style.display = g.showX || model ? 'none' : '';
     root.__hm.labels = labels;
     root.dataset.cell = `${g.cw}x${g.ch}`;
     st.drawOver();
@@ -214,7 +253,8 @@ export default function(component) {
       ctx.fillStyle = ink;
       if (!single) {
         ctx.font = g.font(g.TF, true); ctx.textAlign = 'center'; ctx.textBaseline = 'bottom';
-        ctx.fillText(headName(p), P.x + P.w / 2, P.y - 5);
+        if (model) { ctx.font = g.font(g.TF, true); ctx.textBaseline = 'bottom'; }
+        ctx.fillText(headName(p), P.x + P.w / 2, P.y - (model ? 3 : 5));
         labels.push({ axis: 'title', panel: p, i: heads[p], text: headName(p), font: g.TF, angle: 0 });
       }
       ctx.font = g.font(g.F);
@@ -281,11 +321,12 @@ export default function(component) {
       octx.strokeRect(P.x + j * g.cw + d, P.y + i * g.ch + d, g.cw - 2 * d, g.ch - 2 * d);
     };
     if (st.selected && single) outline(0, st.selected[0], st.selected[1], '#ff7f0e', Math.min(3, g.cw / 3));
-    const mp = single ? -1 : heads.indexOf(st.marked);
+    const mp = single ? -1 : model ? (Number.isInteger(st.marked) ? st.marked : -1) : heads.indexOf(st.marked);
     if (mp >= 0) {  // the head enlarged below: its panel framed in the selection's orange
       const P = g.panels[mp];
       octx.strokeStyle = '#ff7f0e'; octx.lineWidth = 2;
-      octx.strokeRect(P.x - 3, P.y - 3, P.w + 6, P.h + 6);
+      const d = model ? 2 : 3;  // the model view's gaps are narrower
+      octx.strokeRect(P.x - d, P.y - d, P.w + 2 * d, P.h + 2 * d);
     }
     root.dataset.marked = mp >= 0 ? String(st.marked) : '';
     if (st.hover) {
@@ -327,11 +368,15 @@ export default function(component) {
     st.last = cell;
     const [p, i, j] = cell, n = (p * Tq + i) * Tk + j;
     const lines = [];
-    lines.push(headName(p));
+    lines.push(panelName(p));
     // positions as the token pickers show them ("query 3: the"): a repeated word is told apart
     lines.push(`${words.query} ${i}: ${tokenText(q, data.q_raw, i)}`, `${words.key} ${j}: ${tokenText(k, data.k_raw, j)}`);
     // a true minus sign (U+2212), as Plotly's hover and colour bars write it
-    lines.push(values ? `${words.value}: ${values[n].toFixed(4).replace('-', '\u2212')}` : words.exact_below);
+    if (values) lines.push(`${words.value}: ${values[n].toFixed(4).replace('-', '\u2212')}`);
+    else if (model) {  // the colour's value (the middle of its step), and where the exact number is
+      const v = data.lo + (codes[n] / 255) * (data.hi - data.lo);
+      lines.push(`${words.value}: ≈${v.toFixed(3)}`, words.model_exact);
+    } else lines.push(words.exact_below);
     if (blocked && blocked[n]) lines.push(words.masked);
     tip.textContent = lines.join('\n');
     tip.style.display = 'block';
@@ -348,7 +393,7 @@ export default function(component) {
   const local = (e) => { const r = over.getBoundingClientRect(); return [e.clientX - r.left, e.clientY - r.top]; };
   over.addEventListener('mousemove', (e) => {
     const [x, y] = local(e), cell = cellAt(x, y);
-    over.style.cursor = data.pick && (cell || (data.pick === 'head' && headAt(x, y) !== null)) ? 'pointer' : '';
+    over.style.cursor = data.pick && (cell || (data.pick !== 'cell' && headAt(x, y) !== null)) ? 'pointer' : '';
     if (cell && st.hover && cell.every((v, i) => v === st.hover[i])) return;
     show(cell);
   });
@@ -357,14 +402,17 @@ export default function(component) {
     if (!cell || !data.pick) return;
     const [p, i, j] = cell;
     if (data.pick === 'head') setTriggerValue('pick', { head: heads[p] });
+    else if (data.pick === 'panel') { st.marked = p; st.drawOver(); setTriggerValue('pick', { panel: p }); }
     else { st.selected = [i, j]; st.drawOver(); setTriggerValue('pick', { query: i, key: j }); }
   };
   over.addEventListener('click', (e) => {
     const [x, y] = local(e), cell = cellAt(x, y), p = cell ? null : headAt(x, y);
     if (cell) choose(cell); else if (p !== null && data.pick === 'head') setTriggerValue('pick', { head: heads[p] });
+    else if (p !== null && data.pick === 'panel') choose([p, 0, 0]);
   });
   // The keyboard starts at the outlined cell (the enlarged head), else where the pointer or the keys last were.
-  const start = () => (single && st.selected ? [0, ...st.selected] : st.last || [0, 0, 0]);
+  const start = () => (single && st.selected ? [0, ...st.selected]
+                       : st.last || (model && Number.isInteger(st.marked) ? [st.marked, 0, 0] : [0, 0, 0]));
   over.addEventListener('focus', () => { if (!st.hover) show(start()); });
   over.addEventListener('blur', () => show(null));
   over.addEventListener('keydown', (e) => {
@@ -388,7 +436,7 @@ export default function(component) {
     labels: [],
     box: (p, i, j) => { const g = st.geo, P = g.panels[p], r = over.getBoundingClientRect();
                         return { x: r.left + P.x + j * g.cw, y: r.top + P.y + i * g.ch, w: g.cw, h: g.ch }; },
-    panels: () => st.geo.panels.map((P, p) => ({ head: heads[p], ...P })),
+    panels: () => st.geo.panels.map((P, p) => ({ head: heads[p], layer: model ? data.layers[p] : null, ...P })),
   };
   st.ro = new ResizeObserver(() => {
     const W = Math.floor(root.getBoundingClientRect().width);

@@ -1,5 +1,6 @@
 """Pieces of the Playground page (pages/playground.py): the first screen's note on random heads, with the one-click
-switch to trained ones, and the all-heads grid of each head's output (the third matrix beside weights and scores)."""
+switch to trained ones, the all-heads grid of each head's output (the third matrix beside weights and scores), and
+a pretrained model's model view (every layer x head; a click opens that layer and head)."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,6 +9,7 @@ import streamlit as st
 from mha import figures
 from mha.app.compute import SEEDED
 from mha.app.controls import cached_figure, named_choice, session_weights, settings, t
+from mha.app.model_view import model_view, pretrained_layers
 from mha.view import View
 
 MATRICES = ("weights", "scores", "head_outputs")  # the Playground's ``matrix`` link values
@@ -43,3 +45,26 @@ def head_outputs_grid(view: View, words) -> None:
     st.caption(t("pg_head_outputs_help", num_heads=view.num_heads, head_dim=view.head_dim))
     st.plotly_chart(cached_figure(figures.head_outputs_grid, view.head_outputs, view.labels, words=words),
                     key="pg_head_outputs_grid")
+
+
+def every_layer(view: View) -> tuple[np.ndarray, np.ndarray] | None:
+    """A pretrained view's weights at every layer and their mask (``model_view.pretrained_layers``), else None:
+    the page's weights colour rule is worked out over them all."""
+    return pretrained_layers(view) if view.spec.source == "pretrained" else None
+
+
+def _open_layer(layer: int, head: int) -> None:
+    """A click on the model view: that layer in the sidebar, that head enlarged (no model run: cached)."""
+    st.session_state["layer"], st.session_state["head"] = layer, head
+
+
+def model_section(view: View, words, layers: tuple[np.ndarray, np.ndarray] | None, top: float) -> None:
+    """Below the layer's grid, for a pretrained model: every layer x head (``layers`` from ``every_layer``) on
+    the page's weights colour rule (``top``); the layer shown and the enlarged head framed."""
+    if layers is None:
+        return
+    weights, allowed = layers
+    head = st.session_state.get("head")
+    marked = (view.spec.layer, head if isinstance(head, int) else 0)  # the head picker starts at 0
+    model_view(weights, view.labels, view.key_labels, key="pg_model_view", words=words, top=top,
+               allowed=allowed, marked=marked, on_open=_open_layer)
