@@ -253,3 +253,11 @@ def test_the_timeout_counts_cpu_seconds_and_a_starved_check_is_not_called_a_loop
     started = time.monotonic()
     result = check(pool, "x = 1", entry="mha.check.probe:sleep", request={"seconds": 60}, timeout=1)
     assert result["key"] == "check_timeout" and time.monotonic() - started < 30
+
+
+def test_a_result_over_the_cap_is_dropped_and_the_worker_stays(pool, own_limits):
+    before = pool.pids()
+    result = check(pool, "x = 1", entry="mha.check.probe:huge", timeout=20)
+    assert (result["status"], result["key"]) == ("limit", "check_result_too_big")
+    assert pool.pids() == before
+    assert_server_unharmed(pool, own_limits)

@@ -90,3 +90,10 @@ def sleep(namespace: dict, request: dict) -> dict:
 
     time.sleep(float(request.get("seconds", 1.0)))
     return {"status": "ok"}
+
+
+def huge(namespace: dict, request: dict) -> dict:
+    """A result larger than the worker takes back (MAX_RESULT_BYTES)."""
+    from mha.check.worker import MAX_RESULT_BYTES
+
+    return {"status": "ok", "blob": "x" * (MAX_RESULT_BYTES + 1)}

@@ -551,11 +551,10 @@ def _fork_check(payload: dict, memory_mb: int) -> tuple[dict, float]:
         result = _read_frame(read_fd, wall_deadline, MAX_RESULT_BYTES)
     except _FrameError as err:
         result = None
-        if err.why == "timeout":
-            os.kill(pid, signal.SIGKILL)
-            killed = True
-        elif err.why == "too_big":
-            os.kill(pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)  # our own child, by its id; a garbled or oversized frame ends it too
+        killed = err.why == "timeout"
+        if err.why == "too_big":
             result = _limit("check_result_too_big")
     finally:
         os.close(read_fd)
