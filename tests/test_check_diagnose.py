@@ -599,3 +599,15 @@ def test_raw_parameters_are_compared_equal(mask):
     result = run(RAW, mask=mask)
     assert result["status"] == "equal", (result["first_step"], result.get("message"))
     assert all(s["equal"] for s in result["steps"])  # every step seen, the output bias found and given ours
+
+
+def test_a_self_attention_forward_of_one_tensor_is_accepted():
+    fused = ex.VARIANT_FUSED.replace("def forward(self, query, key, value, mask=None):",
+                                     "def forward(self, query, mask=None):")
+    course = ex.COURSE.replace("    def forward(self, query, key, value, mask=None):\n",
+                               "    def forward(self, x, mask=None):\n        query = key = value = x\n")
+    for mask in (True, False):
+        assert run(fused, mask=mask)["status"] == "equal"
+        assert run(course, mask=mask)["status"] == "equal"  # three Linears on one input: told apart by call order
+    buggy = run(course.replace("F.softmax(scores, dim=-1)", "F.softmax(scores, dim=-2)"))
+    assert buggy["bug"]["id"] == "softmax_over_queries"
