@@ -261,3 +261,37 @@ def test_a_result_over_the_cap_is_dropped_and_the_worker_stays(pool, own_limits)
     assert (result["status"], result["key"]) == ("limit", "check_result_too_big")
     assert pool.pids() == before
     assert_server_unharmed(pool, own_limits)
+
+
+# ------------------------------------------------------------------------------ with the real diagnosis as entry
+def _learner_class(forward_body: str) -> str:
+    return HEADER + ("class MultiHeadAttention(nn.Module):\n    def __init__(self, d_model, num_heads):\n"
+                     "        super().__init__()\n        self.q = nn.Linear(d_model, d_model)\n"
+                     "    def forward(self, query, key, value, mask=None):\n" + forward_body)
+
+
+DIAGNOSIS_REQUEST = {"x": [[[0.01 * (i + j) for j in range(16)] for i in range(5)]], "d_model": 16,
+                     "num_heads": 4, "mask": None, "seed": 0}
+
+
+@pytest.mark.parametrize("body,key", [
+    ("        return query.numpy()\n", "check_attr_forbidden"),
+    ("        return open('/etc/passwd')\n", "check_name_forbidden"),
+    ("        return torch.load('w.pt')\n", "check_attr_forbidden"),
+    ("        while True:\n            query = query + 1\n", "check_timeout"),
+], ids=["tensor_numpy", "open", "torch_load", "endless_loop"])
+def test_escapes_inside_forward_stop_the_diagnosis_too(pool, own_limits, body, key):
+    """The diagnosis (mha.check.diagnose) calls the learner's forward: a refusal there is not taken for a crash of
+    theirs (Refused is a BaseException), and a loop there is stopped by the worker."""
+    result = run_check(_learner_class(body), DIAGNOSIS_REQUEST, timeout=2, pool=pool)
+    assert result["key"] == key, result
+    if result["status"] == "refused":
+        assert result["line"] == _learner_class(body).count("\n")  # the forward's one line: the last
+    assert_server_unharmed(pool, own_limits)
+
+
+def test_the_courses_class_is_diagnosed_equal_through_the_worker(pool):
+    from mha.check import examples as ex
+
+    result = run_check(ex.COURSE, DIAGNOSIS_REQUEST, pool=pool)
+    assert result["status"] == "equal", {k: result.get(k) for k in ("status", "message", "crash")}
