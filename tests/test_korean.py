@@ -269,3 +269,16 @@ def test_chart_words_need_no_particle_choice():
     a pair there would be shown as written. Write the sentence so that no particle follows the placeholder."""
     pairs = {k: e["ko"] for k, e in i18n.CATALOG.items() if k.startswith("ch_") and _PAIR_SHOWN.search(e["ko"])}
     assert not pairs, pairs
+
+
+def test_the_train_page_names_its_task_without_the_id():
+    """'**이전 단어** (`previous`)' showed the link's id in prose: the task is named in the page's language only."""
+    from apptest_utils import open_page
+
+    from test_i18n import visible_texts
+    from apptest_utils import page_root
+
+    at = open_page("pages/train.py", lang="ko", tr_task="prev_next")
+    texts = [_LINK_TARGET.sub("]", t) for kind, t in visible_texts(page_root(at)) if kind not in _WIDGET_IDS]
+    assert any("이전과 다음" in t for t in texts)
+    assert not [t for t in texts if "prev_next" in t], [t[:80] for t in texts if "prev_next" in t]

@@ -68,7 +68,7 @@ def controls() -> tr.TrainConfig:
 def describe(config: tr.TrainConfig) -> None:
     """The task in one sentence: what the perfect attention pattern is; a warning when there are too few heads."""
     task = tr.get_task(config.task)
-    st.markdown(f"**{t(task.name_key)}** (`{task.id}`): " + t(task.description_key, seq_len=config.seq_len))
+    st.markdown(f"**{t(task.name_key)}**: " + t(task.description_key, seq_len=config.seq_len))  # no id in prose
     if config.num_heads < task.min_heads:
         st.warning(t("tp_too_few_heads", need=task.min_heads, heads=config.num_heads), icon="⚠️")
     if config.layout == "added":
