@@ -105,7 +105,7 @@ export default function(component) {
     let barW = Math.ceil(widest(barLines));
     ctx.font = font(11);
     barW = Math.max(barW, 14 + 6 + Math.ceil(widest(data.bar.ticks.map((t) => t[1])))) + 24;
-    const avail = Math.max(40, W - barW - 8 - gap * (cols - 1) - 4);
+    const avail = Math.max(40, W - barW - 8 - gap * (cols - 1) - 7);
     const cw = Math.floor(Math.max(1, Math.min(12, avail / cols / Math.max(Tq, Tk))) * 100) / 100, ch = cw;
     const panelW = Tk * cw, panelH = Tq * ch;
     // the titles' font: 11 px, smaller (down to 8) until the widest fits its thumbnail and the gap
@@ -117,9 +117,9 @@ export default function(component) {
     const panels = [];
     for (let p = 0; p < H; p++) {
       const c = p % cols, r = Math.floor(p / cols);
-      panels.push({ x: c * (panelW + gap), y: r * rowH + titleBand, w: panelW, h: panelH });
+      panels.push({ x: 3 + c * (panelW + gap), y: r * rowH + titleBand, w: panelW, h: panelH });
     }
-    const right = cols * panelW + gap * (cols - 1);
+    const right = 3 + cols * panelW + gap * (cols - 1);  // 3 px left: room for the shown head's frame
     const barX = right + 16, barTop = panels[0].y + barLines.length * (BF + 3) + 10;
     const barH = Math.max(80, Math.min(300, panels[H - 1].y + panelH - barTop));
     const width = Math.ceil(barX + barW - 8), height = Math.ceil(Math.max(rows * rowH, barTop + barH + 10));
