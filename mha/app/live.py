@@ -191,11 +191,11 @@ def _train(live: Live, start: Start, draw: Optional[Draw], n_slots: int, label: 
         drawn["began"] = drawn["began"] or now
         seen = list(job.events)
         step = job.meta["step_of"](seen[-1]) if seen else 0
-        bar.progress(min(1.0, step / total),
-                     text=t("lv_progress", step=step, total=live.total, seconds=f"{now - drawn['began']:.1f}"))
-        if draw is not None and seen:
+        if draw is not None and seen:  # the charts first: once the bar names a step, its charts are there
             draw(seen, places, drawn["n"])
             drawn["n"] += 1
+        bar.progress(min(1.0, step / total),
+                     text=t("lv_progress", step=step, total=live.total, seconds=f"{now - drawn['began']:.1f}"))
 
     show(job.look(runs.session()), job)
     try:
