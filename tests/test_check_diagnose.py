@@ -177,6 +177,9 @@ def test_the_second_seeds_class_made_to_run_attends_over_heads_and_its_fix_makes
     assert result["bug"]["id"] == "attention_over_heads" and result["first_step"] == "split"
     scores = next(s for s in result["steps"] if s["id"] == "scores")
     assert scores["theirs_shape"] == [1, 10, 4, 4]  # (N, T, heads, heads): heads attend to heads
+    split = next(s for s in result["steps"] if s["id"] == "split")
+    assert split["theirs_shape"] == [1, 10, 4, 4] and split["equal"] is False  # (N, T, heads, head_dim)
+    assert [s["id"] for s in result["steps"] if s["equal"] is False][0] == "split"
     assert not next(c for c in result["checks"] if c["id"] == "rows_sum_to_one")["passed"]
     fixed = run(apply_fix(runs, result["bug"]["fix"]), num_heads=4)
     assert fixed["status"] == "equal", (fixed["first_step"], fixed.get("bug"))
@@ -611,3 +614,12 @@ def test_a_self_attention_forward_of_one_tensor_is_accepted():
         assert run(course, mask=mask)["status"] == "equal"  # three Linears on one input: told apart by call order
     buggy = run(course.replace("F.softmax(scores, dim=-1)", "F.softmax(scores, dim=-2)"))
     assert buggy["bug"]["id"] == "softmax_over_queries"
+
+
+def test_a_step_written_another_way_is_not_shown_as_wrong():
+    """bmm with the scale folded into q: their scores are already scaled, ours are not yet; a later step agrees."""
+    result = run(ex.VARIANT_BMM.replace("torch.softmax(scores, dim=-1)", "torch.softmax(scores, dim=-2)"))
+    assert result["first_step"] == "softmax"
+    scores = next(s for s in result["steps"] if s["id"] == "scores")
+    assert scores["written_differently"] and scores["equal"] is None and scores["max_diff"] > 1e-3
+    assert [s["id"] for s in result["steps"] if s["equal"] is False][0] == "softmax"

@@ -346,11 +346,17 @@ def step_rows(order, mine: dict, compared: dict, head: int, first: Optional[str]
             if cells <= budget:
                 budget -= cells
                 shown.add(step)
-    return [_step_row(s, mine, compared.get(s), head, s in shown) for s in order]
+    # Before the first wrong step, a step that differs is only written another way (a later step agrees again,
+    # e.g. the scale folded into q): "written_differently", not wrong.
+    before = order[:order.index(first)] if first in order else list(order)
+    return [_step_row(s, mine, compared.get(s), head, s in shown, s in before) for s in order]
 
 
-def _step_row(step: str, mine: dict, c: Optional[Compared], head: int, matrices: bool = True) -> dict:
-    return {"id": step, "max_diff": None if c is None else c.max_diff, "equal": None if c is None else c.equal,
+def _step_row(step: str, mine: dict, c: Optional[Compared], head: int, matrices: bool = True,
+              before_first: bool = False) -> dict:
+    other_way = c is not None and not c.equal and before_first
+    return {"id": step, "max_diff": None if c is None else c.max_diff,
+            "equal": None if c is None or other_way else c.equal, "written_differently": other_way,
             "ours": _matrix(_one_head(step, mine[step], head)) if matrices else None,
             "theirs": None if c is None or c.theirs is None or not matrices else _matrix(_one_head(step, c.theirs, head)),
             "theirs_shape": None if c is None else c.shape, "head": head, "omitted": not matrices}
