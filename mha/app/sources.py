@@ -75,7 +75,8 @@ def source_controls(sb) -> SourceChoice:
     # The link holds the id (random, trained, pretrained); the buttons show names in the page's language.
     source = named_choice(_t("src_source"), SOURCES, "source", {k: _t(f"src_name_{k}") for k in SOURCES},
                           default="random", container=sb, help=_t("src_source_help"))
-    sb.caption(_t(f"src_caption_{source}"))
+    if source != "random":
+        sb.caption(_t(f"src_caption_{source}"))
     if source == "trained":
         # Shown by their names in the page's language; the link holds the id ("previous", "prev_next").
         task = named_choice(_t("src_task"), list(TASKS), "task", {k: _t(TASKS[k].name_key) for k in TASKS},

@@ -25,8 +25,9 @@ STRINGS = {
         "ko": "어텐션 헤드 수입니다. d_model={d_model}의 약수만 고를 수 있습니다: {choices}.",
     },
     "ctl_head_dim": {
-        "en": "head_dim = d_model / num_heads = {d_model} / {num_heads} = **{head_dim}**",
-        "ko": "head_dim = d_model / num_heads = {d_model} / {num_heads} = **{head_dim}**",
+        # one line in the sidebar (the two numbers are in the controls right above it)
+        "en": "head_dim = d_model / num_heads = **{head_dim}**",
+        "ko": "head_dim = d_model / num_heads = **{head_dim}**",
     },
     "note_heads_adjusted": {
         "en": "num_heads {old} does not divide d_model={d_model}, so it is now {new}.",

@@ -12,12 +12,12 @@ STRINGS = {
               "1~2초 동안 작은 과제(이전 단어, 다음 단어 등)로 학습한 값. 사전학습: 실제 모델의 어텐션 층 하나를, "
               "모델이 그 층에 주는 은닉 상태 위에서 실행합니다.",
     },
-    # short, so the three fit the sidebar in two rows at most; the caption under them says what each one is
+    # short, so the three fit the sidebar in two rows at most; the caption under them says what trained and pretrained
+    # are (random needs none: the note above every page and the Playground's first line say it, and a 1000 px window
+    # must still show the causal mask without scrolling: tests/browser/test_home_browser.py)
     "src_name_random": {"en": "random", "ko": "무작위"},
     "src_name_trained": {"en": "trained", "ko": "학습됨"},
     "src_name_pretrained": {"en": "pretrained", "ko": "사전학습"},
-    "src_caption_random": {"en": "Random parameters from the seed: the heads do nothing in particular yet.",
-                           "ko": "시드로 뽑은 무작위 파라미터: 헤드들이 아직 특별한 일을 하지 않습니다."},
     "src_caption_trained": {"en": "The course's module, trained here on a task (cached: the same settings train once).",
                             "ko": "강의의 모듈을 여기서 과제로 학습했습니다(캐시됨: 같은 설정은 한 번만 학습)."},
     "src_caption_pretrained": {"en": "One attention layer of a real model, in the course's module.",
