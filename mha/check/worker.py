@@ -12,17 +12,17 @@ request to a worker of ``POOL`` and returns what the entry returned (a JSON-able
 How (one worker, from the server's side to the learner's code):
 
 - The **worker** is a separate Python (``python -m mha.check.worker``, started with ``subprocess`` in a clean
-  environment, not forked from the server), niced (``MHA_CHECK_NICE``, default 10, its session's autogroup too), torch
-  on one thread. It imports torch, the sandbox and the entry,
-  warms them up, then waits. It never runs learner code itself: for each check it **forks a child** (a fresh copy of
-  the warm process, a few milliseconds), so no state passes from one visitor's code to the next, and a child that
-  loops, explodes or crashes leaves the warm worker intact.
-- The **child** first lowers its limits — ``RLIMIT_CPU`` (the timeout, rounded up, + 1 s: a backstop), ``RLIMIT_AS`` (its size at
-  the fork + ``MHA_CHECK_MEMORY_MB``, default 1024), ``RLIMIT_FSIZE`` 0, ``RLIMIT_NPROC`` 0, ``RLIMIT_NOFILE``,
-  ``RLIMIT_CORE`` 0 — closes every file but its result pipe, becomes ``nobody`` if it was root, installs the
-  seccomp filter (mha/check/seccomp.py: no
-  sockets, processes, programs, file writes; skipped with a logged note where the platform has none), then runs
-  ``compile_learner`` and the entry, and writes the result as one JSON frame.
+  environment, not forked from the server), niced (``MHA_CHECK_NICE``, default 10, its session's autogroup too),
+  torch on one thread. It imports torch, the sandbox and the entry, runs the diagnosis once (so its lazy set-up is
+  done before any fork), then waits. It never runs learner code itself: for each check it **forks a child** (a
+  fresh copy of the warm process), so no state passes from one visitor's code to the next, and a child that loops,
+  explodes or crashes leaves the warm worker intact.
+- The **child** first lowers its limits — ``RLIMIT_CPU`` (the timeout, rounded up, + 1 s: a backstop),
+  ``RLIMIT_AS`` (its size at the fork, ~0.6 GB, + ``MHA_CHECK_MEMORY_MB``, default 512; a check at 128 tokens x 16
+  heads runs within 64), ``RLIMIT_FSIZE`` 0, ``RLIMIT_NPROC`` 0, ``RLIMIT_NOFILE`` 32, ``RLIMIT_CORE`` 0 — closes
+  every file but its result pipe, becomes ``nobody`` if it was root, installs the seccomp filter
+  (mha/check/seccomp.py: no sockets, processes, programs, file writes; skipped with a logged note where the
+  platform has none), then runs ``compile_learner`` and the entry, and writes the result as one JSON frame.
 - ``timeout`` is CPU seconds: the worker kills a child that used more (it reads the child's CPU time every 50 ms;
   learner code has nothing to wait on, so a loop shows there), or that took longer than ``wall_seconds(timeout)``
   (4 x timeout + 5 s, ``MHA_CHECK_WALL_FACTOR``): a niced check on a busy machine gets little CPU and must not be
@@ -32,8 +32,8 @@ How (one worker, from the server's side to the learner's code):
   the worker or the server run anything.
 
 ``POOL`` holds at most ``MHA_CHECK_WORKERS`` workers (default 1) for the whole server; a check waits up to
-``MHA_CHECK_QUEUE_S`` (default 10) seconds for a free one, then gets ``check_busy``. ``session_slot(session_id)``
-lets a page allow one check at a time per session.
+``MHA_CHECK_QUEUE_S`` (default 10) seconds for a free one, then gets ``check_busy``. ``prestart()`` starts them when
+a page opens; ``session_slot(session_id)`` lets a page allow one check at a time per session.
 """
 from __future__ import annotations
 
@@ -593,7 +593,7 @@ def serve() -> None:
     _warm_up(notes)
     if _threads() > 1:
         notes.append(f"{_threads()} threads before forking: a forked child keeps only one")
-    memory_mb = _env_int("MHA_CHECK_MEMORY_MB", 1024, 64, 16384)
+    memory_mb = _env_int("MHA_CHECK_MEMORY_MB", 512, 64, 16384)
     _write_frame(proto_out, {"ready": True, "pid": os.getpid(), "notes": notes})
     while True:
         try:
