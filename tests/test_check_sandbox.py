@@ -112,6 +112,12 @@ def test_print_and_a_learners_own_exception_class_work():
     assert namespace["caught"] == (("x",), "x") and namespace["s"] == {1}
 
 
+def test_an_old_style_base_and_iterators_work():
+    namespace = compile_learner("class Config(object):\n    d_model = 16\nit = iter([1, 2])\nfirst = next(it)\n"
+                                "c = Config()\nd = c.d_model\n")
+    assert (namespace["first"], namespace["d"]) == (1, 16)
+
+
 def test_a_parameter_named_like_a_forbidden_builtin_is_the_learners_own():
     """``def forward(self, input)`` is common: only an unbound ``input`` is the built-in."""
     namespace = compile_learner("def f(input, type=2):\n    return input * type\n")

@@ -154,6 +154,7 @@ SAFE_NAMES = {
     "print": _print, "range": range, "reversed": reversed, "round": round, "set": set, "sorted": sorted, "str": str,
     "sum": sum, "tuple": tuple, "zip": zip, "map": map, "filter": filter, "divmod": divmod, "slice": slice,
     "super": super, "frozenset": frozenset, "repr": repr, "chr": chr, "ord": ord, "callable": callable,
+    "object": object, "iter": iter, "next": next, "NotImplemented": NotImplemented,
     "None": None, "True": True, "False": False, **{e.__name__: e for e in EXCEPTIONS},
 }
 _NN_CLASSES = frozenset(getattr(nn, n) for n in NN_ATTRS if isinstance(getattr(nn, n), type))
