@@ -157,7 +157,7 @@ ESCAPES = [
     ("hasattr", HEADER + "hasattr(torch, 'load')", "check_name_forbidden"),
     ("breakpoint", "breakpoint()", "check_name_forbidden"),
     ("input", "input()", "check_name_forbidden"),
-    ("object_subclasses", "object.__subclasses__()", "check_name_forbidden"),
+    ("object_subclasses", "object.__subclasses__()", "check_dunder"),
     ("builtins_name", "__builtins__['open']", "check_dunder"),
     # dunder chains
     ("subclasses_chain", "().__class__.__bases__[0].__subclasses__()", "check_dunder"),
