@@ -84,7 +84,7 @@ class Words:
     fitted_scale: str = "scale 0 … {top}<br>(not 0 … 1)"  # a weights colour bar fitted to the weights
     full_scale: str = "scale 0 … 1"  # a weights colour bar over every possible weight
     download_png: str = "Download as PNG"  # the button of a chart drawn in the page (mha.app.heatmap_view)
-    layer: str = "layer"  # "layer 3": followed by the layer's number (the model view's hover)
+    panel_hover: str = "layer {layer} · head {head}"  # the model view's hover, its first line
     panel_title: str = "L{layer} H{head}"  # a thumbnail of the model view (every layer x head)
     model_exact: str = "exact value: click to open this head below"  # hover of a large model view
 

@@ -105,9 +105,10 @@ def test_titles_follow_the_words_and_the_pages_layer_numbers():
     w = rand_weights(2, 3, 4)
     en = hm.model_view(w, list("abcd"), list("abcd"))
     assert en["titles"] == ["L0 H0", "L0 H1", "L0 H2", "L1 H0", "L1 H1", "L1 H2"]
-    ko_words = figures.Words(layer="층", panel_title=i18n_text("ch_panel_title", "ko"))
+    ko_words = figures.Words(panel_hover=i18n_text("ch_panel_hover", "ko"),
+                             panel_title=i18n_text("ch_panel_title", "ko"))
     ko = hm.model_view(w, list("abcd"), list("abcd"), words=ko_words, first_layer=1)
-    assert ko["titles"][4] == "2층 헤드 1" and ko["words"]["layer"] == "층"
+    assert ko["titles"][4] == "2층 헤드 1" and ko["words"]["panel_hover"] == "{layer}층 · 헤드 {head}"
     assert ko["sig"] != en["sig"]  # other titles: another picture
 
 
@@ -225,7 +226,7 @@ def test_the_model_view_in_korean(folders):
     at = open_page("pages/playground.py", source="pretrained", model=str(folders["gpt2"]), text="the cat sat",
                    lang="ko")
     mv = canvas_charts(at)["pg_model_view"]
-    assert mv["titles"][:2] == ["0층 헤드 0", "0층 헤드 1"] and mv["words"]["layer"] == "층"
+    assert mv["titles"][:2] == ["0층 헤드 0", "0층 헤드 1"] and mv["words"]["panel_hover"] == "{layer}층 · 헤드 {head}"
     assert i18n_text("mv_title", "ko") in [s.value for s in at.subheader]
 
 

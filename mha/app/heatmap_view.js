@@ -87,7 +87,8 @@ export default function(component) {
   }
   const headName = (p) => (titles ? titles[p] : `${words.head} ${heads[p]}`);
   // the hover's first line: "layer 2 · head 3" in the model view
-  const panelName = (p) => (model ? `${words.layer} ${data.layers[p]} · ${words.head} ${heads[p]}` : headName(p));
+  const panelName = (p) => (model ? words.panel_hover.replace('{layer}', data.layers[p]).replace('{head}', heads[p])
+                                  : headName(p));
   // what a screen reader says: "head 2: weights"; "weights: head 0, head 1, head 2, head 3"
   over.setAttribute('aria-label', single ? `${headName(0)}: ${words.value}`
                                  : model ? `${words.value}: ${headName(0)} … ${headName(H - 1)}`

@@ -49,7 +49,7 @@ STRINGS = {
     "ch_exact_below": {"en": "exact value: enlarge this head below", "ko": "정확한 값: 아래에서 이 헤드를 크게 보세요"},
     "ch_values_on_hover": {"en": "numbers on hover", "ko": "숫자는 마우스를 올리면 보입니다"},
     "ch_download_png": {"en": "Download as PNG", "ko": "PNG로 내려받기"},
-    "ch_layer": {"en": "layer", "ko": "층"},
+    "ch_panel_hover": {"en": "layer {layer} · head {head}", "ko": "{layer}층 · 헤드 {head}"},
     "ch_panel_title": {"en": "L{layer} H{head}", "ko": "{layer}층 헤드 {head}"},
     "ch_model_exact": {"en": "exact value: click to open this head below",
                        "ko": "정확한 값: 누르면 아래에 이 헤드가 열립니다"},
