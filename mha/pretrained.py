@@ -408,7 +408,7 @@ class LayerRun:
     model_weights: torch.Tensor  # (B, H, T, T) the model's attention weights (what output_attentions returns)
     model_output: torch.Tensor  # (B, T, d_model) the model's output projection (before dropout/residual/LayerNorm)
     model_allowed: Optional[torch.Tensor]  # (B, 1 or H, T, T) bool from the mask the model used; None = no mask
-    weights_diff: float  # max |ours - model's| attention weights, over query rows with a key to attend to
+    weights_diff: float  # max |ours - model's| attention weights, over real query rows (padding left out)
     output_diff: float  # the same for the output projection
 
 
@@ -470,9 +470,11 @@ def run_layer(loaded: LoadedModel, layer: int, texts: Sequence[str] | str, *,
     model_mask = box.get("model_mask")  # additive (0 / a very negative number) or bool (True = may attend)
     model_allowed = model_mask if model_mask is None or model_mask.dtype == torch.bool else \
         from_additive_mask(model_mask)
-    rows = ~trace.fully_masked  # (B, H, Tq): a row with no key to attend to is 0 here and undefined in the model
-    weights_diff = (trace.weights - box["weights"]).abs()[rows].max().item() if rows.any() else 0.0
     real = tokens.attention_mask.bool()  # (B, T)
+    # Real query rows only: a padded query's row is never shown, and a row with no key to attend to is 0 here
+    # and undefined in the model.
+    rows = ~trace.fully_masked & real[:, None, :]  # (B, H, Tq)
+    weights_diff = (trace.weights - box["weights"]).abs()[rows].max().item() if rows.any() else 0.0
     output_diff = (trace.output - box["output"]).abs()[real].max().item()
     return LayerRun(info=info, layer=layer, tokens=tokens, x=x, mask=mask, trace=trace,
                     model_weights=box["weights"], model_output=box["output"], model_allowed=model_allowed,

@@ -392,6 +392,17 @@ def pretrained_run(spec: ViewSpec) -> "pretrained.LayerRun":
     return pretrained.run_layer(loaded, spec.layer, lines, max_tokens=MAX_TOKENS)
 
 
+def pretrained_counts(model: str, text: str) -> tuple[tuple[int, ...], int, str]:
+    """What the model's tokenizer makes of the text box (the sidebar counts with it, not with the course's
+    tokenizer): (real tokens per sentence, special tokens included; the padded length T; its padding token)."""
+    loaded = load_pretrained(model)
+    lines, _, _ = pretrained_texts(text)
+    tokens = pretrained.tokenize(loaded, lines, max_tokens=MAX_TOKENS)
+    tok = loaded.tokenizer
+    pad = tok.pad_token if tok.pad_token is not None else (tok.eos_token or "")
+    return tuple(int(n) for n in tokens.lengths), int(tokens.ids.size(1)), str(pad)
+
+
 def pretrained_every_layer(spec: ViewSpec) -> tuple[np.ndarray, np.ndarray]:
     """The model view's numbers: every layer's attention weights for the spec's sentence, (L, H, T, T) float32 (the
     model's own, what ``output_attentions`` returns), and the mask they were drawn with, (1, T, T) bool (True = may
@@ -436,5 +447,6 @@ def run_pretrained_view(spec: ViewSpec) -> View:
 __all__ = ["View", "ViewSpec", "ViewInputs", "TextError", "BatchError", "run_view", "view_inputs", "build_model",
            "custom_model", "model_for", "trained_model", "spec_inputs", "batch_inputs", "train_steps", "SOURCES",
            "head_choices", "check_spec", "text_batch", "kv_batch", "pretrained_options", "load_pretrained",
-           "pretrained_layer", "pretrained_content", "pretrained_texts", "pretrained_run", "run_pretrained_view",
+           "pretrained_layer", "pretrained_content", "pretrained_texts", "pretrained_counts",
+           "pretrained_run", "run_pretrained_view",
            "MAX_PRETRAINED_D_MODEL"]

@@ -205,7 +205,7 @@ def sidebar_controls() -> Settings:
     if text_message and not (pre and text_message[0] == "caption"):  # a model cuts with its own tokenizer
         kind, msg = text_message
         (sb.error if kind == "error" else sb.caption)(msg)
-    sentence = _sentence_control(batch)
+    sentence = _sentence_control(batch, text or "", src.model if pre and info is not None else None)
     if pre:
         d_model, num_heads = _locked_sizes(info)
     else:
@@ -354,8 +354,20 @@ def _check_text(batch) -> tuple[str, str] | None:
     return None
 
 
-def _sentence_control(batch) -> int:
-    """With several lines, a control for which sentence of the batch to show; 0 (and no control) otherwise."""
+def _model_counts(model: str, text: str):
+    """(lengths, T, padding token) by the pretrained model's own tokenizer, or None when it cannot tokenize."""
+    from mha.pretrained import PretrainedError
+    from mha.view import pretrained_counts
+
+    try:
+        return pretrained_counts(model, text)
+    except (PretrainedError, TextError, ValueError):  # the page says why, next to the text box or the model
+        return None
+
+
+def _sentence_control(batch, text: str = "", model: str | None = None) -> int:
+    """With several lines, a control for which sentence of the batch to show; 0 (and no control) otherwise.
+    ``model``: a pretrained model's id; its own tokenizer counts the tokens and its padding (the charts' numbers)."""
     if batch is None or batch.size < 2:
         return 0
     keep_index("sentence", batch.size, fallback=batch.size - 1)  # lines may have been removed under the choice
@@ -363,9 +375,13 @@ def _sentence_control(batch) -> int:
                                           key="sentence", bind="query-params", required=True,
                                           help=t("ctl_sentence_help", n=batch.size, pad=PAD))
     choice = int(choice or 0)
-    n_pad = batch.max_len - batch.lengths[choice]
+    lengths, T, pad = batch.lengths, batch.max_len, PAD
+    counts = _model_counts(model, text) if model else None
+    if counts is not None and choice < len(counts[0]):
+        lengths, T, pad = counts
     preview = escape_markdown(batch.previews[choice])  # the typed words, joined: Markdown in them stays text
-    st.sidebar.caption(t("ctl_sentence_shown", preview=preview, n=batch.lengths[choice], n_pad=n_pad, pad=PAD))
+    st.sidebar.caption(t("ctl_sentence_shown", preview=preview, n=lengths[choice], n_pad=T - lengths[choice],
+                         pad=escape_markdown(pad, 24) if counts is not None else pad))
     return choice
 
 

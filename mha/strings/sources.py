@@ -116,9 +116,11 @@ STRINGS = {
                       "ko": "모델의 어텐션과 다름: 최대 차이 {diff:.1e}({tol:.0e} 초과)"},
     "src_badge_help": {
         "en": "The largest difference, over every sentence, between our module's attention weights and the model's "
-              "own output_attentions for this layer (eager attention, float32). Target: at most {tol:.0e}.",
+              "own output_attentions for this layer (eager attention, float32), on the real tokens' rows: the rows "
+              "of padded queries, which no chart shows, are left out. Target: at most {tol:.0e}.",
         "ko": "모든 문장에 걸쳐, 우리 모듈의 어텐션 가중치와 이 층에 대한 모델 자신의 output_attentions(`eager` "
-              "어텐션, float32) 사이의 가장 큰 차이입니다. 목표: {tol:.0e} 이하.",
+              "어텐션, float32) 사이의 가장 큰 차이입니다. 실제 토큰의 행만 비교하며, 어느 차트에도 나오지 않는 "
+              "패딩 쿼리의 행은 뺍니다. 목표: {tol:.0e} 이하.",
     },
     "src_tokens_pieces": {"en": "The model's pieces: {pairs}", "ko": "모델의 토큰 조각: {pairs}"},
     "src_upload_not_used": {"en": "Your uploaded file is not used with a pretrained layer: the model's own parameters "
