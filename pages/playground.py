@@ -7,6 +7,7 @@ from mha.app.frame import page_setup
 from mha.text import escape_markdown
 from mha.app.head_view import head_view
 from mha.app.heatmap_view import heatmaps, picked
+from mha.app.neuron_page import neuron_section
 from mha.app.playground_page import (every_layer, head_outputs_grid, matrix_choice, model_section,
                                      random_note)
 from mha.app.controls import (cached_figure, chart_words, current_view, head_picker, settings, t,
@@ -102,6 +103,7 @@ def one_head() -> None:
     with cell_box:
         if cell_box.open:
             steps.cell_breakdown(view, head, qi, kj, key="pg_cell", border=False, top=scale.top)
+    neuron_section(view, head, qi, kj)  # the query's whole row of keys, folded, bound to the link
     steps.weights_table(view, head)
 
 one_head()

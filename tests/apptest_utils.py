@@ -15,7 +15,7 @@ TIMEOUT = 90  # import torch alone takes ~3 s, AppTest's default timeout is 3 s
 # Folded sections whose charts are built and sent only while open (#16.3), by page: their URL parameters (a link
 # opens them, as a learner's click does). Tests that read those charts open them with ``all_open(page)``.
 FOLDED = {
-    "pages/playground.py": ("show_cell", "show_head_outputs", "show_output"),
+    "pages/playground.py": ("show_cell", "show_neuron", "show_head_outputs", "show_output"),
     "pages/explain.py": ("ex_show_embed", "ex_show_linear", "ex_show_split_heads", "ex_show_qk", "ex_show_scale",
                          "ex_show_mask", "ex_show_softmax", "ex_show_weighted_sum", "ex_show_combine_heads",
                          "ex_show_output_linear", "ex_show_cell"),

@@ -16,6 +16,7 @@ PLAYGROUND, EXPLAIN = "pages/playground.py", "pages/explain.py"
 # Each folded section's charts (chart keys), by its URL parameter.
 SECTION_CHARTS = {
     "show_cell": {"pg_cell_vectors", "pg_cell_sum", "pg_cell_row"},
+    "show_neuron": {"pg_neuron"},
     "show_head_outputs": {"head_outputs"},
     "show_output": {"output"},
     "ex_show_embed": {"ex_x"},
