@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import statistics
 import sys
 import tempfile
 import time
@@ -38,7 +37,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import load  # noqa: E402  bench/load.py: the one server starter and websocket session of bench/
-
 from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
 from streamlit.proto.WidgetStates_pb2 import WidgetState  # noqa: E402
 
@@ -91,13 +89,19 @@ async def longruns(base: str, pid: int, args) -> dict:
             "target_first_s": 1.5, "target_sentence_s": 2.0}
 
 
-def _put(base: str, session_id: str, size: int, token: str) -> int:
+def upload_request(base: str, session_id: str, file_id: str, size: int, token: str) -> urllib.request.Request:
+    """A PUT of one file of ``size`` zero bytes to the session's upload URL, as the browser's uploader sends it."""
     boundary = uuid.uuid4().hex
-    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"w.pt\"\r\n"
-            f"Content-Type: application/octet-stream\r\n\r\n").encode() + b"\0" * size + f"\r\n--{boundary}--\r\n".encode()
-    req = urllib.request.Request(f"{base}/_stcore/upload_file/{session_id}/{uuid.uuid4()}", data=body, method="PUT",
-                                 headers={"Content-Type": f"multipart/form-data; boundary={boundary}",
-                                          "X-Xsrftoken": token, "Cookie": f"_streamlit_xsrf={token}"})
+    head = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"w.pt\"\r\n"
+            f"Content-Type: application/octet-stream\r\n\r\n").encode()
+    body = head + b"\0" * size + f"\r\n--{boundary}--\r\n".encode()
+    return urllib.request.Request(f"{base}/_stcore/upload_file/{session_id}/{file_id}", data=body, method="PUT",
+                                  headers={"Content-Type": f"multipart/form-data; boundary={boundary}",
+                                           "X-Xsrftoken": token, "Cookie": f"_streamlit_xsrf={token}"})
+
+
+def _put(base: str, session_id: str, size: int, token: str) -> int:
+    req = upload_request(base, session_id, str(uuid.uuid4()), size, token)
     try:
         with urllib.request.urlopen(req, timeout=30) as r:
             return r.status
@@ -243,14 +247,16 @@ def describe(r: dict) -> str:
                 f"{f(r['cpu_s_during'])} during, {f(r['cpu_s_3s_after'])} in the 3 s after; told: "
                 f"{r['told_ahead'][:1]}")
     ok = r["rss_after_mb"] is not None and r["rss_peak_mb"] <= r["target_rss_mb"] and r["bystander"]["first_ok"]
-    head = (f"{where} {r['scenario']}: RSS before {f(r['rss_before_mb'], 'MB', 0)}, peak {f(r['rss_peak_mb'], 'MB', 0)}, "
+    head = (f"{where} {r['scenario']}: RSS before {f(r['rss_before_mb'], 'MB', 0)}, "
+            f"peak {f(r['rss_peak_mb'], 'MB', 0)}, "
             f"after {f(r['rss_after_mb'], 'MB', 0)}; bystander first run {f(r['bystander']['first_run_s'])} "
             f"({'served' if r['bystander']['first_ok'] else r['bystander']['first_problem']}) "
             f"[{'ok' if ok else 'MISSED'}: <= {r['target_rss_mb']} MB and answering]")
     if r["scenario"] == "uploads":
         head += f"; {r['kept']} of {r['puts']} PUTs kept, {r['refused_413']} refused (413), in {f(r['wall_s'])}"
     if r["scenario"] == "widgetstate":
-        head += (f"; {r['message_mb']:.1f} MB messages: connections closed with {sorted(set(map(str, r['closed_with'])))}"
+        codes = sorted(set(map(str, r["closed_with"])))
+        head += (f"; {r['message_mb']:.1f} MB messages: connections closed with {codes}"
                  f"; the app's own messages: {r['app_messages_bytes']} bytes")
     if r["scenario"] == "induction":
         head += f"; told: {r['told_ahead'][:1]}"

@@ -105,19 +105,13 @@ def test_an_upload_flood_is_refused_past_the_session_limit(server):
 
 def test_the_refusal_says_why(server):
     base, _ = server
-    boundary = "b"
-    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"w.pt\"\r\n"
-            f"Content-Type: application/octet-stream\r\n\r\n").encode() + b"\0" * 1000 + f"\r\n--{boundary}--\r\n".encode()
-
     async def scenario():
         s = load.Session(base, "share", {})
         assert (await s.open(TIMEOUT)).ok
         token = abuse.xsrf_token()
         answers = []
         for n in range(4):
-            req = urllib.request.Request(f"{base}/_stcore/upload_file/{s.session_id}/file-{n}", data=body, method="PUT",
-                                         headers={"Content-Type": f"multipart/form-data; boundary={boundary}",
-                                                  "X-Xsrftoken": token, "Cookie": f"_streamlit_xsrf={token}"})
+            req = abuse.upload_request(base, s.session_id, f"file-{n}", 1000, token)
             try:
                 with urllib.request.urlopen(req, timeout=30) as r:
                     answers.append((r.status, ""))

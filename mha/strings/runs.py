@@ -9,8 +9,8 @@ STRINGS = {
     "run_queue_full": {
         "en": "The server is busy: {n:plural:training|trainings} are waiting already. Try again in a minute, or "
               "pick settings someone has trained (the defaults).",
-        "ko": "서버가 바쁩니다. 이미 학습 {n}개가 기다리고 있습니다. 잠시 후 다시 해 보거나, 이미 학습된 설정(기본값)을 "
-              "고르세요.",
+        "ko": "서버가 바쁩니다. 이미 학습 {n}개가 기다리고 있습니다. 잠시 후 다시 해 보거나, "
+              "이미 학습된 설정(기본값)을 고르세요.",
     },
     "run_progress": {"en": "Training: step {step} of {total}", "ko": "학습 중: {total}단계 중 {step}단계"},
 }
