@@ -198,9 +198,10 @@ def particle(word: str, pair: str) -> str:
 
 def fill(template: str, /, **fmt) -> str:
     """``template.format(**fmt)``, with ``{n:plural:row|rows}`` counts and each particle pair right after a
-    placeholder (behind closing markup: ``**{name}**을(를)``) chosen for the value filled in."""
+    placeholder (behind closing markup: ``**{name}**을(를)``) chosen for the value filled in; ``{n}번째`` with
+    n = 1 reads 첫 번째, as Korean says it (2번째, 3번째 … stay)."""
     template = _plurals(template, fmt)
-    if not any(p in template for p in PAIRS):
+    if not any(p in template for p in PAIRS) and "}번째" not in template:
         return template.format(**fmt)
     f = string.Formatter()
     out: list[str] = []
@@ -210,6 +211,8 @@ def fill(template: str, /, **fmt) -> str:
             m = _PAIR_AFTER.match(literal)
             if m:
                 literal = m.group(1) + particle(value + m.group(1), m.group(2)) + literal[m.end():]
+            elif value == "1" and literal.startswith("번째"):
+                out[-1], literal = "첫", " " + literal
         out.append(literal)
         if name is None:
             value = None

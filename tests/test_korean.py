@@ -108,6 +108,11 @@ def test_fill_resolves_pairs_after_a_placeholder_behind_markup(n):
     assert "{n}(으)로" in out  # an escaped brace is text, not a placeholder: its pair is left as written
 
 
+def test_the_first_is_written_as_korean_says_it():
+    assert fill("{n}번째 행, {m}번째 토큰", n=1, m=2) == "첫 번째 행, 2번째 토큰"
+    assert fill("{n}번째 행", n=11) == "11번째 행" and fill("{n}번째", n=1) == "첫 번째"
+
+
 def test_text_resolves_the_catalog_pairs():
     key = next(k for k, e in i18n.CATALOG.items() if "{old}은(는)" in e["ko"] and "{new}(으)로" in e["ko"])
     out = i18n.text(key, "ko", old=3, new=2, d_model=12)
