@@ -16,7 +16,6 @@ only of the short list or ``MHA_ALLOWED_MODELS``. Every hub request has connect 
 from __future__ import annotations
 
 import contextvars
-import copy
 import functools
 import os
 import re
@@ -428,7 +427,8 @@ def recent_failure(repo_id: str) -> Optional[PretrainedError]:
     with _FAILURES_LOCK:
         found = _FAILURES.get(repo_id)
         if found and time.monotonic() - found[0] < FAILURE_TTL:
-            return copy.copy(found[1])
+            err = found[1]
+            return PretrainedError(err.key, str(err), **err.fmt)  # a new one to raise: threads share no traceback
         _FAILURES.pop(repo_id, None)
         return None
 
