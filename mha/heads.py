@@ -281,9 +281,10 @@ def sanitize_heads(values, num_heads: int) -> list[int]:
 # ----------------------------------------------------------------------------------------------- what heads do
 def head_patterns(view, first: Optional[int] = None) -> Optional[pd.DataFrame]:
     """What each head of a self-attention View does: its best-matching known pattern (``mha.train.match_heads``:
-    previous, next, first, self, same word, reverse, spread) with its score, and the runner-up, measured on the
-    shown sentence's real tokens (padding left out). One row per head; None for cross-attention or fewer than two
-    real tokens (no pattern can be told apart).
+    previous, next, first, last, self, same word, reverse, special tokens and punctuation, broad) with its score,
+    the runner-up, and a broad head's sink (``sink``, ``sink_share``), measured on the shown sentence's real tokens
+    (padding left out). One row per head; None for cross-attention or fewer than two real tokens (no pattern can be
+    told apart).
 
     ``first``: also score the same pattern on the first ``first`` queries only (column ``score_first``): trained
     heads learned on short sequences and look elsewhere past them, which lowers the whole sentence's score."""
@@ -303,7 +304,7 @@ def head_patterns(view, first: Optional[int] = None) -> Optional[pd.DataFrame]:
         ranked = sorted(m.scores.items(), key=lambda kv: -kv[1])
         second = next((kv for kv in ranked if kv[0] != m.pattern), (m.pattern, m.score))
         rows.append({"head": m.head, "pattern": m.pattern, "score": m.score, "runner_up": second[0],
-                     "runner_up_score": second[1]})
+                     "runner_up_score": second[1], "sink": m.sink, "sink_share": m.sink_share})
     if first is not None:
         for row in rows:
             p = pattern_matrix(row["pattern"], len(real), tokens, allowed)  # (T, T)

@@ -23,7 +23,9 @@ Vocabulary: ``weights`` are attention weights (after softmax), ``parameters`` th
 from __future__ import annotations
 
 import hashlib
+import re
 import time
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, Optional, Sequence
 
@@ -38,7 +40,32 @@ from mha.text import embed_tokens, init_weights, sinusoidal_positions
 # --------------------------------------------------------------------------------------------------------------
 # Known attention patterns: one (T, T) matrix each, rows = queries, columns = keys, each row sums to 1.
 
-PATTERNS = ("previous", "next", "first", "self", "same_word", "reverse", "spread")
+PATTERNS = ("previous", "next", "first", "last", "self", "same_word", "reverse", "special", "spread")
+# Tried only where they mean something: "same_word" with the tokens, "special" with a sink key in the middle.
+SINK_SHARE = 0.25  # a broad head with at least this mean weight on one sink (and twice its even share) names it
+_SPECIAL = re.compile(r"^(\[[A-Za-z_]+\]|<\|?[A-Za-z_/]+\|?>)$")  # [CLS], [SEP], <s>, </s>, <|endoftext|>
+_PIECE_MARKS = ("##", "Ġ", "▁", "…")  # a piece's continuation / word-start marks, not part of what it spells
+
+
+def is_special_token(token) -> bool:
+    """[CLS], [SEP], <s>, </s>, <|endoftext|> and the like: the tokenizer's markers, not words."""
+    return bool(_SPECIAL.match(str(token)))
+
+
+def is_punctuation(token) -> bool:
+    """A token made of punctuation only (".", ",", "Ġ!", "##?"), once its piece marks are taken off."""
+    text = str(token)
+    for mark in _PIECE_MARKS:
+        text = text.removeprefix(mark)
+    return bool(text) and all(unicodedata.category(ch).startswith("P") for ch in text)
+
+
+def sink_keys(tokens: Optional[Sequence]) -> np.ndarray:
+    """(T,) bool: the keys real models park attention on besides the first and last: special tokens and
+    punctuation. All False without tokens."""
+    if tokens is None:
+        return np.zeros(0, dtype=bool)
+    return np.array([is_special_token(t) or is_punctuation(t) for t in tokens], dtype=bool)
 
 
 def first_occurrence(tokens: Sequence) -> np.ndarray:
@@ -57,6 +84,8 @@ def pattern_sources(name: str, T: int, tokens: Optional[Sequence] = None) -> np.
         return np.minimum(i + 1, T - 1)
     if name == "first":
         return np.zeros(T, dtype=np.int64)
+    if name == "last":
+        return np.full(T, T - 1, dtype=np.int64)
     if name == "self":
         return i
     if name == "reverse":
@@ -66,16 +95,27 @@ def pattern_sources(name: str, T: int, tokens: Optional[Sequence] = None) -> np.
             got = "no tokens" if tokens is None else f"{len(tokens)} tokens"
             raise ValueError(f"The 'same_word' pattern needs the {T} tokens of the sentence, got {got}.")
         return first_occurrence(tokens)
-    raise ValueError(f"Unknown one-key pattern {name!r}: use one of {[p for p in PATTERNS if p != 'spread']}.")
+    raise ValueError(f"Unknown one-key pattern {name!r}: use one of "
+                     f"{[p for p in PATTERNS if p not in ('spread', 'special')]}.")
 
 
 def pattern_matrix(name: str, T: int, tokens: Optional[Sequence] = None, allowed: Optional[np.ndarray] = None) -> np.ndarray:
     """(T, T) float64: the perfect attention weights of pattern ``name`` for T positions. ``spread`` is uniform over
-    the keys a query may attend to (``allowed``, (T, T) bool, True = may attend; all keys when None)."""
+    the keys a query may attend to (``allowed``, (T, T) bool, True = may attend; all keys when None); ``special``
+    uniform over the sink keys among them (special tokens and punctuation, ``sink_keys(tokens)``; a query that
+    may see none attends to itself)."""
+    ok = np.ones((T, T), dtype=bool) if allowed is None else np.asarray(allowed, dtype=bool)
     if name == "spread":
-        ok = np.ones((T, T), dtype=bool) if allowed is None else np.asarray(allowed, dtype=bool)
         counts = ok.sum(axis=1, keepdims=True)
         return np.where(counts > 0, ok / np.maximum(counts, 1), 0.0)
+    if name == "special":
+        sinks = sink_keys(tokens)
+        if len(sinks) != T or not sinks.any():
+            raise ValueError(f"The 'special' pattern needs the {T} tokens of a sentence with a special token or "
+                             "punctuation mark.")
+        on = ok & sinks[None, :]  # (T, T)
+        counts = on.sum(axis=1, keepdims=True)
+        return np.where(counts > 0, on / np.maximum(counts, 1), np.eye(T))
     out = np.zeros((T, T))
     out[np.arange(T), pattern_sources(name, T, tokens)] = 1.0
     return out
@@ -569,24 +609,103 @@ class HeadMatch:
     pattern: str  # one of PATTERNS
     score: float  # in [0, 1], see ``pattern_scores``
     scores: dict = field(default_factory=dict)  # every pattern tried -> its score
+    sink: Optional[str] = None  # a broad head's sink: "first", "last" or "special" (SINK_SHARE of its weight)
+    sink_share: float = 0.0  # mean weight, over queries, on that sink's keys
+
+
+def _patterns_for(T: int, tokens: Optional[Sequence]) -> list[str]:
+    """The patterns that mean something on T positions with these tokens (see PATTERNS)."""
+    names = [n for n in PATTERNS if n not in ("same_word", "special") or tokens is not None]
+    if "special" in names:
+        inner = sink_keys(tokens)[1:-1]  # a sink only at the first / last position is "first" / "last"
+        if not inner.any():
+            names.remove("special")
+    return names
+
+
+def sink_shares(weights, tokens: Optional[Sequence] = None) -> dict[str, np.ndarray]:
+    """Per sink ("first", "last" and, with tokens holding some, "special"), each head's mean weight over its live
+    queries on that sink's keys, (H,) each; and "_even": the share an even spread would give it, (H,)."""
+    w = np.asarray(weights, dtype=np.float64)
+    T = w.shape[-1]
+    live = w.sum(axis=-1) > 0  # (H, Tq)
+    n = np.maximum(live.sum(axis=-1), 1)  # (H,)
+    keys = {"first": np.arange(T) == 0, "last": np.arange(T) == T - 1}
+    sinks = sink_keys(tokens)
+    if len(sinks) == T and sinks[1:-1].any():
+        keys["special"] = sinks
+    out = {}
+    for name, on in keys.items():
+        out[name] = (w[..., on].sum(axis=-1) * live).sum(axis=-1) / n  # (H,)
+        out["_even_" + name] = np.full(w.shape[0], on.sum() / T)
+    return out
 
 
 def match_heads(weights, tokens: Optional[Sequence] = None, allowed=None) -> list[HeadMatch]:
     """For each head of ``weights`` (H, T, T), the known pattern it is closest to (``PATTERNS``), trained or
-    random. "same_word" (look at the first place this word appears) is tried only when the T tokens are given;
+    random. "same_word" (look at the first place this word appears) is tried only when the T tokens are given,
+    "special" (special tokens and punctuation as sinks) only when they hold one between the first and the last;
     ``allowed`` (T, T) bool (True = may attend) makes "spread" uniform over the keys a query may attend to.
-    Ties go to the pattern listed first in PATTERNS ("self" before "same_word" in a sentence without repeats)."""
+    Ties go to the pattern listed first in PATTERNS ("self" before "same_word" in a sentence without repeats).
+
+    A broad ("spread") head that still parks SINK_SHARE of its weight, and twice an even share, on one sink
+    (the first token, the last, or the special tokens and punctuation) carries it as ``sink`` / ``sink_share``:
+    real models' heads often put a third of their weight on [CLS] and spread the rest."""
     w = np.asarray(weights, dtype=np.float64)
     if w.ndim != 3 or w.shape[1] != w.shape[2]:
         raise ValueError(f"weights must have shape (H, T, T) (self-attention), got {w.shape}.")
     T = w.shape[1]
     if tokens is not None and len(tokens) != T:
         raise ValueError(f"The weights have {T} positions, while the number of tokens is {len(tokens)}.")
-    names = [n for n in PATTERNS if n != "same_word" or tokens is not None]
+    names = _patterns_for(T, tokens)
     scores = pattern_scores(w, np.stack([pattern_matrix(n, T, tokens, allowed) for n in names]))  # (P, H)
+    shares = sink_shares(w, tokens)
     out = []
     for h in range(w.shape[0]):
         best = int(np.argmax(scores[:, h]))  # the first of equal maxima
+        sink, share = None, 0.0
+        if names[best] == "spread":
+            found = [(float(shares[k][h]), k) for k in ("first", "last", "special") if k in shares
+                     and shares[k][h] >= SINK_SHARE and shares[k][h] >= 2 * shares["_even_" + k][h]]
+            if found:
+                share, sink = max(found)
         out.append(HeadMatch(head=h, pattern=names[best], score=float(scores[best, h]),
-                             scores={n: float(scores[i, h]) for i, n in enumerate(names)}))
+                             scores={n: float(scores[i, h]) for i, n in enumerate(names)}, sink=sink,
+                             sink_share=share))
     return out
+
+
+def pattern_label(pattern: str, labels: Optional[Sequence] = None, sink: Optional[str] = None,
+                  share: float = 0.0) -> tuple[str, dict]:
+    """The string key (mha/strings/train.py) naming a matched pattern, and its fields: on a model's tokens the name
+    says which token ("[CLS] (first token)", "[SEP] (last token)", "broad, 0.33 on [CLS]"). ``labels``: the
+    display-safe labels of the T tokens the pattern was matched on (None: the plain names)."""
+    def on(where: str) -> tuple[str, dict]:
+        if labels is not None and len(labels) and where in ("first", "last"):
+            token = labels[0] if where == "first" else labels[-1]
+            if is_special_token(token):
+                return f"tr_pattern_{where}_token", {"token": str(token)}
+        if where == "special" and labels is not None:
+            sinks = sink_keys(labels)
+            named = list(dict.fromkeys(str(x) for x, s in zip(labels, sinks) if s))
+            return "tr_pattern_special_named", {"tokens": ", ".join(named[:4]) + (", …" if len(named) > 4 else "")}
+        return f"tr_pattern_{where}", {}
+
+    if pattern == "spread" and sink is not None:
+        key, fields = on(sink)
+        return "tr_pattern_spread_sink", {"share": f"{share:.2f}", "sink_key": key, **fields}
+    if pattern in ("first", "last", "special"):
+        return on(pattern)
+    return f"tr_pattern_{pattern}", {}
+
+
+def pattern_text(pattern: str, lang: str, labels: Optional[Sequence] = None, sink: Optional[str] = None,
+                 share: float = 0.0) -> str:
+    """``pattern_label`` in words, in ``lang`` (plain text: the labels are display-safe)."""
+    from mha.i18n import text
+
+    key, fields = pattern_label(pattern, labels, sink, share)
+    if "sink_key" in fields:
+        inner = {k: v for k, v in fields.items() if k not in ("share", "sink_key")}
+        return text(key, lang, share=fields["share"], sink=text(fields["sink_key"], lang, **inner))
+    return text(key, lang, **fields)

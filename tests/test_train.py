@@ -282,7 +282,7 @@ def test_compose_inputs_checks_its_content_width():
 
 
 def test_each_known_pattern_is_matched_to_itself():
-    tokens = ["a", "b", "a", "c", "b", "d"]
+    tokens = ["a", "b", "a", ".", "c", "b", "d"]  # a repeat for "same_word", a punctuation sink for "special"
     T = len(tokens)
     weights = np.stack([tr.pattern_matrix(name, T, tokens) for name in tr.PATTERNS])
     matches = tr.match_heads(weights, tokens)

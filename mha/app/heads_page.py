@@ -18,13 +18,13 @@ from mha import figures, heads
 from mha import heads_figures as hf
 from mha.app import compute, runs
 from mha.app.compute import Weights
-from mha.app.controls import (Settings, cached, head_picker, int_input, keep_index, link_value, t, table,
-                              token_picker, weights_scale)
+from mha.app.controls import (Settings, cached, head_picker, int_input, keep_index, lang, link_value, t,
+                              table, token_picker, weights_scale)
 from mha.batch import PAD
 from mha.figures import Words
 from mha.text import escape_markdown
 from mha.course import long_for_training
-from mha.train import TASKS, TRAIN_LEN
+from mha.train import TASKS, TRAIN_LEN, pattern_text
 from mha.view import MAX_SEED, View, ViewSpec
 
 
@@ -132,8 +132,11 @@ def head_names(c: HeadsView) -> None:
     st.caption(t("src_head_names_help"))
     if long:
         st.caption("📏 " + t("hd_names_long", n=int(c.view.lengths[c.view.sentence]), train_len=TRAIN_LEN))
-    name = lambda p: t(f"tr_pattern_{p}")  # noqa: E731
-    shown = {t("src_col_head"): found["head"], t("src_col_pattern"): [name(p) for p in found["pattern"]],
+    pad = c.view.query_is_pad if c.view.query_is_pad is not None else [False] * len(c.view.labels)
+    labels = [lab for lab, p in zip(c.view.labels, pad) if not p]  # the real tokens the patterns were matched on
+    name = lambda p, sink=None, share=0.0: pattern_text(p, lang(), labels, sink, share)  # noqa: E731
+    patterns = [name(p, sk, sh) for p, sk, sh in zip(found["pattern"], found["sink"], found["sink_share"])]
+    shown = {t("src_col_head"): found["head"], t("src_col_pattern"): patterns,
              t("src_col_score"): found["score"],
              t("src_col_runner_up"): [f"{name(p)} ({v:.2f})" for p, v in zip(found["runner_up"],
                                                                            found["runner_up_score"])]}

@@ -50,10 +50,17 @@ STRINGS = {
     "tr_pattern_previous": {"en": "previous word", "ko": "이전 단어"},
     "tr_pattern_next": {"en": "next word", "ko": "다음 단어"},
     "tr_pattern_first": {"en": "first word", "ko": "첫 단어"},
+    "tr_pattern_first_token": {"en": "{token} (the first token)", "ko": "{token}(첫 토큰)"},
+    "tr_pattern_last": {"en": "last word", "ko": "마지막 단어"},
+    "tr_pattern_last_token": {"en": "{token} (the last token)", "ko": "{token}(마지막 토큰)"},
     "tr_pattern_self": {"en": "itself", "ko": "자기 자신"},
     "tr_pattern_same_word": {"en": "same word", "ko": "같은 단어"},
     "tr_pattern_reverse": {"en": "mirrored position", "ko": "거울 위치"},
-    "tr_pattern_spread": {"en": "spread evenly", "ko": "고르게 퍼짐"},
+    "tr_pattern_special": {"en": "special tokens and punctuation", "ko": "특수 토큰과 문장 부호"},
+    "tr_pattern_special_named": {"en": "special tokens and punctuation ({tokens})",
+                                 "ko": "특수 토큰과 문장 부호({tokens})"},
+    "tr_pattern_spread": {"en": "broad (spread evenly)", "ko": "넓게(고르게 퍼짐)"},
+    "tr_pattern_spread_sink": {"en": "broad, {share} of it on {sink}", "ko": "넓게 퍼지되 {share}만큼은 {sink}에"},
     # --- input layouts
     "tr_layout_split": {"en": "Content | position (split)", "ko": "내용 | 위치 (나눔)"},
     "tr_layout_split_help": {
