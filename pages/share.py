@@ -38,6 +38,11 @@ c1.download_button(t("share_json"), lambda: export.view_json(view, s.__dict__, p
 c2.download_button(t("share_npz"), lambda: export.view_npz(view, s.__dict__, parameters), file_name=f"{stem}.npz",
                    mime="application/octet-stream", key="share_npz", on_click="ignore", icon="⬇️")
 
+st.subheader(t("share_html_title"))
+st.caption(t("share_html_help"))
+st.download_button(t("share_html"), share.view_html(view, parameters), file_name=f"{stem}.html",
+                   mime="text/html", key="share_html", on_click="ignore", icon="⬇️")
+
 st.subheader(t("share_csv_title"))
 matrices = share.matrix_choices(view)
 c1, c2 = st.columns(2)

@@ -68,6 +68,23 @@ STRINGS = {
         "ko": "차트의 PNG: 차트 위에 마우스를 올리고 오른쪽 위 도구 모음의 카메라 아이콘을 누르세요(놀이터의 모든 헤드 "
               "격자와 크게 본 헤드는 오른쪽 위의 ⤓ PNG 버튼).",
     },
+    "share_html_title": {"en": "The view as one HTML file", "ko": "HTML 파일 하나로 보기 저장"},
+    "share_html_help": {
+        "en": "Every head's attention weights (the Playground's grid) and the head view of this sentence, in one "
+              "file that opens in any browser with no server and no network: pointing, the keyboard and the head "
+              "view's clicks work as here. For slides or a course page.",
+        "ko": "이 문장의 모든 헤드 어텐션 가중치(놀이터의 격자)와 헤드 뷰를 파일 하나에 담습니다. 서버도 "
+              "네트워크도 없이 어느 브라우저에서나 열리고, 마우스와 키보드, 헤드 뷰의 클릭이 여기서처럼 "
+              "동작합니다. 발표 자료나 강의 페이지에 쓰세요.",
+    },
+    "share_html": {"en": "Download HTML", "ko": "HTML 내려받기"},
+    "share_html_doc_title": {"en": "Attention weights: {text}", "ko": "어텐션 가중치: {text}"},
+    "share_html_caption": {
+        "en": "MultiHeadAttention with d_model = {d_model}, num_heads = {num_heads} (head_dim = {head_dim}), "
+              "{n:plural:token|tokens}, parameters: {parameters}. Made with the Multi-Head Attention Playground.",
+        "ko": "MultiHeadAttention, d_model = {d_model}, num_heads = {num_heads} (head_dim = {head_dim}), 토큰 "
+              "{n}개, 파라미터: {parameters}. 멀티헤드 어텐션 놀이터에서 만들었습니다.",
+    },
     "share_weights_title": {"en": "Weights", "ko": "가중치"},
     "share_weights_help": {
         "en": "The module's state_dict. It loads into the course's class unchanged:",
