@@ -247,3 +247,26 @@ def test_a_click_opens_that_layer_and_head(monkeypatch):
         monkeypatch.setattr(mv.st, "session_state", {"k": {"pick": value}})
         mv._on_pick("k", panels, lambda layer, head: opened.append((layer, head)))
         assert opened == want, value
+
+
+def test_the_induction_page_shows_both_layers_and_opens_a_head():
+    """The Induction page's two layers as a model view (layers numbered from 1, as that page numbers them): the
+    thumbnails are the snapshot's weights, the large head below is the one opened."""
+    text = "the cat sat on a mat ."
+    at = open_page("pages/induction.py", ind_steps="30", ind_seed="1", ind_at="30", text=text)
+    assert not at.exception
+    mv = canvas_charts(at)["ind_model_view"]
+    assert (mv["H"], mv["cols"]) == (8, 4) and mv["titles"][4] == "L2 H0"
+    from apptest_utils import charts_by_key, heatmaps as plotly_heatmaps
+
+    charts = charts_by_key(at)
+    values = hm.unpack(mv)["values"].reshape(2, 4, mv["Tq"], mv["Tk"])
+    for layer in (0, 1):  # the same numbers as the layer's Plotly grid
+        for h, z in enumerate(plotly_heatmaps(charts[f"ind_grid_l{layer + 1}"])):
+            np.testing.assert_allclose(values[layer, h], z, atol=1e-6)
+    at.session_state["ind_open"] = (0, 2)  # what a click on "L1 H2" sets (induction_page._open_head)
+    at.run()
+    big = plotly_heatmaps(charts_by_key(at)["ind_l2_head"])[0]
+    np.testing.assert_allclose(big, values[0, 2], atol=1e-6)
+    assert canvas_charts(at)["ind_model_view"]["marked"] == 2
+    assert i18n_text("mv_ind_opened", "en", layer=1, head=2) in [m.value.strip("*") for m in at.markdown]

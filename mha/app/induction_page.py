@@ -17,6 +17,7 @@ from mha import train_figures as tf
 from mha.app import live
 from mha.app.compute import HEAVY_WORK
 from mha.app.controls import cached_figure, chart_words, int_input, t, token_picker, weights_scale
+from mha.app.model_view import model_view
 from mha.text import TextError, display_labels, escape_markdown
 
 KEYS = ("ind_seed", "ind_steps", "ind_at", "ind_query", "ind_ablate")
@@ -166,6 +167,20 @@ def mapping_note(tv: iv.TextView) -> None:
         st.caption(t("ind_shared", id=i, words=", ".join(escape_markdown(w, 24, code=True) for w in words)))
 
 
+def _open_head(layer: int, head: int) -> None:
+    """A click on the model view: that layer's head is the large one below."""
+    st.session_state["ind_open"] = (layer, head)
+
+
+def opened_head(tv: iv.TextView) -> tuple[int, int] | None:
+    """The (layer, head) the learner opened in the model view, if it is one of this model's; else None."""
+    got = st.session_state.get("ind_open")
+    H = tv.attention.weights[0].shape[0]
+    if isinstance(got, tuple) and len(got) == 2 and got[0] in (0, 1) and isinstance(got[1], int) and 0 <= got[1] < H:
+        return got
+    return None
+
+
 def show_text(tv: iv.TextView) -> float:
     """Both layers' weights on the text, one sentence per head for the picked query, and one layer-2 head large
     (click a row to pick the query). Returns the top of the weights colour scale, for the ablation's grid."""
@@ -175,18 +190,26 @@ def show_text(tv: iv.TextView) -> float:
     top = weights_scale([*tv.attention.weights, tv.ablated.weights[1]]).top
     allowed = np.broadcast_to(tv.allowed, tv.attention.weights[0].shape)
     q = tv.query
+    opened = opened_head(tv)
+    best = tv.enlarged  # chosen on this text at this snapshot (mha.induction_view.strongest_induction)
+    big = opened or (1, best)
+    # both layers' heads as thumbnails, numbered as this page numbers its layers (from 1); a click opens one large
+    model_view(np.stack(tv.attention.weights), labels, labels, key="ind_model_view", words=words, top=top,
+               allowed=tv.allowed, marked=big, first_layer=1, on_open=_open_head)
     for layer in (0, 1):
         st.markdown(f"**{t('ind_layer_title', n=layer + 1)}**")
         st.plotly_chart(cached_figure(figures.heads_grid, tv.attention.weights[layer], labels, labels,
                                       allowed=allowed, zmax=top, words=words), key=f"ind_grid_l{layer + 1}")
         lines = [head_line(r, labels, q, tv.target) for r in tv.roles[layer]]
         st.markdown("\n".join(lines))
-    best = tv.enlarged  # chosen on this text at this snapshot (mha.induction_view.strongest_induction)
     here = f"{tv.roles[1][best].on_text:.2f}"
     title = t("ind_big_title" if tv.strongest is not None else "ind_big_none", head=best, here=here)
+    if opened is not None:
+        title = t("mv_ind_opened", layer=big[0] + 1, head=big[1])
     st.markdown(f"**{title}**")
     st.caption(t("ind_big_caption"))
-    st.plotly_chart(figures.head_heatmap(tv.attention.weights[1][best], labels, labels, allowed=tv.allowed, head=best,
+    st.plotly_chart(figures.head_heatmap(tv.attention.weights[big[0]][big[1]], labels, labels, allowed=tv.allowed,
+                                         head=big[1],
                                          selected=(q, tv.target if tv.target is not None else q), zmax=top,
                                          words=words),
                     key="ind_l2_head", selection_mode="points", on_select=_pick_query)
