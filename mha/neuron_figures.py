@@ -79,14 +79,14 @@ def neuron_view(q: np.ndarray, k: np.ndarray, scores: np.ndarray, weights: np.nd
     raw = products.sum(axis=-1)
     colours = [figures.MASKED_GREY if not ok else HIGHLIGHT if j == highlight else BAR_BLUE
                for j, ok in enumerate(allowed)]
-    fig.add_trace(go.Bar(x=scores, y=ys, orientation="h", name="scores", marker_color=colours,
+    fig.add_trace(go.Bar(x=scores, y=ys, orientation="h", name=words.scores, marker_color=colours,
                          customdata=np.stack([raw, np.array(terms, dtype=object)], axis=-1),
                          hovertemplate=(f"%{{y}}<br>{words.scores}: %{{x:.4f}}<br>"
                                         f"q · k = %{{customdata[0]:.4f}}, / √{head_dim} = {math.sqrt(head_dim):.3g}"
                                         f"<br>%{{customdata[1]}}<extra></extra>")),
                   row=2, col=3)
     weight_hover = [words.masked if not ok else "" for ok in allowed]
-    fig.add_trace(go.Bar(x=np.where(allowed, weights, 0.0), y=ys, orientation="h", name="weights",
+    fig.add_trace(go.Bar(x=np.where(allowed, weights, 0.0), y=ys, orientation="h", name=words.weights,
                          marker_color=colours, customdata=weight_hover,
                          hovertemplate=f"%{{y}}<br>{words.weight}: %{{x:.4f}} %{{customdata}}<extra></extra>"),
                   row=2, col=4)

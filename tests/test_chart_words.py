@@ -19,6 +19,7 @@ from mha import explain, figures, heads, i18n
 from mha.app import compute, controls
 from mha import explain_figures as xf
 from mha import heads_figures as hf
+from mha import neuron_figures as nf
 from mha.bugs import BUG_NAMES
 from mha.pages import PAGES
 from mha.view import ViewSpec, run_view
@@ -139,13 +140,15 @@ BUILDERS = {
     hf.change_chart: lambda w: hf.change_chart(np.ones(T), np.full(T, 2.0), LABELS, words=w),
     hf.contributions_heatmap: lambda w: hf.contributions_heatmap(np.ones((H, T)), LABELS, (1,), words=w),
     hf.qk_figure: lambda w: hf.qk_figure(PROJ.q2, PROJ.k2, LABELS, LABELS, 2, [0, 1], W[0, 2], words=w),
+    nf.neuron_view: lambda w: nf.neuron_view(VIEW.q[1, 3], VIEW.k[1], S[1, 3], W[1, 3], LABELS, query_label=HOSTILE,
+                                             allowed=A[1, 3], highlight=1, words=w),
     hf.matrices_row: lambda w: hf.matrices_row([W[0], W[1]], ["", ""], [LABELS] * 2, [LABELS] * 2, list(A),
                                                words=w),
 }
 
 
 def _public_builders():
-    for mod in (figures, xf, hf):
+    for mod in (figures, xf, hf, nf):
         for name, fn in inspect.getmembers(mod, inspect.isfunction):
             if fn.__module__ == mod.__name__ and not name.startswith("_") and \
                     inspect.signature(fn).return_annotation in ("go.Figure", "Figure"):

@@ -34,7 +34,8 @@ def offline(monkeypatch):
 
 
 def traces(fig) -> dict:
-    return {tr.name: tr for tr in fig.data}
+    """The figure's traces by what they show (the bars are named in the chart's language)."""
+    return dict(zip(("q", "k", "q × k", "scores", "weights"), fig.data))
 
 
 def figure_of(view, head: int, i: int, j: int = 0):
@@ -137,7 +138,7 @@ def test_the_playground_section_is_folded_and_a_link_opens_it(lang, title):
     assert not at.exception
     spec = charts_by_key(at)["pg_neuron"]
     view = run_view(ViewSpec(text="the cat sat on the mat"))
-    bars = {tr["name"]: tr for tr in spec["data"]}
+    bars = dict(zip(("q", "k", "q × k", "scores", "weights"), spec["data"]))
     np.testing.assert_allclose(decode(bars["scores"]["x"]).astype(float), view.scores[2, 3], atol=TOL)
     assert bars["scores"]["marker"]["color"][1] == neuron_figures.HIGHLIGHT  # the picked key
     words = {"en": "scores", "ko": "점수"}[lang]
