@@ -282,7 +282,7 @@ def test_a_typed_mask_becomes_the_table():
     ("11x.000.111", "Character 3, `x`, is not 0, 1 or a dot."),
     ("1.0.1.1", "The mask text has 4 rows, but this sentence has 3 queries."),
     ("100.110", "The mask text has 2 rows, but this sentence has 3 queries."),
-    ("100.1101.111", "Row 1 has 4 digits, but this sentence has 3 keys."),
+    ("100.1101.111", "Row 2 has 4 digits, but this sentence has 3 keys."),  # rows counted from 1
     ("", "The mask text is empty."),
     ("<b>1</b>", "Character 1, `<`, is not 0, 1 or a dot."),
     ("1" * 5000, "The mask text has 5000 characters, more than 1200."),
@@ -308,7 +308,7 @@ def test_bad_mask_text_says_why_and_the_table_keeps_the_last_mask(typed, reason)
 
 
 @pytest.mark.parametrize("cells,reason", [("1x1.\u202e", "Character 2, `x`, is not 0, 1 or a dot."),
-                                          ("1111.1111.1111", "Row 0 has 4 digits, but this sentence has 3 keys.")])
+                                          ("1111.1111.1111", "Row 1 has 4 digits, but this sentence has 3 keys.")])
 def test_a_bad_mask_in_a_link_says_why_and_allows_everything(cells, reason):
     at = direct_link(MASKS, text="a b c", mk_kind="custom", mk_cells=cells)
     assert at.error[0].value.startswith(reason) and at.error[0].value.endswith("The table shows the start pattern.")
