@@ -321,6 +321,122 @@ def _readable(piece: str, kind: str, prefix: str, first: bool) -> tuple[str, boo
     return text.strip() or "␣", not text.startswith(" ") and not first
 
 
+# --- Text below a letter: Hangul split into jamo pieces --------------------------------------------------------
+# An uncased English WordPiece strips accents (NFD), which splits every Hangul syllable into its jamo: 나는 becomes
+# ᄂ ##ᅡ ##ᄂ ##ᅳ ##ᆫ, fragments that render as nothing readable. Labels compose them back (NFC) per word.
+
+
+def _is_jamo(ch: str) -> bool:
+    """A conjoining Hangul jamo (a part of a syllable, not a letter one writes alone)."""
+    return "\u1100" <= ch <= "\u11ff" or "\ua960" <= ch <= "\ua97f" or "\ud7b0" <= ch <= "\ud7ff"
+
+
+@functools.lru_cache(maxsize=1)
+def _compat_jamo() -> dict[str, str]:
+    """Conjoining jamo -> the compatibility jamo that stands alone (ᄂ -> ㄴ, ᅡ -> ㅏ)."""
+    import unicodedata
+
+    out = {}
+    for code in range(0x3131, 0x318F):  # HANGUL LETTER NIEUN -> HANGUL CHOSEONG / JUNGSEONG / JONGSEONG NIEUN
+        alone = chr(code)
+        letter = unicodedata.name(alone, "").removeprefix("HANGUL LETTER ")
+        for part in ("CHOSEONG", "JUNGSEONG", "JONGSEONG"):
+            try:
+                out.setdefault(unicodedata.lookup(f"HANGUL {part} {letter}"), alone)
+            except KeyError:
+                pass  # this letter has no such part (a vowel is never an initial)
+    return out
+
+
+def below_a_letter(piece: str) -> bool:
+    """The piece spells less than a letter: Hangul jamo, or a byte-level piece holding part of a character."""
+    body = piece[len(CONTINUES):] if piece.startswith(CONTINUES) else piece
+    return any(_is_jamo(ch) for ch in piece) or (body.startswith("⟨") and body.endswith("⟩"))
+
+
+def compose_jamo(texts: Sequence[str]) -> list[str]:
+    """Readable labels for the pieces of one word (``texts``: each piece's text, marks off) that hold jamo: each
+    names the syllable(s) it is part of, composed back with NFC over the word's joined pieces, and its own jamo as
+    a letter: ᄂ ᅡ ᄂ ᅳ ᆫ -> 나(ㄴ) 나(ㅏ) 는(ㄴ) 는(ㅡ) 는(ㄴ). Pieces without jamo keep their text."""
+    import unicodedata
+
+    word = unicodedata.normalize("NFC", "".join(texts))
+    compat = _compat_jamo()
+    out, before = [], ""
+    for text in texts:
+        done = before + text
+        if not any(_is_jamo(ch) for ch in text):
+            out.append(text)
+        else:
+            start = len(unicodedata.normalize("NFC", before)) if before else 0
+            if before and unicodedata.normalize("NFC", before + text[:1]) != \
+                    unicodedata.normalize("NFC", before) + text[:1]:
+                start -= 1  # its first jamo joins the syllable before (a vowel or a final consonant)
+            end = len(unicodedata.normalize("NFC", done))
+            spelled = word[max(start, 0):max(end, start + 1)]
+            letters = "".join(compat.get(ch, ch) for ch in text)
+            out.append(spelled if spelled == letters else f"{spelled}({letters})")
+        before = done
+    return out
+
+
+def _compose_row(labels: list[str], continues: list[bool], special: list[bool]) -> list[str]:
+    """The row's labels with every word that holds jamo composed back (``compose_jamo``), word by word."""
+    out = list(labels)
+    i = 0
+    while i < len(out):
+        j = i + 1
+        while j < len(out) and continues[j] and not special[j]:
+            j += 1
+        if not special[i] and any(_is_jamo(ch) for lab in labels[i:j] for ch in lab):
+            texts = [lab[len(CONTINUES):] if c and lab.startswith(CONTINUES) else lab
+                     for lab, c in zip(labels[i:j], continues[i:j])]
+            for k, lab in enumerate(compose_jamo(texts)):
+                out[i + k] = (CONTINUES if continues[i + k] else "") + lab
+        i = j
+    return out
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """How well the model's vocabulary covers one sentence: its real, non-special pieces and how many of them are
+    unknown ([UNK]) or spell less than a letter (jamo, bytes of a character)."""
+
+    pieces: int
+    unknown: int
+    below_letter: int
+    script: str  # "ko" when the text holds Hangul, else "en"
+
+    @property
+    def covered(self) -> bool:
+        return self.unknown == 0 and self.below_letter == 0
+
+
+def coverage(pieces: Sequence[str], labels: Sequence[str], is_pad: Sequence[bool], unk_token: Optional[str],
+             special: Sequence[bool], text: str = "") -> Coverage:
+    """``Coverage`` of one sentence from its raw ``pieces``, readable ``labels`` and ``special`` flags (a
+    ``ModelTokens`` row, or a View's ``tokens`` / ``labels`` with the model's special tokens); padding and special
+    tokens are left out, except [UNK], which is counted. ``text``: what was typed (its script: [UNK] hides it)."""
+    n = unk = below = 0
+    hangul = any("\uac00" <= ch <= "\ud7a3" or _is_jamo(ch) for ch in text)
+    for piece, label, pad, sp in zip(pieces, labels, is_pad, special):
+        piece, label = str(piece), str(label)
+        hangul = hangul or any("\uac00" <= ch <= "\ud7a3" or _is_jamo(ch) for ch in piece + label)
+        if pad or (sp and piece != unk_token):
+            continue
+        n += 1
+        if unk_token is not None and piece == unk_token:
+            unk += 1
+        elif below_a_letter(piece) or below_a_letter(label):
+            below += 1
+    return Coverage(pieces=n, unknown=unk, below_letter=below, script="ko" if hangul else "en")
+
+
+def covering_models(script: str, model: str) -> list[str]:
+    """Names of the short list's models for text in ``script`` ("ko" / "en"), other than ``model``."""
+    return [c.label.split(" (")[0] for c in CHOICES if c.language == script and c.id != model]
+
+
 def tokenize(loaded: LoadedModel, texts: Sequence[str], *, max_tokens: int = DEFAULT_MAX_TOKENS) -> ModelTokens:
     """The model's tokens for one sentence per entry of ``texts``, special tokens added, cut to ``max_tokens`` (and
     to what the model's positions allow), padded on the tokenizer's side with its pad token (GPT-2 has none: its
@@ -373,7 +489,7 @@ def tokenize(loaded: LoadedModel, texts: Sequence[str], *, max_tokens: int = DEF
             row_special.append(is_special)
             row_cont.append(cont)
         pieces.append(tuple(row_pieces))
-        labels.append(tuple(row_labels))
+        labels.append(tuple(_compose_row(row_labels, row_cont, row_special)))
         special.append(tuple(row_special))
         continues.append(tuple(row_cont))
     return ModelTokens(ids=ids_t, attention_mask=mask_t, token_type_ids=types, pieces=tuple(pieces),
@@ -514,8 +630,10 @@ def view_fields(run: LayerRun, sentence: int = 0) -> dict:
 
 
 __all__ = [
-    "CHOICES", "Choice", "DEFAULT_MAX_BYTES", "DEFAULT_MODEL", "FAMILIES", "LayerRun", "LoadedModel", "MAX_BYTES_ENV",
-    "MAX_LOADED_MODELS", "ModelInfo", "ModelTokens", "PretrainedError", "allowed_mask", "clear_cache", "content_key",
+    "CHOICES", "Choice", "Coverage", "DEFAULT_MAX_BYTES", "DEFAULT_MODEL", "FAMILIES", "LayerRun", "LoadedModel",
+    "MAX_BYTES_ENV",
+    "MAX_LOADED_MODELS", "ModelInfo", "ModelTokens", "PretrainedError", "allowed_mask", "below_a_letter",
+    "clear_cache", "compose_jamo", "content_key", "coverage", "covering_models",
     "every_layer_weights", "family_for", "folder_size", "layer_module", "load_model", "max_bytes_from_env",
     "resolve", "run_layer",
     "tokenize", "view_fields",

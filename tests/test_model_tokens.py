@@ -82,3 +82,75 @@ def test_the_badges_help_says_padded_rows_are_left_out(models, lang):
     badges = [m for m in at.get("markdown") if "badge[" in str(m.value)]
     assert badges and badges[0].proto.help == i18n_text("src_badge_help", lang, tol=1e-5)
     assert ("padded queries" if lang == "en" else "패딩 쿼리") in badges[0].proto.help
+
+
+# ------------------------------------------------------------------------------------------------ #26.5: coverage
+JAMO = ("ᄂ", "##ᅡ", "##ᄂ", "##ᅳ", "##ᆫ")  # an uncased English WordPiece holds Hangul only as jamo pieces
+KO_TEXT = "나는 학생 the cat"  # 나는: five jamo pieces; 학생: no pieces at all, one [UNK]
+
+
+@pytest.fixture(scope="module")
+def english_jamo(tmp_path_factory):
+    return tiny_models.build("bert", tmp_path_factory.mktemp("jamo") / "bert", extra_words=JAMO, vocab_size=64)
+
+
+def test_jamo_pieces_are_labelled_as_the_characters_they_spell(english_jamo):
+    import unicodedata
+
+    loaded = pretrained.load_model(str(english_jamo))
+    tok = pretrained.tokenize(loaded, [KO_TEXT])
+    pieces, labels = tok.pieces[0], tok.labels[0]
+    assert pieces[1:6] == ("ᄂ", "##ᅡ", "##ᄂ", "##ᅳ", "##ᆫ")  # the tokenizer's own split (accents stripped: NFD)
+    word = unicodedata.normalize("NFC", "".join(p.removeprefix("##") for p in pieces[1:6]))
+    assert word == "나는"
+    spelled = [lab.removeprefix(pretrained.CONTINUES).split("(")[0] for lab in labels[1:6]]
+    assert spelled == ["나", "나", "는", "는", "는"]  # each piece names the syllable it is part of
+    letters = [lab.split("(")[1].rstrip(")") for lab in labels[1:6]]
+    # its own letter, as the stand-alone jamo that NFKC maps back to the piece's conjoining one
+    assert [unicodedata.normalize("NFKC", x) for x in letters][:4] == [p.removeprefix("##") for p in pieces[1:5]]
+    assert all(not any("\u1100" <= ch <= "\u11ff" for ch in lab) for lab in labels)  # no fragments shown
+    cov = pretrained.coverage(pieces, labels, tok.is_pad[0].tolist(), loaded.tokenizer.unk_token, tok.special[0],
+                              KO_TEXT)
+    assert (cov.pieces, cov.unknown, cov.below_letter, cov.script) == (len(pieces) - 2, pieces.count("[UNK]"), 5,
+                                                                       "ko")
+
+
+def test_byte_pieces_of_a_character_count_as_below_a_letter(models):
+    loaded = pretrained.load_model(str(models["gpt2"]))
+    tok = pretrained.tokenize(loaded, ["나는 the cat"])
+    by_char = {ch: b for b, ch in enumerate(tiny_models.byte_alphabet())}
+    partial = 0
+    for piece in tok.pieces[0]:
+        try:
+            bytes(by_char[ch] for ch in piece).decode("utf-8")
+        except UnicodeDecodeError:
+            partial += 1
+    assert partial > 0
+    cov = pretrained.coverage(tok.pieces[0], tok.labels[0], tok.is_pad[0].tolist(), loaded.tokenizer.unk_token,
+                              tok.special[0], "나는 the cat")
+    assert cov.below_letter == partial and cov.unknown == 0 and cov.script == "ko"
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_the_page_says_the_vocabulary_does_not_cover_the_text(english_jamo, lang):
+    at = open_page("pages/playground.py", source="pretrained", model=str(english_jamo), text=KO_TEXT, lang=lang)
+    assert not at.exception, at.exception
+    loaded = pretrained.load_model(str(english_jamo))
+    tok = pretrained.tokenize(loaded, [KO_TEXT])
+    n = len(tok.pieces[0]) - 2  # [CLS] and [SEP] left out
+    expected = i18n_text("src_coverage", lang, pieces=n, unknown=1, below=5)
+    ko_models = [c.label.split(" (")[0] for c in pretrained.CHOICES if c.language == "ko"]
+    assert "KLUE BERT base" in ko_models and any("KoELECTRA" in m for m in ko_models)
+    expected += " " + i18n_text("src_coverage_models_ko", lang, models=", ".join(ko_models))
+    warnings = [str(w.value) for w in at.main.get("warning")]
+    assert expected in warnings, warnings
+    grid = canvas_charts(at)["grid"]
+    assert grid["q"][1:3] == ["나(ㄴ)", "…나(ㅏ)"] and grid["q_raw"][1:3] == ["ᄂ", "##ᅡ"]  # raw piece in the hover
+
+
+def test_no_coverage_note_when_the_vocabulary_covers_the_text(tmp_path):
+    folder = tiny_models.build("bert", tmp_path / "ko", korean=True)  # keeps Hangul (KoELECTRA-like)
+    at = open_page("pages/playground.py", source="pretrained", model=str(folder), text="안녕하세요 고양이가 앉았다")
+    assert not at.exception
+    assert not [w for w in at.main.get("warning") if "vocabulary" in str(w.value)]
+    assert any("badge[" in str(m.value) for m in at.get("markdown"))  # the pretrained note was drawn

@@ -39,12 +39,12 @@ def bpe_vocab(specials: list[str]) -> dict[str, int]:
     return vocab
 
 
-def _tokenizer(family: str, folder: Path, *, korean: bool):
+def _tokenizer(family: str, folder: Path, *, korean: bool, extra_words: tuple[str, ...] = ()):
     from transformers import BertTokenizer, GPT2Tokenizer, RobertaTokenizer
 
     if family in ("bert", "electra", "distilbert"):
         vocab_file = folder / "vocab.txt"
-        vocab_file.write_text("\n".join(SPECIAL_WP + WORDS) + "\n", encoding="utf-8")
+        vocab_file.write_text("\n".join(SPECIAL_WP + WORDS + list(extra_words)) + "\n", encoding="utf-8")
         # Korean models keep case and Hangul (no accent stripping, which would split syllables into jamo)
         return BertTokenizer(vocab=str(vocab_file), do_lower_case=not korean)
     merges = [tuple(m.split()) for m in MERGES]
@@ -77,15 +77,16 @@ def _config(family: str, vocab_size: int, *, d_model: int, num_heads: int, layer
 
 def build(family: str, folder, *, d_model: int = 32, num_heads: int = 4, layers: int = 2, max_positions: int = 40,
           korean: bool = False, seed: int = 0, std: float = 0.2, vocab_size: int | None = None,
-          ffn: int | None = None, **config_extra) -> Path:
+          ffn: int | None = None, extra_words: tuple[str, ...] = (), **config_extra) -> Path:
     """Save a random ``family`` model and its tokenizer to ``folder`` (created). ``std``: every parameter except the
     LayerNorms' is drawn from N(0, std), so the attention is far from uniform (transformers' own init gives
-    near-uniform weights). ``ffn``: the feed-forward width (default 2 * d_model)."""
+    near-uniform weights). ``ffn``: the feed-forward width (default 2 * d_model). ``extra_words``: more WordPiece
+    entries (e.g. jamo pieces, as an uncased English vocabulary has them)."""
     from transformers import AutoModel
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    tokenizer = _tokenizer(family, folder, korean=korean)
+    tokenizer = _tokenizer(family, folder, korean=korean, extra_words=extra_words)
     # vocab_size: a real model's embedding table (and file size) with the tiny tokenizer's ids as its first rows
     config = _config(family, max(vocab_size or 0, len(tokenizer)), d_model=d_model, num_heads=num_heads,
                      layers=layers, max_positions=max_positions, ffn=ffn or 2 * d_model, **config_extra)

@@ -125,6 +125,10 @@ def _pretrained_controls(sb) -> SourceChoice:
     last = info.num_layers - 1
     if isinstance(st.session_state.get("layer"), int) and st.session_state["layer"] > last:
         st.session_state["layer"] = last  # a model with fewer layers than the one before
+    asked = (internals.link_values().get("layer") or [""])[0].strip()
+    if asked.isdigit() and int(asked) > last:  # a link's layer past this model's: the last (the link note says so)
+        internals.drop_link_value("layer")
+        st.session_state["layer"] = last
     layer = int_input(_t("src_layer", last=last), "layer", 0, last, 0, container=sb,
                       help=_t("src_layer_help", n=info.num_layers))
     kind = _t("src_kind_decoder" if info.causal else "src_kind_encoder")
@@ -203,6 +207,7 @@ def weights_note() -> None:
             return
         badge(view)
         pieces(view)
+        coverage_note(view, s.model)
     else:
         st.caption("🎲 " + _t("src_note_random", seed=s.seed))
 
@@ -226,6 +231,23 @@ def pieces(view) -> None:
         shown = ", ".join(f"{escape_markdown(label, 24, code=True)} = {escape_markdown(piece, 24, code=True)}"
                           for label, piece in pairs)
         st.caption(_t("src_tokens_pieces", pairs=shown))
+
+
+def coverage_note(view, model: str) -> None:
+    """Under the pretrained note, when the model's vocabulary does not cover the shown sentence: how many pieces
+    are [UNK] or spell less than a letter, and which models on the short list cover such text."""
+    tok = load_pretrained(model).tokenizer
+    specials = set(tok.all_special_tokens)
+    cov = pretrained.coverage(view.tokens, view.labels, view.query_is_pad, tok.unk_token,
+                              [str(p) in specials for p in view.tokens], text=view.spec.text)
+    if cov.covered:
+        return
+    msg = _t("src_coverage", pieces=cov.pieces, unknown=cov.unknown, below=cov.below_letter)
+    models = pretrained.covering_models(cov.script, model)
+    if models:
+        msg += " " + _t(f"src_coverage_models_{cov.script}", models=", ".join(models))
+    with st.container(key="src_coverage"):
+        st.warning(msg, icon="🔤")
 
 
 def badge(view) -> None:

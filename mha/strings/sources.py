@@ -123,6 +123,20 @@ STRINGS = {
               "패딩 쿼리의 행은 뺍니다. 목표: {tol:.0e} 이하.",
     },
     "src_tokens_pieces": {"en": "The model's pieces: {pairs}", "ko": "모델의 토큰 조각: {pairs}"},
+    "src_coverage": {
+        "en": "This model's vocabulary does not cover the sentence shown. Of its {pieces:plural:piece|pieces}: "
+              "{unknown} [UNK] (unknown to the model), {below} split below a letter (Hangul into jamo, or a "
+              "character into bytes). The labels show the character such a piece is part of, with its own letter: "
+              "나(ㄴ); the hover shows the raw piece.",
+        "ko": "이 모델의 어휘는 보이는 문장을 다 담지 못합니다. 조각 {pieces}개 가운데 {unknown}개가 [UNK](모델이 "
+              "모르는 토큰)이고, {below}개는 글자보다 작게 쪼개졌습니다(한글이 자모로, 또는 한 글자가 바이트로). "
+              "레이블은 그런 조각이 속한 글자와 그 조각의 낱자를 함께 보여 줍니다: 나(ㄴ). 마우스를 올리면 원래 "
+              "조각이 보입니다.",
+    },
+    "src_coverage_models_ko": {"en": "For Korean text the short list has {models}.",
+                               "ko": "한국어 텍스트에는 목록의 {models} 모델이 맞습니다."},
+    "src_coverage_models_en": {"en": "For English text the short list has {models}.",
+                               "ko": "영어 텍스트에는 목록의 {models} 모델이 맞습니다."},
     "src_upload_not_used": {"en": "Your uploaded file is not used with a pretrained layer: the model's own parameters "
                                   "are.",
                             "ko": "업로드한 파일은 사전학습된 층에는 쓰이지 않습니다: 모델 자신의 파라미터를 씁니다."},
