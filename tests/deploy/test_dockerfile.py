@@ -29,3 +29,23 @@ def test_the_image_runs_a_public_server_as_its_own_user(monkeypatch):
     text = DOCKERFILE.read_text()
     user = text.index("\nUSER app")
     assert "useradd" in text and user < text.index("\nCMD ")  # the server runs as the image's own user, not root
+
+
+def test_the_compose_file_and_the_proxy_name_the_same_replicas():
+    """deploy/compose.yaml is not run here (no container engine): its replicas are the ones nginx proxies to, each
+    public, limited and health-checked, and nginx gets the configuration tests/deploy runs."""
+    import yaml
+
+    deploy = DOCKERFILE.parent / "deploy"
+    compose = yaml.safe_load((deploy / "compose.yaml").read_text())
+    services = compose["services"]
+    apps = sorted(name for name, svc in services.items() if "build" in svc)
+    upstream = re.findall(r"^server (\S+):8501 ", (deploy / "nginx" / "mha-replicas.conf").read_text(), re.M)
+    assert apps == sorted(upstream) and len(apps) >= 2
+    for name in apps:
+        svc = services[name]
+        assert svc["environment"]["MHA_PUBLIC"] == "1" and svc["mem_limit"] and svc["healthcheck"]["test"]
+        assert "/_stcore/health" in " ".join(svc["healthcheck"]["test"])
+    mounts = " ".join(services["proxy"]["volumes"])
+    assert "./nginx/mha.conf:" in mounts and "./nginx/mha-replicas.conf:/etc/nginx/mha-replicas.conf" in mounts
+    assert set(services["proxy"]["depends_on"]) == set(apps)
