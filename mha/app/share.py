@@ -381,32 +381,36 @@ def parameters_name(s, weights: Weights) -> tuple[str, str]:
 
 # ------------------------------------------------------------------------------------------- one HTML file
 def view_html(view, parameters: str) -> Callable[[], bytes]:
-    """The view as one self-contained HTML file (``mha.standalone``): the all-heads grid of its weights and its
-    head view, the components' own scripts and styles inlined, on the Playground's colour rule, in the page's
-    language. Returns the builder of the file for a deferred download: every word is read now (in the page's
-    run), the file is built from these plain values when the learner clicks."""
-    from mha import figures, head_view_data, heatmap_data, standalone
-    from mha.app import head_view, heatmap_view
-    from mha.app.component import asset
+    """The view as one self-contained HTML file (``html_file``) in the page's language. Returns the builder of the
+    file for a deferred download: every word is read now (in the page's run), the file is built from these plain
+    values when the learner clicks."""
+    from mha import head_view_data
     from mha.app.controls import chart_words, lang
 
-    language, words, hv_words = lang(), chart_words(), head_view_data.words(lang())
-    headings = (t("pg_all_heads"), t("hv_section_title"))
+    language = lang()
     text = " ".join(str(tok) for tok, pad in zip(view.tokens, view.query_is_pad) if not pad)
     title = t("share_html_doc_title", text=text[:80] + ("…" if len(text) > 80 else ""))
     caption = t("share_html_caption", d_model=view.spec.d_model, num_heads=view.num_heads, head_dim=view.head_dim,
                 n=int((~view.query_is_pad).sum()), parameters=parameters)
+    words = dict(words=chart_words(), head_view_words=head_view_data.words(language),
+                 headings=(t("pg_all_heads"), t("hv_section_title")), title=title, caption=caption, lang=language)
+    return lambda: html_file(view.weights, view.labels, view.key_labels, allowed=view.allowed, **words)
 
-    def build() -> bytes:
-        top = figures.weights_top(view.weights)  # the Playground's rule without its "fit" switch
-        grid = heatmap_data.prepare(view.weights, view.labels, view.key_labels, kind="weights", allowed=view.allowed,
-                                    words=words, top=top)
-        lines = head_view_data.prepare(view.weights, view.labels, view.key_labels, words=hv_words, top=top)
-        parts = [standalone.Part(asset(heatmap_view.__file__, ".js"), asset(heatmap_view.__file__, ".css"),
-                                 '<div class="hm"></div>', grid, heading=headings[0]),
-                 standalone.Part(asset(head_view.__file__, ".js"), asset(head_view.__file__, ".css"),
-                                 '<div class="hv"></div>', lines, heading=headings[1],
-                                 extra={"alphabet": head_view_data.ALPHABET})]
-        return standalone.standalone_html(parts, title=title, lang=language, caption=caption).encode("utf-8")
 
-    return build
+def html_file(weights, labels, key_labels, *, allowed=None, words, head_view_words, headings, title: str,
+              caption: str = "", lang: str = "en") -> bytes:
+    """Weights (H, Tq, Tk) as one HTML file (``mha.standalone``): the all-heads grid and the head view, the
+    components' own scripts and styles inlined, on the Playground's colour rule (without its "fit" switch)."""
+    from mha import figures, head_view_data, heatmap_data, standalone
+    from mha.app import head_view, heatmap_view
+    from mha.app.component import asset
+
+    top = figures.weights_top(weights)
+    grid = heatmap_data.prepare(weights, labels, key_labels, kind="weights", allowed=allowed, words=words, top=top)
+    lines = head_view_data.prepare(weights, labels, key_labels, words=head_view_words, top=top)
+    parts = [standalone.Part(asset(heatmap_view.__file__, ".js"), asset(heatmap_view.__file__, ".css"),
+                             '<div class="hm"></div>', grid, heading=headings[0]),
+             standalone.Part(asset(head_view.__file__, ".js"), asset(head_view.__file__, ".css"),
+                             '<div class="hv"></div>', lines, heading=headings[1],
+                             extra={"alphabet": head_view_data.ALPHABET})]
+    return standalone.standalone_html(parts, title=title, lang=lang, caption=caption).encode("utf-8")
