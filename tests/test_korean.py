@@ -165,12 +165,12 @@ def test_no_particle_is_left_to_chance(key):
 # glossed once in brackets right after its Korean name (인과(causal)); a quote (“Orange is my favorite fruit”) is
 # material, not prose. What remains must be a name the course or the field writes in English.
 ALLOWED_ENGLISH = frozenset("""
-    softmax Softmax PyTorch torch math import NaN True False GPU CPU CSV PNG JSON MB KB id npz pt bin py UTF
+    softmax Softmax PyTorch torch math import NaN True False GPU CPU CSV PNG JSON HTML MB KB id npz pt bin py UTF
     MultiHeadAttention transpose permute reshape view forward heads Q K V QK JS exp log sqrt nat Tq Tk
     BERT RoBERTa ELECTRA DistilBERT GPT Hugging Face TransformerLens Olsson Adam BLAKE2b float32 float64 Orange
     Tab Enter Esc Shift Ctrl
 """.split())  # the last line: keys, named as the keyboard writes them
-_NOT_PROSE = re.compile(r"`[^`]*`|\$[^$]*\$|\{[^{}]*\}|https?://\S+|</?[A-Za-z][^<>]*>|“[^”]*”|\"[^\"]*\"")
+_NOT_PROSE = re.compile(r"`[^`]*`|\$[^$]*\$|\{[^{}]*\}|https?://\S+|</?[A-Za-z][^<>]*>|“[^”]*”|\"[^\"]*\"|\[[A-Z]{2,5}\]")
 _GLOSS = re.compile(r"(?<=[가-힣*])\([A-Za-z][A-Za-z ,\-]*\)")
 _CALL = re.compile(r"[A-Za-z_][\w.]*\([^()]*\)")
 _CODE_WORD = re.compile(r"[\w/-]*[_./=][\w./=-]*\w")  # d_model, model.state_dict, google/bert-…, .to_dense, bias=True
