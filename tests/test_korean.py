@@ -170,7 +170,8 @@ ALLOWED_ENGLISH = frozenset("""
     BERT RoBERTa ELECTRA DistilBERT GPT Hugging Face TransformerLens Olsson Adam BLAKE2b float32 float64 Orange
     Tab Enter Esc Shift Ctrl
 """.split())  # the last line: keys, named as the keyboard writes them
-_NOT_PROSE = re.compile(r"`[^`]*`|\$[^$]*\$|\{[^{}]*\}|https?://\S+|</?[A-Za-z][^<>]*>|“[^”]*”|\"[^\"]*\"|\[[A-Z]{2,5}\]")
+_NOT_PROSE = re.compile(r"`[^`]*`|\$[^$]*\$|\{[^{}]*\}|https?://\S+|</?[A-Za-z][^<>]*>|“[^”]*”|\"[^\"]*\""
+                        r"|\[[A-Z]{2,5}\]")  # code, maths, placeholders, links, markup, quotes, [UNK]
 _GLOSS = re.compile(r"(?<=[가-힣*])\([A-Za-z][A-Za-z ,\-]*\)")
 _CALL = re.compile(r"[A-Za-z_][\w.]*\([^()]*\)")
 _CODE_WORD = re.compile(r"[\w/-]*[_./=][\w./=-]*\w")  # d_model, model.state_dict, google/bert-…, .to_dense, bias=True
