@@ -284,7 +284,9 @@ def test_link_values_are_used_and_bad_ones_named(models):
     assert "task" in warnings and "bogus" in warnings
     at = open_page("pages/playground.py", source="pretrained", model=str(models["bert"]), layer="9")
     warnings = " ".join(str(w.value) for w in at.sidebar.get("warning"))
-    assert "layer" in warnings and at.sidebar.number_input(key="layer").value == 0
+    # past the model's last layer (2 layers: 0 and 1): the last, and the note says so (#26.6)
+    assert "layer" in warnings and "9" in warnings and at.sidebar.number_input(key="layer").value == 1
+    assert "`1`" in warnings
 
 
 def test_trained_weights_cap_d_model(models):

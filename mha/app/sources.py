@@ -127,8 +127,7 @@ def _pretrained_controls(sb) -> SourceChoice:
         st.session_state["layer"] = last  # a model with fewer layers than the one before
     asked = (internals.link_values().get("layer") or [""])[0].strip()
     if asked.isdigit() and int(asked) > last:  # a link's layer past this model's: the last (the link note says so)
-        internals.drop_link_value("layer")
-        st.session_state["layer"] = last
+        internals.keep_link_values("layer", [str(last)])
     layer = int_input(_t("src_layer", last=last), "layer", 0, last, 0, container=sb,
                       help=_t("src_layer_help", n=info.num_layers))
     kind = _t("src_kind_decoder" if info.causal else "src_kind_encoder")
