@@ -27,7 +27,7 @@ TOP_TERMS = 3  # each key's largest terms of its dot product, named in the score
 def top_terms(products: np.ndarray, n: int = TOP_TERMS) -> list[list[tuple[int, float]]]:
     """Each row's ``n`` largest terms by size, as (dim, value): (Tk, head_dim) in, Tk lists out."""
     order = np.argsort(-np.abs(products), axis=-1, kind="stable")[:, :n]
-    return [[(int(d), float(row[d])) for d in idx] for row, idx in zip(products, order)]
+    return [[(int(d), float(row[d])) for d in idx] for row, idx in zip(products, order, strict=True)]
 
 
 def neuron_view(q: np.ndarray, k: np.ndarray, scores: np.ndarray, weights: np.ndarray, key_labels, *,

@@ -11,9 +11,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 import pytest
-
 import tiny_models
 from apptest_utils import charts_by_key, decode, open_page
+
 from mha import neuron_figures
 from mha import pretrained as P
 from mha.figures import axis_labels
@@ -35,7 +35,7 @@ def offline(monkeypatch):
 
 def traces(fig) -> dict:
     """The figure's traces by what they show (the bars are named in the chart's language)."""
-    return dict(zip(("q", "k", "q × k", "scores", "weights"), fig.data))
+    return dict(zip(("q", "k", "q × k", "scores", "weights"), fig.data, strict=True))
 
 
 def figure_of(view, head: int, i: int, j: int = 0):
@@ -129,7 +129,8 @@ def test_tokens_are_shown_not_interpreted():
 PLAYGROUND = "pages/playground.py"
 
 
-@pytest.mark.parametrize("lang,title", [("en", "Every key's score for one query"), ("ko", "쿼리 하나에 대한 모든 키의 점수")])
+@pytest.mark.parametrize("lang,title", [("en", "Every key's score for one query"),
+                                        ("ko", "쿼리 하나에 대한 모든 키의 점수")])
 def test_the_playground_section_is_folded_and_a_link_opens_it(lang, title):
     params = dict(text="the cat sat on the mat", head="2", cell_query="3", cell_key="1", lang=lang)
     at = open_page(PLAYGROUND, params)
@@ -138,7 +139,7 @@ def test_the_playground_section_is_folded_and_a_link_opens_it(lang, title):
     assert not at.exception
     spec = charts_by_key(at)["pg_neuron"]
     view = run_view(ViewSpec(text="the cat sat on the mat"))
-    bars = dict(zip(("q", "k", "q × k", "scores", "weights"), spec["data"]))
+    bars = dict(zip(("q", "k", "q × k", "scores", "weights"), spec["data"], strict=True))
     np.testing.assert_allclose(decode(bars["scores"]["x"]).astype(float), view.scores[2, 3], atol=TOL)
     assert bars["scores"]["marker"]["color"][1] == neuron_figures.HIGHLIGHT  # the picked key
     words = {"en": "scores", "ko": "점수"}[lang]

@@ -8,8 +8,8 @@ import re
 
 import numpy as np
 import pytest
-
 from apptest_utils import open_page
+
 from mha import head_view_data, i18n, standalone
 from mha.app import share
 from mha.app.controls import _chart_words

@@ -388,7 +388,7 @@ def view_html(view, parameters: str) -> Callable[[], bytes]:
     from mha.app.controls import chart_words, lang
 
     language = lang()
-    text = " ".join(str(tok) for tok, pad in zip(view.tokens, view.query_is_pad) if not pad)
+    text = " ".join(str(tok) for tok, pad in zip(view.tokens, view.query_is_pad, strict=True) if not pad)
     title = t("share_html_doc_title", text=text[:80] + ("…" if len(text) > 80 else ""))
     caption = t("share_html_caption", d_model=view.spec.d_model, num_heads=view.num_heads, head_dim=view.head_dim,
                 n=int((~view.query_is_pad).sum()), parameters=parameters)
