@@ -32,12 +32,14 @@ def top_terms(products: np.ndarray, n: int = TOP_TERMS) -> list[list[tuple[int, 
 
 def neuron_view(q: np.ndarray, k: np.ndarray, scores: np.ndarray, weights: np.ndarray, key_labels, *,
                 query_label: str, allowed: np.ndarray | None = None, highlight: int | None = None,
-                words: Words = ENGLISH) -> go.Figure:
+                top: float = 1.0, words: Words = ENGLISH) -> go.Figure:
     """One query's row of one head, key by key.
 
     q: (head_dim,) the query vector; k: (Tk, head_dim) every key vector; scores, weights: (Tk,) the module's
     scaled scores and weights of this row; allowed: (Tk,) True = may attend (blocked keys are grey and weigh 0);
-    highlight: the key picked below (orange). Raises ValueError when the arrays and labels disagree.
+    highlight: the key picked below (orange); top: the right end of the weights' axis, the page's weights scale
+    (``figures.weights_top``: at 40 keys every weight is near 1/40, invisible on 0 … 1; a larger weight runs to the
+    edge, its hover gives the number). Raises ValueError when the arrays and labels disagree.
     """
     q, k = np.asarray(q, dtype=np.float64), np.asarray(k, dtype=np.float64)
     scores, weights = np.asarray(scores, dtype=np.float64), np.asarray(weights, dtype=np.float64)
@@ -96,7 +98,9 @@ def neuron_view(q: np.ndarray, k: np.ndarray, scores: np.ndarray, weights: np.nd
     fig.update_xaxes(showticklabels=False, row=1)
     fig.update_xaxes(title_text=f"k · {words.dim}", tickfont=figures.tick_font(), row=2, col=1)
     fig.update_xaxes(title_text=words.dim, tickfont=figures.tick_font(), row=2, col=2)
-    fig.update_xaxes(range=[0, 1], row=2, col=4)
+    if not (isinstance(top, (int, float)) and 0 < top <= 1):
+        raise ValueError(f"top={top!r}: the right end of the weights' axis must be in (0, 1].")
+    fig.update_xaxes(range=[0, float(top)], row=2, col=4)
     fig.update_layout(
         coloraxis=dict(colorscale=figures.DIVERGING_SCALE, cmin=-zq, cmax=zq,
                        colorbar=dict(title=dict(text="q, k"), thickness=10, len=0.45, y=1, yanchor="top")),

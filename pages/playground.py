@@ -103,7 +103,7 @@ def one_head() -> None:
     with cell_box:
         if cell_box.open:
             steps.cell_breakdown(view, head, qi, kj, key="pg_cell", border=False, top=scale.top)
-    neuron_section(view, head, qi, kj)  # the query's whole row of keys, folded, bound to the link
+    neuron_section(view, head, qi, kj, top=scale.top)  # the query's row of keys, folded, bound to the link
     steps.weights_table(view, head)
 
 one_head()

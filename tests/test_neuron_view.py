@@ -149,3 +149,19 @@ def test_the_playground_section_is_folded_and_a_link_opens_it(lang, title):
     at.run()  # the link box names the open section from the next run on
     link = {k: v[0] for k, v in parse_qs(urlsplit(at.session_state["_share_link"]).query).items()}
     assert link.get("show_neuron") == "true"
+
+
+def test_long_rows_use_the_pages_weights_scale():
+    text = " ".join(["the cat sat on the mat and the dog saw a bird"] * 4)  # 48 tokens: weights near 1/48
+    at = open_page(PLAYGROUND, text=text, show_neuron="true", num_heads="4")
+    assert not at.exception
+    from apptest_utils import canvas_charts
+
+    top = canvas_charts(at)["grid"]["hi"]  # the grid's colour scale: the page's one weights rule
+    assert top < 1
+    spec = charts_by_key(at)["pg_neuron"]
+    weights_axis = spec["data"][4]["xaxis"].replace("x", "xaxis")
+    assert spec["layout"][weights_axis]["range"] == [0, pytest.approx(top)]
+    with pytest.raises(ValueError, match="top=0"):
+        neuron_figures.neuron_view(np.ones(2), np.ones((1, 2)), np.zeros(1), np.ones(1), ["a"], query_label="x",
+                                   top=0)

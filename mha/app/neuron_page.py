@@ -15,8 +15,9 @@ from mha.text import escape_markdown
 from mha.view import View
 
 
-def neuron_section(view: View, head: int, i: int, j: int) -> None:
-    """The folded neuron view of ``head``'s query ``i`` (0-based), key ``j`` highlighted."""
+def neuron_section(view: View, head: int, i: int, j: int, top: float = 1.0) -> None:
+    """The folded neuron view of ``head``'s query ``i`` (0-based), key ``j`` highlighted; ``top``: the page's
+    weights scale (``weights_scale``), the end of the weights' axis."""
     box = st.expander(t("nv_open"), key="show_neuron", bind="query-params")
     with box:
         if not box.open:  # a folded section sends no chart
@@ -28,6 +29,6 @@ def neuron_section(view: View, head: int, i: int, j: int) -> None:
                      masked=t("nv_masked") if not allowed.all() else ""))
         st.plotly_chart(cached_figure(neuron_figures.neuron_view, view.q[head, i], view.k[head],
                                       view.scores[head, i], view.weights[head, i], view.key_labels,
-                                      query_label=view.labels[i], allowed=allowed, highlight=j,
+                                      query_label=view.labels[i], allowed=allowed, highlight=j, top=top,
                                       words=chart_words()),
                         key="pg_neuron", width="stretch")
