@@ -691,7 +691,7 @@ def pattern_label(pattern: str, labels: Optional[Sequence] = None, sink: Optiona
             return "tr_pattern_special_named", {"tokens": ", ".join(named[:4]) + (", …" if len(named) > 4 else "")}
         return f"tr_pattern_{where}", {}
 
-    if pattern == "spread" and sink is not None:
+    if pattern == "spread" and isinstance(sink, str):  # a table's missing sink may come back as NaN
         key, fields = on(sink)
         return "tr_pattern_spread_sink", {"share": f"{share:.2f}", "sink_key": key, **fields}
     if pattern in ("first", "last", "special"):
@@ -699,13 +699,19 @@ def pattern_label(pattern: str, labels: Optional[Sequence] = None, sink: Optiona
     return f"tr_pattern_{pattern}", {}
 
 
+CLEAR_SCORE = 0.5  # below: the closest pattern is named as only that ("no clear pattern; closest: ...")
+
+
 def pattern_text(pattern: str, lang: str, labels: Optional[Sequence] = None, sink: Optional[str] = None,
-                 share: float = 0.0) -> str:
-    """``pattern_label`` in words, in ``lang`` (plain text: the labels are display-safe)."""
+                 share: float = 0.0, score: Optional[float] = None) -> str:
+    """``pattern_label`` in words, in ``lang`` (plain text: the labels are display-safe). With ``score`` below
+    CLEAR_SCORE the name says that the head is only closest to it."""
     from mha.i18n import text
 
     key, fields = pattern_label(pattern, labels, sink, share)
     if "sink_key" in fields:
         inner = {k: v for k, v in fields.items() if k not in ("share", "sink_key")}
-        return text(key, lang, share=fields["share"], sink=text(fields["sink_key"], lang, **inner))
-    return text(key, lang, **fields)
+        name = text(key, lang, share=fields["share"], sink=text(fields["sink_key"], lang, **inner))
+    else:
+        name = text(key, lang, **fields)
+    return name if score is None or score >= CLEAR_SCORE else text("tr_pattern_unclear", lang, closest=name)

@@ -143,3 +143,56 @@ def test_head_patterns_on_a_view_carry_the_sink():
     assert {"sink", "sink_share"} <= set(found.columns)
     direct = tr.match_heads(view.weights, view.tokens)
     assert list(found["sink"]) == [m.sink for m in direct]
+
+
+def sink_bert(folder):
+    """A tiny BERT whose layer 0 has a [CLS] head (head 0) and a [SEP] head (head 1), as real checkpoints do: the
+    two tokens' embeddings get a feature no other token has, and those heads' keys read only it."""
+    import tiny_models
+    from transformers import AutoModel, AutoTokenizer
+
+    folder = tiny_models.build("bert", folder, seed=5)
+    model, tok = AutoModel.from_pretrained(folder), AutoTokenizer.from_pretrained(folder)
+    hd = model.config.hidden_size // model.config.num_attention_heads
+    emb, att = model.embeddings, model.encoder.layer[0].attention.self
+    with torch.no_grad():
+        for head, token_id in ((0, tok.cls_token_id), (1, tok.sep_token_id)):
+            feat = head  # the feature only this token has (LayerNorm keeps it far above the others')
+            for table in (emb.word_embeddings, emb.position_embeddings, emb.token_type_embeddings):
+                table.weight[:, feat] = 0.0
+            emb.word_embeddings.weight[token_id, feat] = 8.0
+            rows = slice(head * hd, (head + 1) * hd)
+            for lin in (att.query, att.key):
+                lin.weight[rows] = 0.0
+                lin.bias[rows] = 0.0
+            att.query.bias[head * hd] = 4.0  # every query the same
+            att.key.weight[head * hd, feat] = 4.0  # the key: that feature
+    model.save_pretrained(folder)
+    return folder
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_the_heads_page_names_a_pretrained_models_heads_with_its_tokens(tmp_path, monkeypatch, lang):
+    """The page's table against match_heads on the model's own weights (the shown layer, real tokens): the [CLS]
+    head and the [SEP] head are named with their tokens."""
+    from apptest_utils import open_page, table
+    from mha import pretrained
+
+    monkeypatch.setenv("MHA_ALLOW_DOWNLOADS", "0")
+    folder = sink_bert(tmp_path / "bert")
+    text = "the cat sat on the mat . the dog saw a cat !"
+    at = open_page("pages/heads.py", source="pretrained", model=str(folder), layer="0", text=text,
+                   hd_section="measure", lang=lang)
+    assert not at.exception, at.exception
+    run = pretrained.run_layer(pretrained.load_model(str(folder)), 0, [text])
+    labels = list(run.tokens.labels[0])
+    assert labels[0] == "[CLS]" and labels[-1] == "[SEP]"
+    found = tr.match_heads(run.model_weights[0].double().numpy(), list(run.tokens.pieces[0]))
+    assert [m.pattern for m in found[:2]] == ["first", "last"] and min(m.score for m in found[:2]) > 0.9
+    expected = [tr.pattern_text(m.pattern, lang, labels, m.sink, m.sink_share, m.score) for m in found]
+    df = table(at, "heads_names_table")
+    names = list(df[i18n_text("src_col_pattern", lang)])
+    assert names == expected
+    assert names[:2] == [i18n_text("tr_pattern_first_token", lang, token="[CLS]"),
+                         i18n_text("tr_pattern_last_token", lang, token="[SEP]")]
+    assert i18n_text("tr_pattern_first", lang) not in names  # "first word": never for a [CLS] sentence

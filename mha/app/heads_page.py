@@ -134,8 +134,9 @@ def head_names(c: HeadsView) -> None:
         st.caption("📏 " + t("hd_names_long", n=int(c.view.lengths[c.view.sentence]), train_len=TRAIN_LEN))
     pad = c.view.query_is_pad if c.view.query_is_pad is not None else [False] * len(c.view.labels)
     labels = [lab for lab, p in zip(c.view.labels, pad) if not p]  # the real tokens the patterns were matched on
-    name = lambda p, sink=None, share=0.0: pattern_text(p, lang(), labels, sink, share)  # noqa: E731
-    patterns = [name(p, sk, sh) for p, sk, sh in zip(found["pattern"], found["sink"], found["sink_share"])]
+    name = lambda p, sink=None, share=0.0, score=None: pattern_text(p, lang(), labels, sink, share, score)  # noqa
+    patterns = [name(p, sk, sh, sc) for p, sk, sh, sc in zip(found["pattern"], found["sink"], found["sink_share"],
+                                                             found["score"])]
     shown = {t("src_col_head"): found["head"], t("src_col_pattern"): patterns,
              t("src_col_score"): found["score"],
              t("src_col_runner_up"): [f"{name(p)} ({v:.2f})" for p, v in zip(found["runner_up"],
