@@ -41,7 +41,8 @@ STRINGS = {
                      "ko": "“{task}” 과제로 모듈을 학습하는 중({steps}단계)…"},
     # --- pretrained
     "src_model_list": {"en": "Model", "ko": "모델"},
-    "src_model_other": {"en": "another model: type its id or folder below", "ko": "다른 모델: 아래에 id나 폴더를 입력"},
+    # the sidebar's box shows ~30 characters: longer was cut ("another model: type its id or fold…", #26.6)
+    "src_model_other": {"en": "another model: type it below", "ko": "다른 모델: 아래에 입력"},
     "src_model": {"en": "Model id or local folder", "ko": "모델 id 또는 로컬 폴더"},
     "src_model_help": {
         "en": "A Hugging Face model id (BERT, RoBERTa, ELECTRA, DistilBERT or GPT-2 family) or a folder on this "

@@ -113,3 +113,21 @@ def test_the_model_view_in_korean(page, server, folder):
     assert cv.titles(page, KEY)[:2] == ["0층 헤드 0", "0층 헤드 1"]
     tip = cv.hover_cell(page, KEY, HEADS + 2, 0, 0)
     assert tip.split("\n")[0] == "1층 · 헤드 2", tip
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_the_model_lists_other_model_is_not_cut(page, server, folder, lang):
+    """A folder is 'another model' in the model list: its name fits the sidebar's box (it was cut, #26.6)."""
+    from mha.i18n import text as i18n_text
+
+    goto(page, server.url, folder, lang=lang)
+    shown = page.locator("[data-testid='stSidebar'] [data-testid='stSelectbox'] input[role='combobox']")
+    want = i18n_text("src_model_other", lang)
+    values = [shown.nth(n).input_value() for n in range(shown.count())]
+    assert want in values, values
+    box = shown.nth(values.index(want))
+    # the text's width in the box's own font against the room inside the box
+    width, room = box.evaluate("i => { const s = getComputedStyle(i), c = document.createElement('canvas')"
+                               ".getContext('2d'); c.font = s.font; return [c.measureText(i.value).width,"
+                               " i.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight)]; }")
+    assert width <= room, (want, width, room)
