@@ -105,3 +105,28 @@ def test_the_share_page_offers_the_file(lang):
     [button] = [b for b in at.get("download_button") if b.proto.id.endswith("share_html")]
     assert button.proto.label == i18n.text("share_html", lang)
     assert i18n.text("share_html_title", lang) in [h.value for h in at.subheader]
+
+
+def test_a_pretrained_views_file_has_the_model_view(tmp_path, monkeypatch):
+    import tiny_models
+    from mha.heatmap_data import unpack
+    from mha.pretrained import load_model
+    from mha.view import pretrained_every_layer
+
+    monkeypatch.setenv("MHA_ALLOW_DOWNLOADS", "0")
+    monkeypatch.delenv("MHA_MODELS_DIR", raising=False)
+    folder = tiny_models.build("bert", tmp_path / "bert", layers=3)
+    info = load_model(str(folder)).info
+    view = run_view(ViewSpec(text="the cat sat on the mat", d_model=info.d_model, num_heads=info.num_heads,
+                             source="pretrained", model=str(folder), layer=1))
+    layers = pretrained_every_layer(view.spec)
+    text = share.html_file(view.weights, view.labels, view.key_labels, allowed=view.allowed,
+                           words=_chart_words("ko"), head_view_words=head_view_data.words("ko"),
+                           headings=("a", "b", "모든 층"), title="t", lang="ko", layers=layers, layer=1).decode()
+    bodies = scripts(text)
+    assert len(bodies) == 3 and "<h2>모든 층</h2>" in text
+    model = json.loads(re.search(r"const __mhaData = (.*);\n", bodies[2]).group(1))
+    assert model["layout"] == "model" and model["marked"] == 1 * info.num_heads  # layer 1, head 0 framed
+    L, H, T = layers[0].shape[:3]
+    np.testing.assert_allclose(unpack(model)["values"], layers[0].reshape(L * H, T, T), atol=1e-6)
+    np.testing.assert_allclose(layers[0][1], view.weights, atol=1e-5)  # the layer shown, the same numbers

@@ -381,9 +381,10 @@ def parameters_name(s, weights: Weights) -> tuple[str, str]:
 
 # ------------------------------------------------------------------------------------------- one HTML file
 def view_html(view, parameters: str) -> Callable[[], bytes]:
-    """The view as one self-contained HTML file (``html_file``) in the page's language. Returns the builder of the
-    file for a deferred download: every word is read now (in the page's run), the file is built from these plain
-    values when the learner clicks."""
+    """The view as one self-contained HTML file (``html_file``) in the page's language; a pretrained view's file
+    has the model view (every layer x head) too. Returns the builder of the file for a deferred download: every
+    word (and a pretrained model's every layer, cached with the Playground's) is read now, in the page's run; the
+    file is built from these plain values when the learner clicks."""
     from mha import head_view_data
     from mha.app.controls import chart_words, lang
 
@@ -392,25 +393,37 @@ def view_html(view, parameters: str) -> Callable[[], bytes]:
     title = t("share_html_doc_title", text=text[:80] + ("…" if len(text) > 80 else ""))
     caption = t("share_html_caption", d_model=view.spec.d_model, num_heads=view.num_heads, head_dim=view.head_dim,
                 n=int((~view.query_is_pad).sum()), parameters=parameters)
+    layers = None
+    if view.spec.source == "pretrained":
+        from mha.app.model_view import pretrained_layers
+
+        layers = pretrained_layers(view)
     words = dict(words=chart_words(), head_view_words=head_view_data.words(language),
-                 headings=(t("pg_all_heads"), t("hv_section_title")), title=title, caption=caption, lang=language)
+                 headings=(t("pg_all_heads"), t("hv_section_title"), t("mv_title")), title=title, caption=caption,
+                 lang=language, layers=layers, layer=view.spec.layer)
     return lambda: html_file(view.weights, view.labels, view.key_labels, allowed=view.allowed, **words)
 
 
 def html_file(weights, labels, key_labels, *, allowed=None, words, head_view_words, headings, title: str,
-              caption: str = "", lang: str = "en") -> bytes:
-    """Weights (H, Tq, Tk) as one HTML file (``mha.standalone``): the all-heads grid and the head view, the
-    components' own scripts and styles inlined, on the Playground's colour rule (without its "fit" switch)."""
+              caption: str = "", lang: str = "en", layers=None, layer: int = 0) -> bytes:
+    """Weights (H, Tq, Tk) as one HTML file (``mha.standalone``): the all-heads grid and the head view, and with
+    ``layers`` (every layer's weights (L, H, Tq, Tk) and their mask, ``model_view.pretrained_layers``) the model
+    view, ``layer`` framed; the components' own scripts and styles inlined, on the Playground's colour rule
+    (without its "fit" switch: over every layer when there are several)."""
     from mha import figures, head_view_data, heatmap_data, standalone
     from mha.app import head_view, heatmap_view
     from mha.app.component import asset
 
-    top = figures.weights_top(weights)
+    top = figures.weights_top(weights if layers is None else layers[0])
     grid = heatmap_data.prepare(weights, labels, key_labels, kind="weights", allowed=allowed, words=words, top=top)
     lines = head_view_data.prepare(weights, labels, key_labels, words=head_view_words, top=top)
-    parts = [standalone.Part(asset(heatmap_view.__file__, ".js"), asset(heatmap_view.__file__, ".css"),
-                             '<div class="hm"></div>', grid, heading=headings[0]),
+    canvas = asset(heatmap_view.__file__, ".js"), asset(heatmap_view.__file__, ".css")
+    parts = [standalone.Part(*canvas, '<div class="hm"></div>', grid, heading=headings[0]),
              standalone.Part(asset(head_view.__file__, ".js"), asset(head_view.__file__, ".css"),
                              '<div class="hv"></div>', lines, heading=headings[1],
                              extra={"alphabet": head_view_data.ALPHABET})]
+    if layers is not None:  # a click frames a thumbnail (the file has no layer below to open)
+        model = heatmap_data.model_view(layers[0], labels, key_labels, top=top, allowed=layers[1], words=words,
+                                        marked=(layer, 0))
+        parts.append(standalone.Part(*canvas, '<div class="hm"></div>', model, heading=headings[2]))
     return standalone.standalone_html(parts, title=title, lang=lang, caption=caption).encode("utf-8")

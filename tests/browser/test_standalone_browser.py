@@ -34,14 +34,17 @@ def wait_drawn(page) -> None:
                            " return r && r.dataset.ready; })", timeout=20_000)
 
 
-def hover(page, panel: int, i: int, j: int) -> str:
-    b = page.evaluate("([p, i, j]) => document.querySelector('.hm').__hm.box(p, i, j)", [panel, i, j])
+def hover(page, panel: int, i: int, j: int, part: int = 0) -> str:
+    """Point at a cell of the canvas in part ``part`` of the file; its tooltip's text."""
+    root = f"#mha-part-{part} .hm"
+    b = page.evaluate("([s, p, i, j]) => { const r = document.querySelector(s); r.scrollIntoView();"
+                      " return r.__hm.box(p, i, j); }", [root, panel, i, j])
     page.mouse.move(b["x"] + b["w"] / 2, b["y"] + b["h"] / 2)
     want, deadline = f"{panel},{i},{j}", time.monotonic() + 5
-    while page.evaluate("document.querySelector('.hm').dataset.hover") != want:
+    while page.evaluate("s => document.querySelector(s).dataset.hover", root) != want:
         assert time.monotonic() < deadline, "the pointed-at cell is not hovered"
         page.wait_for_timeout(50)
-    tip = page.locator(".hm-tip")
+    tip = page.locator(f"#mha-part-{part} .hm-tip")
     assert tip.is_visible()
     return tip.text_content()
 
@@ -100,4 +103,32 @@ def test_the_share_pages_download_opens_from_disk(browser, page, server, tmp_pat
         disk.goto(path.as_uri())
         wait_drawn(disk)
         assert "헤드 1" in hover(disk, 1, 2, 1)
+        assert not asked, asked
+
+
+def test_a_pretrained_views_file_has_a_model_view_that_answers(browser, tmp_path, monkeypatch):
+    import tiny_models
+    from mha import head_view_data
+    from mha.app import share
+    from mha.app.controls import _chart_words
+    from mha.pretrained import load_model
+    from mha.view import ViewSpec, pretrained_every_layer, run_view
+
+    monkeypatch.setenv("MHA_ALLOW_DOWNLOADS", "0")
+    folder = tiny_models.build("bert", tmp_path / "bert", layers=3)
+    info = load_model(str(folder)).info
+    view = run_view(ViewSpec(text="the cat sat on the mat", d_model=info.d_model, num_heads=info.num_heads,
+                             source="pretrained", model=str(folder), layer=1))
+    path = tmp_path / "model.html"
+    path.write_bytes(share.html_file(view.weights, view.labels, view.key_labels, allowed=view.allowed,
+                                     words=_chart_words("ko"), head_view_words=head_view_data.words("ko"),
+                                     headings=("a", "b", "c"), title="t", lang="ko",
+                                     layers=pretrained_every_layer(view.spec), layer=1))
+    with watched_page(browser, "file://", "standalone_model_view") as page:
+        asked = refuse_network(page)
+        page.goto(path.as_uri())
+        wait_drawn(page)
+        page.wait_for_function("() => document.querySelector('#mha-part-2 .hm').dataset.ready")
+        tip = hover(page, 2 * info.num_heads + 1, 3, 2, part=2)  # layer 2, head 1
+        assert "2층" in tip and "헤드 1" in tip, tip
         assert not asked, asked
