@@ -109,6 +109,7 @@ def test_the_share_page_offers_the_file(lang):
 
 def test_a_pretrained_views_file_has_the_model_view(tmp_path, monkeypatch):
     import tiny_models
+
     from mha.heatmap_data import unpack
     from mha.pretrained import load_model
     from mha.view import pretrained_every_layer

@@ -70,12 +70,12 @@ STRINGS = {
     },
     "share_html_title": {"en": "The view as one HTML file", "ko": "HTML 파일 하나로 보기 저장"},
     "share_html_help": {
-        "en": "Every head's attention weights (the Playground's grid) and the head view of this sentence, in one "
-              "file that opens in any browser with no server and no network: pointing, the keyboard and the head "
-              "view's clicks work as here. For slides or a course page.",
-        "ko": "이 문장의 모든 헤드 어텐션 가중치(놀이터의 격자)와 헤드 뷰를 파일 하나에 담습니다. 서버도 "
-              "네트워크도 없이 어느 브라우저에서나 열리고, 마우스와 키보드, 헤드 뷰의 클릭이 여기서처럼 "
-              "동작합니다. 발표 자료나 강의 페이지에 쓰세요.",
+        "en": "Every head's attention weights (the Playground's grid) and the head view of this sentence (a "
+              "pretrained model's every layer too), in one file that opens in any browser with no server and no "
+              "network: pointing, the keyboard and the head view's clicks work as here. For slides or a course page.",
+        "ko": "이 문장의 모든 헤드 어텐션 가중치(놀이터의 격자)와 헤드 뷰(사전학습 모델이면 모든 층까지)를 파일 "
+              "하나에 담습니다. 서버도 네트워크도 없이 어느 브라우저에서나 열리고, 마우스와 키보드, 헤드 뷰의 "
+              "클릭이 여기서처럼 동작합니다. 발표 자료나 강의 페이지에 쓰세요.",
     },
     "share_html": {"en": "Download HTML", "ko": "HTML 내려받기"},
     "share_html_doc_title": {"en": "Attention weights: {text}", "ko": "어텐션 가중치: {text}"},

@@ -108,6 +108,7 @@ def test_the_share_pages_download_opens_from_disk(browser, page, server, tmp_pat
 
 def test_a_pretrained_views_file_has_a_model_view_that_answers(browser, tmp_path, monkeypatch):
     import tiny_models
+
     from mha import head_view_data
     from mha.app import share
     from mha.app.controls import _chart_words
