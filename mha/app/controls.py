@@ -541,9 +541,15 @@ def _css_text(selector: str, text: str, size: str) -> str:
 def table(data, key: str, container=None, **kwargs):
     """``st.dataframe(data, **kwargs)`` inside a container keyed ``key``: the page can be styled and tested by that
     key (``.st-key-<key>`` in the browser, ``apptest_utils.table(at, key)`` in AppTest; a read-only table alone
-    carries no key there)."""
+    carries no key there). Up to ``WHOLE_ROWS`` rows, the table is as tall as its rows (Streamlit's default shows
+    ten: a 12-head model's table was cut at head 9, #26.6)."""
+    if "height" not in kwargs and len(data) <= WHOLE_ROWS:  # a row per head: every head at once, no scrolling
+        kwargs["height"] = "content"
     with (container or st).container(key=key):
         return st.dataframe(data, **kwargs)
+
+
+WHOLE_ROWS = 16  # tables up to this many rows are shown whole (16 heads: the most a view has); longer ones scroll
 
 
 def _check_kv_text(batch, kv_text: str | None) -> tuple[str, str] | None:

@@ -131,3 +131,17 @@ def test_the_model_lists_other_model_is_not_cut(page, server, folder, lang):
                                ".getContext('2d'); c.font = s.font; return [c.measureText(i.value).width,"
                                " i.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight)]; }")
     assert width <= room, (want, width, room)
+
+
+def test_a_table_of_twelve_heads_is_shown_whole(page, server, tmp_path):
+    """The Heads page's table, a row per head, on a 12-head model: every row in view, none behind a scroll bar
+    (Streamlit shows ten rows by default: it was cut at head 9, #26.6)."""
+    folder12 = tiny_models.build("bert", tmp_path / "bert12", d_model=48, num_heads=12, layers=2)
+    page.goto(f"{server.url}/heads?" + urllib.parse.urlencode({"source": "pretrained", "model": str(folder12),
+                                                                "text": TEXT}))
+    wait_app_idle(page, timeout_ms=120_000)
+    grid = page.locator(".st-key-heads_stats_table [data-testid='stDataFrame']")
+    grid.wait_for(timeout=60_000)
+    height = grid.bounding_box()["height"]
+    rows = 12 + 1  # the heads and the header row, 35 px each (Streamlit's row height)
+    assert height >= rows * 35 - 2, (height, rows * 35)
