@@ -391,8 +391,12 @@ def view_html(view, parameters: str) -> Callable[[], bytes]:
     language = lang()
     text = " ".join(str(tok) for tok, pad in zip(view.tokens, view.query_is_pad, strict=True) if not pad)
     title = t("share_html_doc_title", text=text[:80] + ("…" if len(text) > 80 else ""))
-    caption = t("share_html_caption", d_model=view.spec.d_model, num_heads=view.num_heads, head_dim=view.head_dim,
-                n=int((~view.query_is_pad).sum()), parameters=parameters)
+    spec = view.spec  # the parameters named in the page's words (``parameters`` is the exports' English meta)
+    named = t("share_html_uploaded") if parameters.startswith("uploaded") else t(f"src_name_{spec.source}")
+    if spec.source == "pretrained" and not parameters.startswith("uploaded"):
+        named += f" · {Path(spec.model.rstrip('/')).name or spec.model}"
+    caption = t("share_html_caption", d_model=spec.d_model, num_heads=view.num_heads, head_dim=view.head_dim,
+                n=int((~view.query_is_pad).sum()), parameters=named)
     layers = None
     if view.spec.source == "pretrained":
         from mha.app.model_view import pretrained_layers

@@ -68,7 +68,8 @@ STRINGS = {
         "ko": "차트의 PNG: 차트 위에 마우스를 올리고 오른쪽 위 도구 모음의 카메라 아이콘을 누르세요(놀이터의 모든 헤드 "
               "격자와 크게 본 헤드는 오른쪽 위의 ⤓ PNG 버튼).",
     },
-    "share_html_title": {"en": "The view as one HTML file", "ko": "HTML 파일 하나로 보기 저장"},
+    "share_html_title": {"en": "The view as one HTML file", "ko": "이 화면을 HTML 파일 하나로"},
+    "share_html_uploaded": {"en": "uploaded", "ko": "업로드한 가중치"},
     "share_html_help": {
         "en": "Every head's attention weights (the Playground's grid) and the head view of this sentence (a "
               "pretrained model's every layer too), in one file that opens in any browser with no server and no "

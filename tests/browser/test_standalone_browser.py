@@ -97,7 +97,7 @@ def test_the_share_pages_download_opens_from_disk(browser, page, server, tmp_pat
     path = tmp_path / "saved.html"
     info.value.save_as(path)
     text = path.read_text(encoding="utf-8")
-    assert '<html lang="ko">' in text and "어텐션 가중치" in text
+    assert '<html lang="ko">' in text and "어텐션 가중치" in text and "파라미터: 무작위." in text  # no English ids
     with watched_page(browser, "file://", "standalone_download") as disk:
         asked = refuse_network(disk)
         disk.goto(path.as_uri())
