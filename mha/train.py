@@ -649,7 +649,7 @@ def match_heads(weights, tokens: Optional[Sequence] = None, allowed=None) -> lis
     Ties go to the pattern listed first in PATTERNS ("self" before "same_word" in a sentence without repeats).
 
     A broad ("spread") head that still parks SINK_SHARE of its weight, and twice an even share, on one sink
-    (the first token, the last, or the special tokens and punctuation) carries it as ``sink`` / ``sink_share``:
+    (the first token or the last; else the special tokens and punctuation) carries it as ``sink`` / ``sink_share``:
     real models' heads often put a third of their weight on [CLS] and spread the rest."""
     w = np.asarray(weights, dtype=np.float64)
     if w.ndim != 3 or w.shape[1] != w.shape[2]:
@@ -665,10 +665,11 @@ def match_heads(weights, tokens: Optional[Sequence] = None, allowed=None) -> lis
         best = int(np.argmax(scores[:, h]))  # the first of equal maxima
         sink, share = None, 0.0
         if names[best] == "spread":
-            found = [(float(shares[k][h]), k) for k in ("first", "last", "special") if k in shares
-                     and shares[k][h] >= SINK_SHARE and shares[k][h] >= 2 * shares["_even_" + k][h]]
-            if found:
-                share, sink = max(found)
+            found = {k: float(shares[k][h]) for k in ("first", "last", "special") if k in shares
+                     and shares[k][h] >= SINK_SHARE and shares[k][h] >= 2 * shares["_even_" + k][h]}
+            one = [(v, k) for k, v in found.items() if k != "special"]  # one token says more than a set
+            if one or found:
+                share, sink = max(one) if one else (found["special"], "special")
         out.append(HeadMatch(head=h, pattern=names[best], score=float(scores[best, h]),
                              scores={n: float(scores[i, h]) for i, n in enumerate(names)}, sink=sink,
                              sink_share=share))

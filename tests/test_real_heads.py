@@ -196,3 +196,20 @@ def test_the_heads_page_names_a_pretrained_models_heads_with_its_tokens(tmp_path
     assert names[:2] == [i18n_text("tr_pattern_first_token", lang, token="[CLS]"),
                          i18n_text("tr_pattern_last_token", lang, token="[SEP]")]
     assert i18n_text("tr_pattern_first", lang) not in names  # "first word": never for a [CLS] sentence
+
+
+def test_a_broad_heads_sink_is_one_token_when_one_holds_enough():
+    tokens = ["[CLS]", "the", "cat", ".", "a", "dog", "!", "it", "ran", "far", "away", "[SEP]"]
+    T, sinks = len(tokens), [0, 3, 6, 11]
+    words = [i for i in range(T) if i not in sinks]
+    w = np.zeros((T, T))
+    w[:, words] = 0.3 / len(words)
+    w[:, [0, 3, 6]] = 0.1
+    w[:, 11] = 0.4  # [SEP] 0.4, the four sinks 0.7 together: the name says [SEP]
+    m = tr.match_heads(w[None], tokens)[0]
+    assert m.pattern == "spread" and (m.sink, m.sink_share) == ("last", pytest.approx(0.4))
+    w[:, sinks] = 0.18  # no one token holds a quarter, the four hold 0.72 (even: 0.33): the sinks' pattern
+    w[:, words] = 0.28 / len(words)
+    m = tr.match_heads(w[None], tokens)[0]
+    assert m.pattern == "special" and m.scores["special"] == pytest.approx(1 - 0.28)
+    assert "[SEP]" in tr.pattern_text("special", "en", tokens) and "!" in tr.pattern_text("special", "en", tokens)
