@@ -76,6 +76,14 @@ def test_random_weights_every_head_and_query(causal):
         assert np.asarray(tr["weights"].x)[-1] == 0 and tr["weights"].marker.color[-1] != tr["weights"].marker.color[0]
 
 
+def test_cross_attention_and_padded_rows():
+    view = run_view(ViewSpec(text="the cat sat\nthe dog", kv_text="a mat on the floor\nthe end", d_model=16,
+                             num_heads=4, sentence=1))
+    assert view.is_cross and len(view.key_labels) != len(view.labels)
+    for i in range(len(view.tokens)):  # the padded query rows too: no NaN, weights as the module's
+        check_row(view, 2, i)
+
+
 def test_trained_weights():
     view = run_view(ViewSpec(text="the cat sat on the mat", d_model=16, num_heads=2, source="trained",
                              task="previous", train_steps=30))
