@@ -136,8 +136,9 @@ RAW_TICK_SHIFT = 5e-4
 
 def readable_ticks(fig):
     """Tick labels without the raw pieces: every category axis whose categories carry one (``axis_labels`` of
-    PieceLabels) gets explicit ticks, each category written as its readable part; hovers keep naming both. Other
-    figures (random and trained views, numeric axes) are returned unchanged. Modifies and returns ``fig``: call it
+    PieceLabels) gets explicit ticks, each category written as its readable part; hovers keep naming both. An axis
+    with a repeated word gets ticks on its categories written without their zero-width spaces (copied tick and
+    hover text holds none). Other figures (numeric axes, no repeated word) are returned unchanged. Modifies and returns ``fig``: call it
     on a new figure (``mha.app.compute.cached_figure`` does, before caching)."""
     if not isinstance(fig, go.Figure):
         return fig
@@ -149,15 +150,23 @@ def readable_ticks(fig):
             values, ref = trace[letter], trace[f"{letter}axis"] or letter
             if values is None or isinstance(values, np.ndarray) and values.dtype.kind != "O":
                 continue
-            if any(isinstance(v, str) and RAW_MARK[0] in v for v in values):
+            if any(isinstance(v, str) and (RAW_MARK[0] in v or _ZWSP in v) for v in values):
                 cats = axes.setdefault(f"{letter}axis{ref[1:]}", {})
                 cats.update(dict.fromkeys(v for v in values if isinstance(v, str)))
     for name, cats in axes.items():  # Plotly numbers an axis's categories in order of appearance, trace by trace
-        if fig.layout[name].tickmode == "array":  # explicit ticks already (stacked_axis: readable parts)
+        axis = fig.layout[name]
+        if axis.tickmode == "array":  # explicit ticks already (stacked_axis: readable parts): no invisible marks
+            if axis.ticktext is not None:
+                axis.ticktext = [t.replace(_ZWSP, "") if isinstance(t, str) else t for t in axis.ticktext]
+            continue
+        if not any(RAW_MARK[0] in v for v in cats):
+            # A repeated word's category ends in zero-width spaces (axis_labels): ticks exactly on the categories
+            # write them without, and Plotly's hover takes a tick's text: nothing invisible is copied (#26.6).
+            axis.update(tickmode="array", tickvals=list(cats), ticktext=[v.replace(_ZWSP, "") for v in cats])
             continue
         shift = RAW_TICK_SHIFT * len(cats)
         fig.layout[name].update(tickmode="array", tickvals=[i + shift for i in range(len(cats))],
-                                ticktext=[readable_part(v) for v in cats])
+                                ticktext=[readable_part(v).replace(_ZWSP, "") for v in cats])
     return fig
 
 

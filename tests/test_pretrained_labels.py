@@ -108,12 +108,24 @@ def test_axis_labels_name_the_raw_piece_escaped_and_ticks_stay_readable():
 
 
 def test_random_labels_and_figures_are_unchanged():
-    labels = ["the", "cat", "the", "a<b"]
-    assert figures.axis_labels(labels) == ["the", "cat", "the\u200b", "a&lt;b"]
-    fig = figures.heads_grid(np.full((2, 4, 4), 0.25), labels, labels)
+    labels = ["the", "cat", "a<b"]
+    fig = figures.heads_grid(np.full((2, 3, 3), 1 / 3), labels, labels)
     before = fig.to_json()
     assert figures.readable_ticks(fig).to_json() == before
     assert figures.readable_ticks("not a figure") == "not a figure"
+
+
+def test_a_repeated_word_is_written_without_invisible_characters():
+    """A repeated word's category ends in a zero-width space (unique categories); its tick is written without, on
+    the category itself (Plotly's hover then names the tick's text): copied text holds nothing invisible (#26.6)."""
+    labels = ["the", "cat", "the", "a<b"]
+    assert figures.axis_labels(labels) == ["the", "cat", "the\u200b", "a&lt;b"]
+    fig = figures.readable_ticks(figures.heads_grid(np.full((2, 4, 4), 0.25), labels, labels))
+    for name in ("xaxis", "yaxis"):
+        axis = fig.layout[name]
+        assert axis.tickmode == "array" and list(axis.tickvals) == figures.axis_labels(labels), name
+        assert list(axis.ticktext) == ["the", "cat", "the", "a&lt;b"], name
+        assert not any("\u200b" in t for t in axis.ticktext)
 
 
 def test_qk_figure_writes_readable_labels_and_hovers_the_raw_pieces():

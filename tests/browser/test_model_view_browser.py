@@ -145,3 +145,16 @@ def test_a_table_of_twelve_heads_is_shown_whole(page, server, tmp_path):
     height = grid.bounding_box()["height"]
     rows = 12 + 1  # the heads and the header row, 35 px each (Streamlit's row height)
     assert height >= rows * 35 - 2, (height, rows * 35)
+
+
+def test_a_repeated_words_ticks_hold_no_invisible_character(page, server):
+    """What a learner selects and copies from a chart's axis: a repeated word is written as itself, without the
+    zero-width space that keeps its row apart (#26.6)."""
+    page.goto(f"{server.url}/masks?" + urllib.parse.urlencode({"text": "the cat saw the dog"}))
+    wait_app_idle(page)
+    page.wait_for_selector(".js-plotly-plot .xtick text", timeout=60_000)
+    ticks = page.evaluate("() => [...document.querySelectorAll('.js-plotly-plot .xtick text, "
+                          ".js-plotly-plot .ytick text')].map(t => t.textContent)")
+    words = [t for t in ticks if t.replace("\u200b", "") == "the"]
+    assert len(words) >= 2, ticks  # the repeated word is on the axes
+    assert not [t for t in ticks if "\u200b" in t], [t for t in ticks if "\u200b" in t]
