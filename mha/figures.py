@@ -137,9 +137,10 @@ RAW_TICK_SHIFT = 5e-4
 def readable_ticks(fig):
     """Tick labels without the raw pieces: every category axis whose categories carry one (``axis_labels`` of
     PieceLabels) gets explicit ticks, each category written as its readable part; hovers keep naming both. An axis
-    with a repeated word gets ticks on its categories written without their zero-width spaces (copied tick and
-    hover text holds none). Other figures (numeric axes, no repeated word) are returned unchanged. Modifies and returns ``fig``: call it
-    on a new figure (``mha.app.compute.cached_figure`` does, before caching)."""
+    with a repeated word gets ticks on its categories written without their zero-width spaces (copied tick text
+    holds none; Plotly's hover writes a tick's text when the tick sits on its category). Other figures (numeric
+    axes, no repeated word) are returned unchanged. Modifies and returns ``fig``: call it on a new figure
+    (``mha.app.compute.cached_figure`` does, before caching)."""
     if not isinstance(fig, go.Figure):
         return fig
     axes: dict[str, dict[str, None]] = {}
