@@ -77,7 +77,7 @@ def in_page(browser, repeats: int) -> list[tuple]:
     page.add_style_tag(content=css)
     page.add_script_tag(content=js)
     rows = []
-    for name, payload in zip(("model view, 12 x 12 x 32", "grid, 4 heads x 5 (baseline)"), payloads()):
+    for name, payload in zip(("model view, 12 x 12 x 32", "grid, 4 heads x 5 (baseline)"), payloads(), strict=True):
         draws = [page.evaluate(_DRAW, [payload, css]) for _ in range(repeats + 1)][1:]
         root = page.locator(".hm")
         H, T = payload["H"], payload["Tq"]
@@ -110,8 +110,7 @@ def in_app(browser, url: str, folder: str, repeats: int) -> list[tuple]:
         layer = n % (LAYERS - 1) + 1
         root = page.locator(".st-key-pg_model_view .hm")
         before = page.locator(".st-key-grid .hm").evaluate("r => r.dataset.ready")
-        b = root.evaluate("(r, p) => { const b = r.__hm.box(p, 1, 1); r.scrollIntoView(); return r.__hm.box(p, 1, 1); }",
-                          layer * HEADS)
+        b = root.evaluate("(r, p) => { r.scrollIntoView(); return r.__hm.box(p, 1, 1); }", layer * HEADS)
         t1 = time.perf_counter()
         page.mouse.click(b["x"] + b["w"] / 2, b["y"] + b["h"] / 2)
         grid = page.locator(".st-key-grid .hm")  # in the component's shadow root: the locator pierces it
@@ -128,9 +127,8 @@ def in_app(browser, url: str, folder: str, repeats: int) -> list[tuple]:
 
 
 def main(repeats: int = 10) -> None:
-    from playwright.sync_api import sync_playwright
-
     import tiny_models
+    from playwright.sync_api import sync_playwright
 
     folder = str(tiny_models.build("bert", Path(tempfile.mkdtemp()) / "bert12x12", d_model=96, num_heads=HEADS,
                                    layers=LAYERS, max_positions=64))
@@ -150,7 +148,8 @@ def main(repeats: int = 10) -> None:
     print("| drawn alone | payload | paint median | paint max | hover median | hover p90 | frame alone |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for name, size, dm, dx, hm_, h90, bm in drawn:
-        print(f"| {name} | {size / 1024:.0f} KB | {dm:.1f} ms | {dx:.1f} ms | {hm_:.1f} ms | {h90:.1f} ms | {bm:.1f} ms |")
+        print(f"| {name} | {size / 1024:.0f} KB | {dm:.1f} ms | {dx:.1f} ms | {hm_:.1f} ms | {h90:.1f} ms "
+              f"| {bm:.1f} ms |")
     base = drawn[1][2]
     print(f"\nmodel view paint / grid paint: {drawn[0][2] / base:.1f}\n")
     print("| in the app (12 layers x 12 heads, 32 tokens) | median |")

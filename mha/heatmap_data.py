@@ -169,7 +169,8 @@ def prepare(mats, q_labels: Sequence[str], k_labels: Sequence[str], *, kind: str
                   # the note when keys go unnamed: the grid names them under each panel, the one map on top
                   "keys_on_hover": words.tokens_on_hover if layout == "single" else words.keys_on_hover,
                   "query_axis": words.query_axis, "key_axis": words.key_axis, "masked": words.masked,
-                  "download_png": words.download_png, "panel_hover": words.panel_hover, "model_exact": words.model_exact},
+                  "download_png": words.download_png, "panel_hover": words.panel_hover,
+                  "model_exact": words.model_exact},
         "pick": pick,
     }
     # The browser redraws the cells only when the picture changed; a new selected cell moves only its outline.
@@ -178,7 +179,7 @@ def prepare(mats, q_labels: Sequence[str], k_labels: Sequence[str], *, kind: str
     if model:
         layers = [int(v) for v in layers]
         payload.update(layers=layers, cols=cols,
-                       titles=[words.panel_title.format(layer=v, head=h) for v, h in zip(layers, heads)])
+                       titles=[words.panel_title.format(layer=v, head=h) for v, h in zip(layers, heads, strict=True)])
         payload["sig"] = hashlib.sha1((payload["sig"] + json.dumps(payload["titles"])).encode()).hexdigest()[:16]
         payload["marked"] = int(marked) if marked is not None and 0 <= int(marked) < H else None
     else:

@@ -9,11 +9,12 @@ import dataclasses
 
 import numpy as np
 import pytest
-import torch
-
 import tiny_models
+import torch
 from apptest_utils import canvas_charts, open_page
-from mha import figures, heatmap_data as hm
+
+from mha import figures
+from mha import heatmap_data as hm
 from mha import pretrained as P
 from mha.i18n import text as i18n_text
 from mha.view import ViewSpec, pretrained_every_layer, run_view
@@ -257,7 +258,8 @@ def test_the_induction_page_shows_both_layers_and_opens_a_head():
     assert not at.exception
     mv = canvas_charts(at)["ind_model_view"]
     assert (mv["H"], mv["cols"]) == (8, 4) and mv["titles"][4] == "L2 H0"
-    from apptest_utils import charts_by_key, heatmaps as plotly_heatmaps
+    from apptest_utils import charts_by_key
+    from apptest_utils import heatmaps as plotly_heatmaps
 
     charts = charts_by_key(at)
     values = hm.unpack(mv)["values"].reshape(2, 4, mv["Tq"], mv["Tk"])

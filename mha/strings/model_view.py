@@ -12,8 +12,8 @@ STRINGS = {
     "mv_dropped_values": {
         "en": "{cells:,} cells: to keep the page light their exact numbers are not sent, the hover gives the "
               "colour's value (≈); the head opened below has the exact ones.",
-        "ko": "칸이 {cells:,}개라 페이지를 가볍게 하려고 정확한 숫자는 보내지 않았습니다. 마우스를 올리면 색이 나타내는 "
-              "값(≈)이 보이고, 아래에 연 헤드에서 정확한 숫자를 볼 수 있습니다.",
+        "ko": "칸이 {cells:,}개라 페이지를 가볍게 하려고 정확한 숫자는 보내지 않았습니다. 마우스를 올리면 "
+              "색이 나타내는 값(≈)이 보이고, 아래에 연 헤드에서 정확한 숫자를 볼 수 있습니다.",
     },
     "mv_ind_opened": {"en": "Layer {layer}, head {head}, large (opened in the model view above)",
                       "ko": "{layer}층 헤드 {head}, 크게 (위 모델 보기에서 연 헤드)"},
