@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextvars
 import dataclasses
 import functools
+import re
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -348,10 +349,12 @@ def _compat_jamo() -> dict[str, str]:
     return out
 
 
+_BYTES_LABEL = re.compile(r"⟨[0-9A-F]{2}(?: [0-9A-F]{2})*⟩$")  # a byte-level piece's label: part of a character
+
+
 def below_a_letter(piece: str) -> bool:
     """The piece spells less than a letter: Hangul jamo, or a byte-level piece holding part of a character."""
-    body = piece[len(CONTINUES):] if piece.startswith(CONTINUES) else piece
-    return any(_is_jamo(ch) for ch in piece) or (body.startswith("⟨") and body.endswith("⟩"))
+    return any(_is_jamo(ch) for ch in piece) or bool(_BYTES_LABEL.search(piece))
 
 
 def compose_jamo(texts: Sequence[str]) -> list[str]:
@@ -380,15 +383,54 @@ def compose_jamo(texts: Sequence[str]) -> list[str]:
     return out
 
 
-def _compose_row(labels: list[str], continues: list[bool], special: list[bool]) -> list[str]:
-    """The row's labels with every word that holds jamo composed back (``compose_jamo``), word by word."""
+def compose_bytes(chunks: Sequence[bytes]) -> list[Optional[str]]:
+    """For the byte-level pieces of one word (``chunks``: each piece's bytes), the characters each is part of
+    (decoded over the word's joined bytes), or None for a piece that holds whole characters only: a Hangul
+    syllable is 3 bytes, often split over two pieces, ⟨EB 82⟩ ⟨98⟩ -> 나, 나."""
+    word = b"".join(chunks)
+    spans = []  # (start, end, character) over the word's bytes
+    i = 0
+    while i < len(word):
+        lead = word[i]
+        n = 1 if lead < 0x80 else 2 if lead >> 5 == 0b110 else 3 if lead >> 4 == 0b1110 else 4 if lead >> 3 == 0b11110 \
+            else 1
+        try:
+            ch = word[i:i + n].decode("utf-8")
+        except UnicodeDecodeError:
+            ch, n = "\ufffd", 1
+        spans.append((i, i + n, ch))
+        i += n
+    out, at = [], 0
+    for chunk in chunks:
+        start, end = at, at + len(chunk)
+        at = end
+        inside = [(a, b, ch) for a, b, ch in spans if a < end and b > start]
+        whole = all(start <= a and b <= end for a, b, _ in inside)
+        out.append(None if whole else "".join(ch for _, _, ch in inside).strip() or None)
+    return out
+
+
+def _compose_row(labels: list[str], continues: list[bool], special: list[bool],
+                 pieces: Optional[Sequence[str]] = None, kind: str = "") -> list[str]:
+    """The row's labels with every word that holds jamo composed back (``compose_jamo``), and for a byte-level
+    tokenizer every piece holding part of a character named by that character (``compose_bytes``: 나⟨EB 82⟩),
+    word by word."""
     out = list(labels)
     i = 0
     while i < len(out):
         j = i + 1
         while j < len(out) and continues[j] and not special[j]:
             j += 1
-        if not special[i] and any(_is_jamo(ch) for lab in labels[i:j] for ch in lab):
+        if kind == "bytelevel" and pieces is not None and not special[i] and \
+                any(below_a_letter(lab) for lab in labels[i:j]):
+            decoder = _byte_decoder()
+            if all(ch in decoder for p in pieces[i:j] for ch in p):
+                chunks = [bytes(decoder[ch] for ch in p) for p in pieces[i:j]]
+                for k, chars in enumerate(compose_bytes(chunks)):
+                    if chars and below_a_letter(labels[i + k]):
+                        body = labels[i + k].removeprefix(CONTINUES)
+                        out[i + k] = (CONTINUES if labels[i + k].startswith(CONTINUES) else "") + chars + body
+        elif not special[i] and any(_is_jamo(ch) for lab in labels[i:j] for ch in lab):
             texts = [lab[len(CONTINUES):] if c and lab.startswith(CONTINUES) else lab
                      for lab, c in zip(labels[i:j], continues[i:j])]
             for k, lab in enumerate(compose_jamo(texts)):
@@ -489,7 +531,7 @@ def tokenize(loaded: LoadedModel, texts: Sequence[str], *, max_tokens: int = DEF
             row_special.append(is_special)
             row_cont.append(cont)
         pieces.append(tuple(row_pieces))
-        labels.append(tuple(_compose_row(row_labels, row_cont, row_special)))
+        labels.append(tuple(_compose_row(row_labels, row_cont, row_special, row_pieces, kind)))
         special.append(tuple(row_special))
         continues.append(tuple(row_cont))
     return ModelTokens(ids=ids_t, attention_mask=mask_t, token_type_ids=types, pieces=tuple(pieces),
@@ -633,7 +675,7 @@ __all__ = [
     "CHOICES", "Choice", "Coverage", "DEFAULT_MAX_BYTES", "DEFAULT_MODEL", "FAMILIES", "LayerRun", "LoadedModel",
     "MAX_BYTES_ENV",
     "MAX_LOADED_MODELS", "ModelInfo", "ModelTokens", "PretrainedError", "allowed_mask", "below_a_letter",
-    "clear_cache", "compose_jamo", "content_key", "coverage", "covering_models",
+    "clear_cache", "compose_bytes", "compose_jamo", "content_key", "coverage", "covering_models",
     "every_layer_weights", "family_for", "folder_size", "layer_module", "load_model", "max_bytes_from_env",
     "resolve", "run_layer",
     "tokenize", "view_fields",

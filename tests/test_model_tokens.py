@@ -154,3 +154,42 @@ def test_no_coverage_note_when_the_vocabulary_covers_the_text(tmp_path):
     assert not at.exception
     assert not [w for w in at.main.get("warning") if "vocabulary" in str(w.value)]
     assert any("badge[" in str(m.value) for m in at.get("markdown"))  # the pretrained note was drawn
+
+
+def test_byte_pieces_are_labelled_with_the_character_they_are_part_of(models):
+    loaded = pretrained.load_model(str(models["gpt2"]))
+    tok = pretrained.tokenize(loaded, ["나는 the cat"])
+    by_char = {ch: b for b, ch in enumerate(tiny_models.byte_alphabet())}
+    chunks = [bytes(by_char[ch] for ch in piece) for piece in tok.pieces[0]]
+    word = b"".join(chunks).decode("utf-8").split()[0]
+    assert word == "나는"
+    labels = tok.labels[0]
+    partial = [i for i, c in enumerate(chunks) if not _decodes(c)]
+    assert partial  # the tiny vocabulary splits Hangul syllables over pieces
+    at = 0
+    for i, chunk in enumerate(chunks):  # each partial piece names the syllable its bytes fall in, then its bytes
+        if i in partial:
+            syllable = _syllable_at(b"".join(chunks), at)
+            assert labels[i].startswith(syllable) and labels[i].endswith("⟩"), (labels[i], syllable)
+        at += len(chunk)
+
+
+def _decodes(chunk: bytes) -> bool:
+    try:
+        chunk.decode("utf-8")
+        return True
+    except UnicodeDecodeError:
+        return False
+
+
+def _syllable_at(data: bytes, offset: int) -> str:
+    """The character whose UTF-8 bytes hold ``offset``."""
+    start = offset
+    while start > 0 and data[start] & 0xC0 == 0x80:  # a continuation byte: the character began earlier
+        start -= 1
+    for n in (1, 2, 3, 4):
+        try:
+            return data[start:start + n].decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+    raise AssertionError(f"no character at byte {offset}")

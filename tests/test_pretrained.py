@@ -195,9 +195,12 @@ def test_byte_pieces_of_a_character_show_their_bytes(folders):
     gpt2 = P.load_model(str(folders["gpt2"]))
     toks = P.tokenize(gpt2, ["안"])  # one Hangul syllable: three UTF-8 bytes, no merges in the tiny vocabulary
     assert len(toks.pieces[0]) == 3
-    assert [label.strip("⟨⟩") for label in toks.labels[0][:1]] == ["EC"]
+    # each piece: the character its bytes are part of (#26.5), then its bytes
+    assert all(label.removeprefix(P.CONTINUES).startswith("안⟨") for label in toks.labels[0])
+    byte_part = [label[label.index("⟨"):] for label in toks.labels[0]]
+    assert [b.strip("⟨⟩") for b in byte_part[:1]] == ["EC"]
     assert all("\ufffd" not in label for label in toks.labels[0])
-    assert bytes(int(label.strip(P.CONTINUES + "⟨⟩"), 16) for label in toks.labels[0]) == "안".encode()
+    assert bytes(int(b.strip("⟨⟩"), 16) for b in byte_part) == "안".encode()
 
 
 def test_the_byte_table_is_transformers_own():
