@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import concurrent.futures
 import hashlib
 import json
 import os
@@ -68,6 +69,18 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def run_async(coro):
+    """``asyncio.run(coro)``, also where this thread already runs an event loop: in one pytest process with the
+    browser tests, Playwright's sync API keeps its loop running in the main thread, and ``asyncio.run`` refuses
+    ("cannot be called from a running event loop"). Then the coroutine runs in a thread of its own."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
 
 
 def start_server(log: Path | None = None, extra: list[str] | None = None,

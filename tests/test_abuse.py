@@ -24,10 +24,10 @@ RSS_BOUND_MB = 800  # the issue's target for every flood
 def server(tmp_path_factory):
     proc, base = load.start_server(tmp_path_factory.mktemp("abuse") / "server.log")
     try:
-        asyncio.run(_served(base))  # torch imported, the default view cached: what a classroom server looks like
+        load.run_async(_served(base))  # torch imported, the default view cached: what a classroom server looks like
         # One short training: its first optimizer step imports torch._dynamo (seconds on a busy machine, once per
         # process, and no step group can stop an import).
-        asyncio.run(_served(base, "playground", {"source": "trained", "task": "previous", "train_steps": "3"}))
+        load.run_async(_served(base, "playground", {"source": "trained", "task": "previous", "train_steps": "3"}))
         yield base, proc.pid
     finally:
         load.stop_server(proc)
@@ -73,7 +73,7 @@ def test_long_trainings_left_after_a_second_are_stopped_and_a_bystander_is_serve
         await late.close()
         return first, sentence, late.texts
 
-    first, sentence, late_texts = asyncio.run(scenario())
+    first, sentence, late_texts = load.run_async(scenario())
     assert first.ok and sentence.ok, (first.problem, sentence.problem)
     assert any("ahead of yours" in t for t in told), told  # the second and third leaver were told their place
     assert any(t.startswith("Training the module") for t in late_texts), late_texts
@@ -96,7 +96,7 @@ def test_an_upload_flood_is_refused_past_the_session_limit(server):
         return statuses, bystander
 
     rss0 = load.rss_mb(pid)
-    statuses, _ = asyncio.run(scenario())
+    statuses, _ = load.run_async(scenario())
     assert statuses[:3] == [204, 204, 204], statuses  # three files of 6 MB: within 3 files and 20 MB
     assert statuses[3:] == [413] * 5, statuses  # then refused, and nothing kept
     assert load.rss_mb(pid) - rss0 < 150 and load.rss_mb(pid) <= RSS_BOUND_MB
@@ -120,7 +120,7 @@ def test_the_refusal_says_why(server):
         await s.close()
         return answers
 
-    answers = asyncio.run(scenario())
+    answers = load.run_async(scenario())
     assert [code for code, _ in answers] == [204, 204, 204, 413]
     assert "3 files" in answers[3][1] and "최대 3개" in answers[3][1]
 
@@ -146,7 +146,7 @@ def test_an_oversized_widget_state_message_closes_only_its_own_connection(server
         return code, await _served(base)
 
     rss0 = load.rss_mb(pid)
-    code, _ = asyncio.run(scenario())
+    code, _ = load.run_async(scenario())
     assert code == 1009  # "message too big": the server closed that websocket without parsing it
     assert load.rss_mb(pid) - rss0 < 100
     assert _healthy(base)
@@ -171,7 +171,7 @@ def test_concurrent_induction_links_wait_their_turn_and_memory_stays_bounded(ser
         await asyncio.gather(*links)
         return bystander
 
-    asyncio.run(scenario())
+    load.run_async(scenario())
     assert any("runs ahead of yours" in t for t in told), sorted(set(told))[:5]  # "5 runs ahead of yours"
     assert load.rss_mb(pid) <= RSS_BOUND_MB
     assert _healthy(base)

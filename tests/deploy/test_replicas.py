@@ -13,6 +13,7 @@ import pytest
 import websockets
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+import load  # noqa: E402  bench/load.py
 from replicas import Replicas, Tab, new_tab  # noqa: E402
 
 pytestmark = pytest.mark.slow
@@ -89,7 +90,7 @@ def test_sessions_stick_and_a_killed_replica_loses_only_its_own(group):
             assert {r for r, c in streams if c == t.cookies["mha_replica"]} == {1}
         return lost, kept
 
-    lost, kept = asyncio.run(scenario())
+    lost, kept = load.run_async(scenario())
     assert lost and kept
 
 

@@ -34,11 +34,11 @@ def test_a_silent_hub_behind_a_real_server(monkeypatch, tmp_path):
             await tab.close()
             return run
 
-        first = asyncio.run(visit())
+        first = load.run_async(visit())
         assert not first.ok and f"did not answer within {TIMEOUT_S} s" in first.problem.replace("\\", "")
         asked = len(hub.connections)
         assert asked >= 1
-        second = asyncio.run(visit())
+        second = load.run_async(visit())
         assert f"did not answer within {TIMEOUT_S} s" in second.problem.replace("\\", "")
         assert len(hub.connections) == asked  # remembered for every visitor of the server
     finally:
