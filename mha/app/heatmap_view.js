@@ -109,11 +109,11 @@ export default function(component) {
     const avail = Math.max(40, W - barW - 8 - gap * (cols - 1) - 7);
     const cw = Math.floor(Math.max(1, Math.min(12, avail / cols / Math.max(Tq, Tk))) * 100) / 100, ch = cw;
     const panelW = Tk * cw, panelH = Tq * ch;
-    // the titles' font: 11 px, smaller (down to 8) until the widest fits its thumbnail and the gap
+    // the titles' font: 11 px, smaller (down to 8) until the widest fits its thumbnail and most of the gap
     let TF = 11;
     ctx.font = font(TF, true);
     const wide = widest(titles);
-    if (wide > panelW + gap - 2) TF = Math.max(8, Math.floor(TF * (panelW + gap - 2) / wide));
+    if (wide > panelW + gap - 6) TF = Math.max(8, Math.floor(TF * (panelW + gap - 6) / wide));  // 6 px of air
     const titleBand = TF + 6, rowH = titleBand + panelH + gap;
     const panels = [];
     for (let p = 0; p < H; p++) {
