@@ -119,6 +119,9 @@ def test_the_real_checkpoints_misnamed_heads():
     assert found[1].scores["next"] == pytest.approx(2 / T) and found[1].score == pytest.approx(1.0)
     assert found[2].sink == "first" and found[2].sink_share == pytest.approx(CLS_SHARE)
     assert tr.pattern_text("first", "en", tokens) == "[CLS] (the first token)"
+    # Korean: the particle after the share follows its final sound (0.33 삼 -> 은, 0.29 구 -> 는)
+    assert "0.33은 [CLS]" in tr.pattern_text("spread", "ko", tokens, "first", 0.33)
+    assert "0.29는 [CLS]" in tr.pattern_text("spread", "ko", tokens, "first", 0.29)
     # a plain sentence keeps the trained tasks' words
     assert tr.pattern_text("first", "en", ["the", "cat"]) == i18n_text("tr_pattern_first", "en")
     even = np.full((1, T, T), 1 / T)

@@ -62,7 +62,7 @@ STRINGS = {
     "tr_pattern_spread": {"en": "broad (spread evenly)", "ko": "넓게(고르게 퍼짐)"},
     "tr_pattern_unclear": {"en": "no clear pattern (closest: {closest})",
                            "ko": "뚜렷한 패턴 없음(가장 가까운 것: {closest})"},
-    "tr_pattern_spread_sink": {"en": "broad, {share} of it on {sink}", "ko": "넓게 퍼지되 {share}만큼은 {sink}에"},
+    "tr_pattern_spread_sink": {"en": "broad, {share} of it on {sink}", "ko": "넓게 퍼짐(그중 {share}은(는) {sink}에)"},
     # --- input layouts
     "tr_layout_split": {"en": "Content | position (split)", "ko": "내용 | 위치 (나눔)"},
     "tr_layout_split_help": {
