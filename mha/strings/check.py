@@ -501,14 +501,14 @@ STRINGS = {
     "check_crash_split": {
         "en": "It stopped splitting into heads, at {theirs}. The course's code reshapes {x} into (1, tokens, "
               "{num_heads}, {head_dim}), then permutes the heads in front of the tokens.",
-        "ko": "헤드로 나누다가 {theirs}에서 멈췄습니다. 강의 코드는 {x}를(을) (1, 토큰, {num_heads}, {head_dim})으로 "
+        "ko": "헤드로 나누다가 {theirs}에서 멈췄습니다. 강의 코드는 {x}를(을) (1, 토큰, {num_heads}, {head_dim}) 모양으로 "
               "`reshape`한 뒤 헤드를 토큰 앞으로 `permute`합니다.",
     },
     "check_crash_scores": {
         "en": "It stopped computing the scores, at {theirs}. The course's code multiplies q (1, {num_heads}, "
               "{tokens}, {head_dim}) by kᵀ (1, {num_heads}, {head_dim}, {tokens}).",
         "ko": "점수를 계산하다가 {theirs}에서 멈췄습니다. 강의 코드는 q (1, {num_heads}, {tokens}, {head_dim})에 "
-              "kᵀ (1, {num_heads}, {head_dim}, {tokens})를 곱합니다.",
+              "kᵀ (1, {num_heads}, {head_dim}, {tokens}) 행렬을 곱합니다.",
     },
     "check_crash_scale": {"en": "It stopped scaling the scores, at {theirs}. The course's code divides them by "
                                  "√head_dim = √{head_dim}.",
@@ -526,13 +526,13 @@ STRINGS = {
         "en": "It stopped at the weighted sum, at {theirs}. The course's code multiplies the weights (1, "
               "{num_heads}, {tokens}, {tokens}) by v (1, {num_heads}, {tokens}, {head_dim}).",
         "ko": "가중합에서 {theirs}에 멈췄습니다. 강의 코드는 가중치 (1, {num_heads}, {tokens}, {tokens})에 v (1, "
-              "{num_heads}, {tokens}, {head_dim})를 곱합니다.",
+              "{num_heads}, {tokens}, {head_dim}) 행렬을 곱합니다.",
     },
     "check_crash_combine": {
         "en": "It stopped combining the heads, at {theirs}. The course's code permutes (1, {num_heads}, {tokens}, "
               "{head_dim}) back to (1, {tokens}, {num_heads}, {head_dim}), makes it contiguous and views it as {x}.",
-        "ko": "헤드를 합치다가 {theirs}에서 멈췄습니다. 강의 코드는 (1, {num_heads}, {tokens}, {head_dim})을 (1, "
-              "{tokens}, {num_heads}, {head_dim})으로 되돌리고 `contiguous()` 뒤 {x}(으)로 `view`합니다.",
+        "ko": "헤드를 합치다가 {theirs}에서 멈췄습니다. 강의 코드는 (1, {num_heads}, {tokens}, {head_dim}) 모양을 "
+              "(1, {tokens}, {num_heads}, {head_dim}) 모양으로 되돌리고 `contiguous()` 뒤 {x}(으)로 `view`합니다.",
     },
     "check_crash_output": {"en": "It stopped at the output projection, at {theirs}. The course's code applies "
                                   "`nn.Linear(d_model, d_model)` to {x}.",

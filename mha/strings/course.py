@@ -38,7 +38,7 @@ STRINGS = {
     "co_trained_note": {
         "en": "Trained heads: the course's module trained on a small copying task ({task}, d_model {d_model}, "
               "seed {seed}): random parameters spread every row evenly and would show nothing here.",
-        "ko": "학습된 헤드: 강의의 모듈을 작은 복사 과제({task}, d_model {d_model}, 시드 {seed})로 학습시킨 것입니다. "
+        "ko": "학습된 헤드: 강의의 모듈을 작은 복사 과제로({task}, d_model {d_model}, 시드 {seed}) 학습시킨 것입니다. "
               "무작위 파라미터는 모든 행을 고르게 퍼뜨려 여기서 아무것도 보여 주지 못합니다.",
     },
     "co_long": {
