@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import torch
 import torch.nn as nn
 
 from mha.check.trace import Recorder, safe_text
+
+if TYPE_CHECKING:  # annotations only: diagnose imports this module
+    from mha.check.diagnose import Request, Target
 
 
 # --- running their code --------------------------------------------------------------------------------------------

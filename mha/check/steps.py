@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import torch
 
@@ -21,6 +21,9 @@ from mha.check.projections import Roles
 from mha.check.running import Run
 from mha.check.trace import MATMUL_OPS, SDPA_OPS, SOFTMAX_OPS, Record, Recorder
 from mha.text import init_weights
+
+if TYPE_CHECKING:  # annotations only: diagnose imports this module
+    from mha.check.diagnose import Request
 
 
 BLOCKED = -1e4  # a score at or below this counts as blocked (learners write -1e9, -1e4, float('-inf'))
