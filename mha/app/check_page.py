@@ -20,7 +20,7 @@ import numpy as np
 import streamlit as st
 
 from mha import figures, i18n
-from mha.app.controls import CUSTOM_WEIGHTS_KEY, chart_words, file_uploader, lang, t
+from mha.app.controls import CUSTOM_WEIGHTS_KEY, chart_words, file_uploader, hide, lang, t
 from mha.check import code_link, examples
 from mha.errors import LearnerError
 from mha.text import display_labels, escape_markdown
@@ -171,7 +171,7 @@ def _code_to_link(code: str) -> None:
 def link_holder() -> None:
     """The hidden control that holds the code in the link. A new value (a link opened, the back button) is decoded
     into the editor; one that cannot be read leaves the starter there, with a note next to the editor."""
-    st.html(f"<style>.st-key-{LINK} {{ display: none; }}</style>")  # only a style: no visible element
+    hide(LINK)
     value = st.text_input(LINK, key=LINK, bind="query-params", label_visibility="collapsed") or ""
     if value == st.session_state.get("_ck_link_seen"):
         return

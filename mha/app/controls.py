@@ -447,7 +447,7 @@ def named_choice(label: str, options, key: str, names: dict, default=None, conta
     where = container or st
     options = list(options)
     default = options[0] if default is None else default
-    st.html(f"<style>.st-key-{key} {{ display: none; }}</style>")  # only a style: no visible element
+    hide(key)
     value = where.segmented_control(label, options, default=default, key=key, bind="query-params", required=True,
                                     label_visibility="collapsed")
     value = value if value in options else default
@@ -614,3 +614,9 @@ def current_view() -> View | None:
     except ValueError as err:  # settings that cannot run (only reachable by hand-edited state)
         st.error(t("err_settings", detail=escape_markdown(str(err))))
         return None
+
+
+def hide(key: str) -> None:
+    """Hide the element with widget key ``key`` (it stays in the page: bound to the link, read by the script).
+    Only a style: it draws nothing itself."""
+    st.html(f"<style>.st-key-{key} {{ display: none; }}</style>")

@@ -18,7 +18,7 @@ from mha import figures, heads
 from mha import heads_figures as hf
 from mha.app import compute, runs
 from mha.app.compute import Weights
-from mha.app.controls import (Settings, cached, head_picker, int_input, keep_index, lang, link_value, t,
+from mha.app.controls import (Settings, cached, head_picker, hide, int_input, keep_index, lang, link_value, t,
                               table, token_picker, weights_scale)
 from mha.batch import PAD
 from mha.figures import Words
@@ -77,7 +77,7 @@ def section_picker() -> str:
     """The open section, from the link or the learner. A bound control puts the text it *shows* in the URL, and the
     picker shows translated titles: so the URL value is held by a hidden bound control over the section ids (the
     same in every language; anything else in the link gives the first section), and the picker mirrors it."""
-    st.html(f"<style>.st-key-{SECTION_KEY} {{ display: none; }}</style>")
+    hide(SECTION_KEY)
     section = st.segmented_control(t("hd_section"), SECTIONS, default=SECTIONS[0], key=SECTION_KEY,
                                    bind="query-params", required=True, label_visibility="collapsed")
     section = section if section in SECTIONS else SECTIONS[0]

@@ -28,7 +28,7 @@ from typing import Any, Callable, Iterator, Optional
 import streamlit as st
 
 from mha.app import compute, runs
-from mha.app.controls import t
+from mha.app.controls import hide, t
 from mha.lru import freeze
 from mha.train_figures import CurveWords
 
@@ -213,7 +213,7 @@ def _step_in_link(key: str, steps: list[int]) -> int | None:
     sees mirrors it. Its default is no step at all (None), never a step: Streamlit leaves a bound control at its
     default out of the address bar, and a slider's default is its first step, so a view scrubbed to step 0 lost
     ``key`` from its link, which then opened on the Train button. In the link = a trained view, at that step."""
-    st.html(f"<style>.st-key-{key} {{ display: none; }}</style>")  # only a style: no visible element
+    hide(key)
     return st.selectbox(t("lv_scrub"), steps, index=None, key=key, bind="query-params", label_visibility="collapsed")
 
 
