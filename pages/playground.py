@@ -9,8 +9,8 @@ from mha.app.head_view import head_view
 from mha.app.heatmap_view import heatmaps, picked
 from mha.app.neuron_page import neuron_section
 from mha.app.playground_page import (every_layer, head_outputs_grid, matrix_choice, model_section,
-                                     random_note)
-from mha.app.controls import (cached_figure, chart_words, current_view, head_picker, settings, t,
+                                     outputs_section, random_note)
+from mha.app.controls import (chart_words, current_view, head_picker, settings, t,
                                token_picker, weights_scale)
 
 page_setup()
@@ -109,23 +109,4 @@ def one_head() -> None:
 one_head()
 
 
-@st.fragment
-def outputs() -> None:
-    """After the weights, folded: opening one reruns only this part and sends its chart."""
-    head_box = st.expander(t("pg_head_outputs"), key="show_head_outputs", bind="query-params")
-    with head_box:
-        st.caption(t("pg_head_outputs_help", num_heads=H, head_dim=view.head_dim))
-        if head_box.open and grid_kind == "head_outputs":
-            st.caption(t("pg_head_outputs_above"))
-        elif head_box.open:
-            st.plotly_chart(cached_figure(figures.head_outputs_grid, view.head_outputs, view.labels, words=words),
-                            key="head_outputs")
-    output_box = st.expander(t("pg_output"), key="show_output", bind="query-params")
-    with output_box:
-        st.caption(t("pg_output_help", num_heads=H, head_dim=view.head_dim, d_model=s.d_model))
-        if output_box.open:
-            st.plotly_chart(cached_figure(figures.features_heatmap, view.output, view.labels, kind="output",
-                                          col_title=words.d_model_feature, words=words), key="output")
-
-
-outputs()
+outputs_section(view, grid_kind, words, s.d_model)  # head outputs and the output, folded

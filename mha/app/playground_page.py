@@ -68,3 +68,24 @@ def model_section(view: View, words, layers: tuple[np.ndarray, np.ndarray] | Non
     marked = (view.spec.layer, head if isinstance(head, int) else 0)  # the head picker starts at 0
     model_view(weights, view.labels, view.key_labels, key="pg_model_view", words=words, top=top,
                allowed=allowed, marked=marked, on_open=_open_layer)
+
+
+@st.fragment
+def outputs_section(view, grid_kind: str, words, d_model: int) -> None:
+    """After the weights, folded: each head's output (unless the grid above shows it) and the final output. Opening
+    one reruns only this part and sends its chart; the link keeps it open."""
+    H = view.num_heads
+    head_box = st.expander(t("pg_head_outputs"), key="show_head_outputs", bind="query-params")
+    with head_box:
+        st.caption(t("pg_head_outputs_help", num_heads=H, head_dim=view.head_dim))
+        if head_box.open and grid_kind == "head_outputs":
+            st.caption(t("pg_head_outputs_above"))
+        elif head_box.open:
+            st.plotly_chart(cached_figure(figures.head_outputs_grid, view.head_outputs, view.labels, words=words),
+                            key="head_outputs")
+    output_box = st.expander(t("pg_output"), key="show_output", bind="query-params")
+    with output_box:
+        st.caption(t("pg_output_help", num_heads=H, head_dim=view.head_dim, d_model=d_model))
+        if output_box.open:
+            st.plotly_chart(cached_figure(figures.features_heatmap, view.output, view.labels, kind="output",
+                                          col_title=words.d_model_feature, words=words), key="output")
