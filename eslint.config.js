@@ -1,4 +1,4 @@
-// ESLint for the in-page components (mha/app/*.js, read by mha/app/component.py). Run: npm ci && npm run lint
+// ESLint for the in-page components (mha/app/components/*.js, read by mha/app/components/component.py). Run: npm ci && npm run lint
 // (scripts/test.sh does both before the tests).
 import js from "@eslint/js";
 import globals from "globals";

@@ -288,7 +288,7 @@ def print_table(res: dict) -> None:
 def run(rounds: int, sizes: list[str], pages: list[str] | None = None, partial: Path | None = None) -> dict:
     from playwright.sync_api import sync_playwright
 
-    from mha.pages import PAGES, url_path
+    from mha.app.pages import PAGES, url_path
 
     all_pages = [url_path(p) for p, *_ in PAGES]
     pages = [p for p in all_pages if pages is None or p in pages or (p == "" and "home" in pages)]

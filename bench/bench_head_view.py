@@ -76,7 +76,7 @@ def main(repeats: int = 60) -> None:
     from playwright.sync_api import sync_playwright
 
     sys.path.insert(0, str(ROOT))
-    from mha import head_view_data
+    from mha.charts import head_view_data
 
     proc, url = start_server()
     rows = []

@@ -1,4 +1,4 @@
-"""How fast the model view (#26.1: every layer x head as thumbnails, ``mha.app.heatmap_view`` layout "model") paints
+"""How fast the model view (#26.1: every layer x head as thumbnails, ``mha.app.components.heatmap_view`` layout "model") paints
 and answers the mouse in headless Chromium, at 12 layers x 12 heads x 32 tokens (the target: paint <= 1 s, hover
 <= 50 ms).
 
@@ -52,9 +52,9 @@ _DRAW = """async ([data, css]) => {
 def payloads():
     import numpy as np
 
-    from mha import heatmap_data as hm
-    from mha.text import display_labels, tokenize
-    from mha.view import DEFAULT_TEXT
+    from mha.charts import heatmap_data as hm
+    from mha.core.tokens import display_labels, tokenize
+    from mha.weights.view import DEFAULT_TEXT
 
     rng = np.random.default_rng(0)
     T = 32
@@ -69,9 +69,9 @@ def payloads():
 
 
 def in_page(browser, repeats: int) -> list[tuple]:
-    js = (ROOT / "mha/app/heatmap_view.js").read_text().replace("export default function(component)",
+    js = (ROOT / "mha/app/components/heatmap_view.js").read_text().replace("export default function(component)",
                                                                "window.__hmDraw = function(component)")
-    css = (ROOT / "mha/app/heatmap_view.css").read_text()
+    css = (ROOT / "mha/app/components/heatmap_view.css").read_text()
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.set_content("<html><body></body></html>")
     page.add_style_tag(content=css)

@@ -11,11 +11,11 @@ real checkpoint's numbers (which cost the same to run).
 
 Printed (a benchmark, not a test: it never fails; one thread, as the app; medians of this thread's CPU time, which
 a busy shared machine disturbs far less than wall time; contenders interleaved):
-- load: ``mha.pretrained.load_model`` on a fresh cache (config, weights, tokenizer, hooks), and the one-time import
+- load: ``mha.weights.pretrained.load_model`` on a fresh cache (config, weights, tokenizer, hooks), and the one-time import
   of transformers before it;
 - rerun at 16 and 128 tokens, layer 0 and the last layer (the model runs up to the chosen layer only):
   ``run_layer`` (tokenize with the model's tokenizer, run the model to the layer, our module's trace, compare)
-  against the random source at the same d_model and num_heads (``mha.view``'s steps: tokenize, embed, the seeded
+  against the random source at the same d_model and num_heads (``mha.weights.view``'s steps: tokenize, embed, the seeded
   module's trace; run_view itself stops at d_model 512), and our module's ``trace`` alone on the layer's input
   against the random module's on an input of the same shape. ``run_layer`` runs the model each time (the numbers it
   keeps per loaded model are dropped before each call); "kept" is ``run_layer`` on a layer a run on the same
@@ -36,8 +36,8 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]  # run from anywhere; tests/tiny_models.py builds the model
 
-from mha import pretrained as P  # noqa: E402
-from mha.view import build_model, text_batch  # noqa: E402
+from mha.weights import pretrained as P  # noqa: E402
+from mha.weights.view import build_model, text_batch  # noqa: E402
 
 LENGTHS = (16, 128)
 WARMUP, MIN_REPEATS, MAX_REPEATS, BUDGET_S = 2, 7, 100, 2.0
@@ -89,7 +89,7 @@ def bench_shape(name: str, folder: Path) -> dict:
         assert tokens.ids.size(1) == length, tokens.ids.shape
         random_module = build_model(d_model, heads, 0)
 
-        def random_source(text=text):  # mha.view.run_view's steps, without its d_model limit
+        def random_source(text=text):  # mha.weights.view.run_view's steps, without its d_model limit
             batch = text_batch(text)
             x = batch.inputs(d_model, 0)  # (1, T, d_model)
             with torch.no_grad():

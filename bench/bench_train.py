@@ -1,8 +1,8 @@
-"""Time to train each task of mha/train.py at its default size, against a baseline measured in the same run.
+"""Time to train each task of mha/weights/train.py at its default size, against a baseline measured in the same run.
 
     python bench/bench_train.py [--rounds N]      # default 2 rounds; a minute or two on one thread
 
-For each task, ``mha.train.train(TrainConfig.for_task(task))`` runs its whole default step budget on one thread
+For each task, ``mha.weights.train.train(TrainConfig.for_task(task))`` runs its whole default step budget on one thread
 (as the app does); the table gives the wall and CPU seconds of a run (median over rounds), the step at which the
 goal was first reached (checked every 25 steps with ``slot_scores``, outside the timed part) and two ratios:
 
@@ -28,7 +28,7 @@ import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywhere without installing
 
-from mha import train as tr  # noqa: E402
+from mha.weights import train as tr  # noqa: E402
 
 CHECK_EVERY = 25
 BASELINE_STEPS = 100

@@ -11,7 +11,7 @@ What it measures, each part on its own (a part that fails is reported as such, t
 2. rerun time of the Playground against the naive baseline (bench/bench_playground.py's apps and medians, through
    AppTest): "same view" (nothing changed: ours reads its caches) and "new numbers" (the seed changes);
 3. payload bytes at 16 / 128 / 512 tokens: the whole page through AppTest (16 and 128: the app stops at 128 tokens,
-   mha.view.MAX_TOKENS) and, for all three, the Playground's four figure builders called directly on the module's
+   mha.weights.view.MAX_TOKENS) and, for all three, the Playground's four figure builders called directly on the module's
    numbers (the chart specs exactly as st.plotly_chart serialises them), raw and deflated;
 4. in headless Chromium (Playwright): the median click-to-repaint time of the Playground (click a cell of the
    enlarged head, wait until the selection summary names that cell), and the cold start: from starting
@@ -128,8 +128,8 @@ def builder_payloads() -> dict:
     specs as st.plotly_chart sends them (plotly.io.to_json), and deflated (what gzip on the wire roughly gives)."""
     import plotly.io as pio
 
-    from mha import figures
-    from mha.view import build_model
+    from mha.charts import figures
+    from mha.weights.view import build_model
 
     model = build_model(PAYLOAD_D_MODEL, PAYLOAD_HEADS, 0)
     out = {}
@@ -164,7 +164,7 @@ def _wait_idle(page, timeout_ms: int = 120_000) -> None:
     page.wait_for_function(_CHARTS_DRAWN, timeout=timeout_ms, polling=50)
 
 
-# Every chart drawn: each Plotly chart has its plot area, each canvas heatmap (mha.app.heatmap_view, in a component's
+# Every chart drawn: each Plotly chart has its plot area, each canvas heatmap (mha.app.components.heatmap_view, in a component's
 # shadow root) has drawn its payload (data-ready); at least one chart of either kind.
 _CANVASES = ("() => [...document.querySelectorAll('*')].filter(e => e.shadowRoot)"
              ".flatMap(e => [...e.shadowRoot.querySelectorAll('.hm')])")
@@ -179,8 +179,8 @@ def click_to_repaint(clicks: int) -> dict:
     """Median time from a click on a cell of the enlarged head to the selection summary naming that cell."""
     from playwright.sync_api import sync_playwright
 
-    from mha.text import tokenize
-    from mha.view import DEFAULT_TEXT
+    from mha.core.tokens import tokenize
+    from mha.weights.view import DEFAULT_TEXT
 
     n = len(tokenize(DEFAULT_TEXT).tokens)
     cells = [(i, j) for i in range(n) for j in range(n) if (i, j) != (0, 0)]
@@ -325,7 +325,7 @@ def write_report(path: Path, r: dict, errors: dict, seconds: float) -> None:
 
     L += ["## Payload", "",
           f"At {PAYLOAD_HEADS} heads, d_model {PAYLOAD_D_MODEL}. The app reads at most 128 tokens per sentence "
-          "(`mha.view.MAX_TOKENS`; longer text is cut with a note), so a whole page is measured at 16 and 128 tokens; "
+          "(`mha.weights.view.MAX_TOKENS`; longer text is cut with a note), so a whole page is measured at 16 and 128 tokens; "
           "at 512 only the Playground's four figure builders are measured, called directly on the module's numbers "
           "(the chart specs exactly as `st.plotly_chart` serialises them). Deflated ≈ what gzip on the wire sends.", ""]
     L += missing("page_payload")

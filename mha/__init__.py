@@ -1,16 +1,13 @@
 """Multi-head attention, as taught in the course, with every intermediate exposed. No Streamlit here
 (except the subpackage ``mha.app``, the app's Streamlit layer; ``tests/test_layers.py`` checks it)."""
-from mha.attention import (
-    AttentionSteps,
-    AttentionTrace,
-    MultiHeadAttention,
-    attention_steps,
-    scaled_dot_product_attention,
-)
-from mha.masks import causal_mask, combine_masks, from_additive_mask, from_torch_attn_mask, padding_mask
-from mha.masks import to_torch_attn_mask
-from mha.text import TextError, Tokens, display_labels, embed_tokens, init_weights, safe_label, sinusoidal_positions
-from mha.text import token_inputs, tokenize
+from mha.core.attention import (AttentionSteps, AttentionTrace, MultiHeadAttention, attention_steps,
+    scaled_dot_product_attention)
+from mha.core.masks import causal_mask, combine_masks, from_additive_mask, from_torch_attn_mask, padding_mask
+from mha.core.masks import to_torch_attn_mask
+from mha.core.tokens import TextError, Tokens, display_labels, safe_label
+from mha.core.inputs import embed_tokens, init_weights, sinusoidal_positions
+from mha.core.inputs import token_inputs
+from mha.core.tokens import tokenize
 
 __all__ = [
     "AttentionSteps", "AttentionTrace", "MultiHeadAttention", "attention_steps", "scaled_dot_product_attention",

@@ -1,20 +1,21 @@
-"""Bug zoo: each bug of mha/bugs.py on the learner's sentence beside the real module, the difference, the max
+"""Bug zoo: each bug of mha/lessons/bugs.py on the learner's sentence beside the real module, the difference, the max
 error and the test that catches it; and why one head hides the transpose bugs.
 
-Thin: the bugs and their runs come from ``mha.bugs`` (tested in tests/test_bugs.py).
+Thin: the bugs and their runs come from ``mha.lessons.bugs`` (tested in tests/test_bugs.py).
 """
 from dataclasses import replace
 
 import streamlit as st
 
-from mha import bugs, figures
-from mha.app.bugs_page import one_head_table, summary_table
-from mha.app.check_page import page_link as check_link
+from mha.lessons import bugs
+from mha.charts import figures
+from mha.app.sections.bugs import one_head_table, summary_table
+from mha.app.sections.check import page_link as check_link
 from mha.check.examples import bug_code
 from mha.app.frame import page_setup
-from mha.app.masks_page import SIDE_BY_SIDE_TOKENS
-from mha.i18n import code_comments
-from mha.text import escape_markdown
+from mha.app.sections.masks import SIDE_BY_SIDE_TOKENS
+from mha.core.i18n import code_comments
+from mha.core.markup import escape_markdown
 from mha.app.controls import (cached, cached_figure, chart_words, current_view, head_picker, named_choice,
                                session_weights, settings, t, token_picker, weights_scale)
 

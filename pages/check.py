@@ -1,11 +1,11 @@
 """Check your code: a learner's MultiHeadAttention beside the course's module, on the sidebar's sentence; the first
 step that differs, the shape trace, the bug by name and its fix.
 
-Thin: the sections are in ``mha.app.check_page``; the code runs in the sandboxed worker (``mha.check``).
+Thin: the sections are in ``mha.app.sections.check``; the code runs in the sandboxed worker (``mha.check``).
 """
 import streamlit as st
 
-from mha.app import check_page as ck
+from mha.app.sections import check as ck
 from mha.app.controls import current_view, settings, t
 from mha.app.frame import page_setup
 

@@ -1,13 +1,13 @@
 """Follow the course (강의 따라가기): the course's questions one step at a time, on the learner's sentence.
 
 The step is in the link (``/course?step=3``): a teacher can send any step. The sections are in
-``mha.app.course_page``, the steps and their answers in ``mha.course``."""
+``mha.app.sections.course``, the steps and their answers in ``mha.lessons.course``."""
 import streamlit as st
 
-from mha.app import course_page
+from mha.app.sections import course as course_page
 from mha.app.controls import settings, t
 from mha.app.frame import page_setup
-from mha.text import escape_markdown
+from mha.core.markup import escape_markdown
 
 page_setup()
 st.title(f"🎓 {t('co_title')}")

@@ -3,12 +3,12 @@ import math
 
 import streamlit as st
 
-from mha import explain_figures as xf
-from mha import figures
-from mha.batch import PAD
-from mha.app.explain import cell_breakdown, course_step, extras, pick_cell
+from mha.charts import explain as xf
+from mha.charts import figures
+from mha.weights.batch import PAD
+from mha.app.sections.explain import cell_breakdown, course_step, extras, pick_cell
 from mha.app.frame import page_setup
-from mha.text import escape_for_plotly
+from mha.core.markup import escape_for_plotly
 from mha.app.controls import (cached_figure, chart_words, current_view, head_picker, named_choice, settings, t,
                                token_picker, weights_scale)
 

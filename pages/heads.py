@@ -1,13 +1,13 @@
 """Heads: measure every head, compare two, switch some off, see q and k together, order and seeds.
 
-Thin: the sections are ``mha.app.heads_page`` (their numbers from ``mha.heads``, pure and tested, their figures from
-``mha.heads_figures``). Only the open section is computed; it is part of the link: ``/heads?hd_section=ablate``.
+Thin: the sections are ``mha.app.sections.heads`` (their numbers from ``mha.lessons.heads``, pure and tested, their figures from
+``mha.charts.heads``). Only the open section is computed; it is part of the link: ``/heads?hd_section=ablate``.
 """
 import streamlit as st
 
 from mha.app.controls import chart_words, current_view, session_weights, settings, t
 from mha.app.frame import page_setup
-from mha.app.heads_page import SECTION_VIEWS, HeadsView, about_key, section_picker
+from mha.app.sections.heads import SECTION_VIEWS, HeadsView, about_key, section_picker
 
 page_setup()
 

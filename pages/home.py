@@ -4,12 +4,13 @@ from pathlib import Path
 
 import streamlit as st
 
-from mha import figures, i18n
+from mha.charts import figures
+from mha.core import i18n
 from mha.app.compute import SEEDED, view as compute_view
 from mha.app.controls import START_PARAM, cached_figure, chart_words, t
 from mha.app.frame import page_setup
-from mha.pages import PAGES
-from mha.view import DEFAULT_TEXT, ViewSpec
+from mha.app.pages import PAGES
+from mha.weights.view import DEFAULT_TEXT, ViewSpec
 
 page_setup()
 

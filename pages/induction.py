@@ -1,10 +1,10 @@
 """Induction: two layers of the course's MultiHeadAttention grow an induction head, live; then the learner's own
 text repeated shows the previous-token diagonal (layer 1) and the induction stripe (layer 2), and switching the
-layer-1 head off removes the stripe. Thin: the pieces are ``mha.app.induction_page`` and ``mha.app.live``.
+layer-1 head off removes the stripe. Thin: the pieces are ``mha.app.sections.induction`` and ``mha.app.sections.live``.
 (No ``st.stop()``: the frame's link checks run after the page.)"""
 import streamlit as st
 
-from mha.app import induction_page as ip
+from mha.app.sections import induction as ip
 from mha.app.controls import settings, t
 from mha.app.frame import page_setup
 

@@ -4,9 +4,9 @@ import math
 import numpy as np
 import streamlit as st
 
-from mha import explain
-from mha import explain_figures as xf
-from mha.app.explain import sweep
+from mha.lessons import explain
+from mha.charts import explain as xf
+from mha.app.sections.explain import sweep
 from mha.app.frame import page_setup
 from mha.app.controls import cached_figure, chart_words, current_view, head_picker, settings, t, weights_scale
 

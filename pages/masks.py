@@ -1,15 +1,15 @@
 """Masks: the mask, the masked scores and the weights for none / causal / padding / both / your own mask; a query
 with nothing to attend to; the two boolean conventions; a live check against PyTorch.
 
-Thin: the pieces are ``mha.app.masks_page``; masks and masked attention come from ``mha.batch``, the comparison
-with torch from ``mha.torch_check``.
+Thin: the pieces are ``mha.app.sections.masks``; masks and masked attention come from ``mha.weights.batch``, the comparison
+with torch from ``mha.weights.torch_check``.
 """
 import streamlit as st
 
-from mha.app import masks_page as mp
+from mha.app.sections import masks as mp
 from mha.app.controls import current_view, head_picker, settings, t
 from mha.app.frame import page_setup
-from mha.batch import apply_mask, sentence_mask
+from mha.weights.batch import apply_mask, sentence_mask
 
 page_setup()
 

@@ -1,15 +1,15 @@
 """Playground: scores, weights and every head's output for the learner's sentence, live."""
 import streamlit as st
 
-from mha import figures, head_view_data, heatmap_data
-from mha.app import explain as steps
+from mha.charts import figures, head_view_data, heatmap_data
+from mha.app.sections import explain as steps
 from mha.app.frame import page_setup
-from mha.text import escape_markdown
-from mha.app.head_view import head_view
-from mha.app.heatmap_view import heatmaps, picked
-from mha.app.neuron_page import neuron_section
-from mha.app.playground_page import (every_layer, head_outputs_grid, matrix_choice, model_section,
-                                     outputs_section, random_note)
+from mha.core.markup import escape_markdown
+from mha.app.components.head_view import head_view
+from mha.app.components.heatmap_view import heatmaps, picked
+from mha.app.sections.neuron import neuron_section
+from mha.app.sections.playground import (every_layer, head_outputs_grid, matrix_choice, model_section, outputs_section,
+    random_note)
 from mha.app.controls import (chart_words, current_view, head_picker, settings, t,
                                token_picker, weights_scale)
 
@@ -53,7 +53,7 @@ def pick_head() -> None:
         st.session_state["head"] = head
 
 
-# Drawn in the page (mha.app.heatmap_view): Plotly's SVG took ~300 ms of a change for this grid alone (#16.3).
+# Drawn in the page (mha.app.components.heatmap_view): Plotly's SVG took ~300 ms of a change for this grid alone (#16.3).
 # The enlarged head's panel is framed; picking another head redraws only the enlarged one, which tells the grid.
 enlarged = st.session_state.get("head")
 if grid_kind == "head_outputs":  # the design card's third heatmap, one click beside weights and scores

@@ -1,7 +1,7 @@
 """Share & export: the current view as JSON / .npz / CSV, the module's parameters as .pt, and your own in."""
 import streamlit as st
 
-from mha import export
+from mha.weights import export
 from mha.app import share
 from mha.app.frame import page_setup
 from mha.app.controls import current_view, file_uploader, session_weights, settings, t

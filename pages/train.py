@@ -1,8 +1,8 @@
 """Train: train the course's MultiHeadAttention on a small copying task, live, and watch its heads specialise on the
-learner's own sentence. Thin: the pieces are ``mha.app.train_page`` (and the live UI ``mha.app.live``)."""
+learner's own sentence. Thin: the pieces are ``mha.app.sections.train`` (and the live UI ``mha.app.sections.live``)."""
 import streamlit as st
 
-from mha.app import train_page as tp
+from mha.app.sections import train as tp
 from mha.app.controls import settings, t
 from mha.app.frame import page_setup
 

@@ -34,6 +34,9 @@ fi
 npm ci --no-audit --no-fund --loglevel=error
 npx --no-install eslint mha
 
+echo "== checking the layers of mha/ (import-linter, contracts in .importlinter)"
+lint-imports --no-cache
+
 echo "== making sure nginx is there for the replicas test (tests/deploy)"
 if command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; then
   echo "nginx found"

@@ -40,7 +40,7 @@ def open_page(page: str | None = None, /, params: dict | None = None, *, context
     "context", "params", ...) go in ``params``; ``**more`` adds the usual ones.
     """
     params = {**(params or {}), **more}
-    from mha.pages import PAGES, url_path
+    from mha.app.pages import PAGES, url_path
 
     home = page is None or page == PAGES[0][0]
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
@@ -78,15 +78,15 @@ def charts_by_key(at: AppTest) -> dict:
 
 
 def canvas_charts(at: AppTest) -> dict:
-    """{key: payload} of every heatmap drawn on a canvas in the page (``mha.app.heatmap_view``: the Playground's
-    all-heads grid and enlarged head); ``mha.heatmap_data.unpack`` gives their numbers."""
+    """{key: payload} of every heatmap drawn on a canvas in the page (``mha.app.components.heatmap_view``: the Playground's
+    all-heads grid and enlarged head); ``mha.charts.heatmap_data.unpack`` gives their numbers."""
     return {el.proto.id.split("-", 2)[-1]: json.loads(el.proto.json) for el in at.get("bidi_component")
             if el.proto.component_name == "mha_heatmaps"}
 
 
 def canvas_values(payload: dict) -> np.ndarray:
     """The exact numbers of a canvas payload, (H, Tq, Tk) float64."""
-    from mha.heatmap_data import unpack
+    from mha.charts.heatmap_data import unpack
 
     return unpack(payload)["values"].astype(float)
 

@@ -39,7 +39,7 @@ class SilentHub:
 def silent_hub(monkeypatch, tmp_path):
     from huggingface_hub import constants
 
-    from mha import pretrained_files
+    from mha.weights import pretrained_files
 
     hub = SilentHub()
     monkeypatch.setattr(constants, "ENDPOINT", hub.url)

@@ -1,4 +1,4 @@
-"""mha.attention against torch's references, the trace, invariants, error messages and property tests.
+"""mha.core.attention against torch's references, the trace, invariants, error messages and property tests.
 
 Torch is the reference: ``nn.MultiheadAttention`` (weights and output) and ``F.scaled_dot_product_attention``
 (per-head output), always with num_heads > 1 in the mix (one head hides every transpose bug), float64 to 1e-10.
@@ -808,7 +808,7 @@ def test_value_checks_are_skipped_only_for_what_vmap_batches(gen):
     additive = additive_causal(4)
     with pytest.raises(ValueError, match="additive"):
         torch.func.vmap(lambda xi: _per_sample(m)(xi, additive))(x[:1])
-    allowed = torch.func.vmap(lambda xi: _per_sample(m)(xi, mha.masks.from_additive_mask(additive)))(x[:1])
+    allowed = torch.func.vmap(lambda xi: _per_sample(m)(xi, mha.core.masks.from_additive_mask(additive)))(x[:1])
     torch.testing.assert_close(allowed, m(x[:1], x[:1], x[:1], mha.causal_mask(4)), **TIGHT)
 
 
@@ -830,8 +830,8 @@ def test_an_additive_float_mask_is_refused_with_both_conventions_and_the_convert
             call()
         message = str(err.value)
         assert "additive" in message and "True / 1 = may attend" in message and "0 = attend, -inf = blocked" in message
-        assert "mha.masks.from_additive_mask(mask)" in message
-    allowed = mha.masks.from_additive_mask(additive)
+        assert "mha.core.masks.from_additive_mask(mask)" in message
+    allowed = mha.core.masks.from_additive_mask(additive)
     assert allowed.dtype == torch.bool and torch.equal(allowed, mha.causal_mask(5))
     with torch.no_grad():
         expected, _ = torch_twin(m)(x, x, x, attn_mask=additive, need_weights=False)
@@ -855,7 +855,7 @@ def test_a_float_mask_of_zeros_only_is_refused_as_an_additive_mask_that_blocks_n
     x = randn(gen, 1, 3, 8)
     with pytest.raises(ValueError, match=r"float mask of zeros only.*from_additive_mask\(mask\), or pass mask=None"):
         m(x, x, x, torch.zeros(3, 3))
-    nothing_blocked = mha.masks.from_additive_mask(torch.zeros(3, 3))
+    nothing_blocked = mha.core.masks.from_additive_mask(torch.zeros(3, 3))
     torch.testing.assert_close(m(x, x, x, nothing_blocked), m(x, x, x), **TIGHT)
     assert m.trace(x, x, x, torch.zeros(3, 3, dtype=torch.bool)).fully_masked.all()
 
@@ -875,10 +875,10 @@ def test_a_nan_mask_is_refused(gen):
 ])
 def test_from_additive_mask_refuses_what_a_yes_no_mask_cannot_hold(mask, error, match):
     with pytest.raises(error, match=match):
-        mha.masks.from_additive_mask(mask)
-    assert mha.masks.from_additive_mask(None) is None
+        mha.core.masks.from_additive_mask(mask)
+    assert mha.core.masks.from_additive_mask(None) is None
     big = torch.tensor([0.0, torch.finfo(torch.float32).min])  # Hugging Face's "blocked"
-    assert mha.masks.from_additive_mask(big).tolist() == [True, False]
+    assert mha.core.masks.from_additive_mask(big).tolist() == [True, False]
 
 
 # --- qkv_bias: the keyword-only opt-in for pretrained layers -------------------------------------------------------

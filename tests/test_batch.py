@@ -1,17 +1,16 @@
 """Batches (one sentence per line, padded with PAD), the key-padding mask, cross-attention (kv_text, Tq != Tk) and
-the per-sentence masks of the Masks page: mha/batch.py and the batch path of mha/view.run_view."""
+the per-sentence masks of the Masks page: mha/weights/batch.py and the batch path of mha/view.run_view."""
 import numpy as np
 import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mha.batch import (
-    MASK_KINDS, MAX_CUSTOM, MAX_MASK_CHARS, PAD, BatchError, MaskTextError, apply_cell_edits, apply_mask, batch_mask,
-    block_row, custom_start, decode_mask, encode_mask, make_batch, mask_kinds, pair_kv, sentence_mask, split_lines,
-)
-from mha.text import TextError, tokenize
-from mha.view import ViewSpec, run_view, view_inputs
+from mha.weights.batch import (MASK_KINDS, MAX_CUSTOM, MAX_MASK_CHARS, PAD, BatchError, MaskTextError, apply_cell_edits,
+    apply_mask, batch_mask, block_row, custom_start, decode_mask, encode_mask, make_batch, mask_kinds, pair_kv,
+    sentence_mask, split_lines)
+from mha.core.tokens import TextError, tokenize
+from mha.weights.view import ViewSpec, run_view, view_inputs
 
 LIMITS = dict(max_chars=2000, max_tokens=128)
 

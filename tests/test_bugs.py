@@ -1,6 +1,6 @@
-"""The bug zoo (mha/bugs.py) and the tests that catch each bug.
+"""The bug zoo (mha/lessons/bugs.py) and the tests that catch each bug.
 
-For every bug, ``mha.bugs.BUGS`` names one test in this file. That test runs its check on the real module (which
+For every bug, ``mha.lessons.bugs.BUGS`` names one test in this file. That test runs its check on the real module (which
 must pass, for 1, 2 and 4 heads); ``test_bug_fails_its_named_test`` runs the same check on the bug (which must
 fail, with 4 heads). With one head the transpose bugs give exactly the real numbers: ``test_one_head_hides_*``.
 """
@@ -8,11 +8,11 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from mha import bugs
-from mha.attention import MultiHeadAttention
-from mha.masks import causal_mask, padding_mask
-from mha.text import init_weights
-from mha.view import ViewSpec, build_model, run_view, view_inputs
+from mha.lessons import bugs
+from mha.core.attention import MultiHeadAttention
+from mha.core.masks import causal_mask, padding_mask
+from mha.core.inputs import init_weights
+from mha.weights.view import ViewSpec, build_model, run_view, view_inputs
 
 D_MODEL = 8
 HEADS = [1, 2, 4]

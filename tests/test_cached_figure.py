@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from mha import figures
+from mha.charts import figures
 from mha.app import compute
 
 LABELS = ["the", "cat", "saw", "the"]
@@ -73,7 +73,7 @@ def test_words_are_keyed_by_their_content():
 
 
 def test_a_dataclass_is_not_the_same_key_as_a_tuple_of_its_fields():
-    from mha.explain import Contributions
+    from mha.lessons.explain import Contributions
     c = Contributions((0, 1), (0.5, -0.25), 0.0, 0)
     assert compute.fingerprint(c) == compute.fingerprint(Contributions((0, 1), (0.5, -0.25), 0.0, 0))
     assert compute.fingerprint(c) != compute.fingerprint(Contributions((0, 1), (0.5, -0.5), 0.0, 0))

@@ -8,7 +8,7 @@ import html
 import numpy as np
 import pytest
 
-from mha import figures
+from mha.charts import figures
 
 KO = ["나는", "오늘", "학교에서", "친구와", "맛있는", "점심을", "먹었다"] * 2  # the Induction page's 14 tokens
 EN = ["the", "cat", "sat", "on", "a", "mat", "."] * 2
@@ -62,7 +62,7 @@ def test_one_head_charts_stack_hangul_too_when_columns_are_narrow(builder):
 
 
 def test_qk_names_are_spaced_the_query_always_named():
-    from mha import heads_figures as hf
+    from mha.charts import heads as hf
 
     together = np.zeros((6, 2))  # every point in one place: the chosen query above it, its top key below, no more
     q_on, k_on = hf.spaced_labels(together, together, list("abcdef"), list("abcdef"), [("q", 3), ("k", 1)])
@@ -76,7 +76,7 @@ def test_qk_names_are_spaced_the_query_always_named():
 
 
 def test_the_attention_bar_stacks_hangul_keys_too():
-    from mha import explain_figures as xf
+    from mha.charts import explain as xf
 
     keys = [f"단어{i}" for i in range(43)]
     w = np.full(43, 1 / 43)

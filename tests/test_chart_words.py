@@ -15,14 +15,16 @@ import numpy as np
 import pytest
 
 from apptest_utils import FOLDED, all_open, charts_by_key, open_page
-from mha import explain, figures, heads, i18n
+from mha.lessons import explain, heads
+from mha.charts import figures
+from mha.core import i18n
 from mha.app import compute, controls
-from mha import explain_figures as xf
-from mha import heads_figures as hf
-from mha import neuron_figures as nf
-from mha.bugs import BUG_NAMES
-from mha.pages import PAGES
-from mha.view import ViewSpec, run_view
+from mha.charts import explain as xf
+from mha.charts import heads as hf
+from mha.charts import neuron as nf
+from mha.lessons.bugs import BUG_NAMES
+from mha.app.pages import PAGES
+from mha.weights.view import ViewSpec, run_view
 
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
 EN = figures.Words()

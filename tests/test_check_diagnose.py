@@ -16,14 +16,15 @@ import math
 import pytest
 import torch
 
-from mha import bugs as zoo
-from mha import i18n
+from mha.lessons import bugs as zoo
+from mha.core import i18n
 from mha.check import examples as ex
 from mha.check.bugs_known import BUG_STEPS
 from mha.check.diagnose import STEPS, diagnose
 from mha.check.sandbox import compile_learner
 from mha.check.trace import MAX_TEXT
-from mha.text import token_inputs, tokenize
+from mha.core.inputs import token_inputs
+from mha.core.tokens import tokenize
 
 SENTENCE = "the cat sat on the mat because it was warm"
 
@@ -213,8 +214,8 @@ def test_the_courses_file_is_equal():
 
 def test_our_module_is_equal():
     """Ours, as a learner class (trusted code, run in-process; its forward compiled under the learner's name)."""
-    code = ("import mha.attention\n"
-            "class MultiHeadAttention(mha.attention.MultiHeadAttention):\n"
+    code = ("import mha.core.attention\n"
+            "class MultiHeadAttention(mha.core.attention.MultiHeadAttention):\n"
             "    def forward(self, query, key, value, mask=None):\n"
             "        return super().forward(query, key, value, mask)\n")
     namespace: dict = {}

@@ -10,7 +10,7 @@ import pytest
 import torch
 
 import course_mha
-from mha import bugs
+from mha.lessons import bugs
 from mha.check import examples
 
 SEEDS = Path(__file__).resolve().parent / "seeds"
@@ -51,7 +51,7 @@ def _inputs(d_model=16, T=6):
 
 @pytest.mark.parametrize("example_id", ["starter", "course"])
 def test_starter_and_course_equal_our_module(example_id):
-    from mha.attention import MultiHeadAttention
+    from mha.core.attention import MultiHeadAttention
 
     ours = MultiHeadAttention(16, 4).double()
     theirs = _run(examples.get_example(example_id).code)["MultiHeadAttention"](16, 4).double()
@@ -66,7 +66,7 @@ def test_starter_and_course_equal_our_module(example_id):
 @pytest.mark.parametrize("name", [b for b in bugs.BUG_NAMES if b != bugs.SEED_TWO])
 def test_bug_example_runs_like_the_zoo_bug(name):
     """With a mask that blocks no whole row under the bug, the example's output is the zoo class's."""
-    from mha.attention import MultiHeadAttention
+    from mha.core.attention import MultiHeadAttention
 
     bug = bugs.get_bug(name)
     ours = MultiHeadAttention(16, 4).double()

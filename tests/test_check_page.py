@@ -136,7 +136,7 @@ def test_a_link_whose_code_cannot_be_read_says_so_next_to_the_editor(value, key)
     assert not at.exception, at.exception
     assert _editor(at).value == examples.STARTER
     warnings = [w.value for w in at.warning]
-    from mha.i18n import text
+    from mha.core.i18n import text
     assert any(w.startswith(text(key, "en", n=len(value), max=code_link.MAX_LINK_CHARS)[:30]) for w in warnings), \
         warnings
 
@@ -353,7 +353,7 @@ EXPECTED = {"starter": "equal", "course": "equal", "sdpa": "equal", "seed_two": 
 def test_each_example_loaded_and_checked_in_both_languages(example, lang):
     """One click loads it, Check answers: equal for ours and the course's, the seed's crash, each zoo bug by name
     (under a causal mask: two of them show only there), in the page's language."""
-    from mha.i18n import text
+    from mha.core.i18n import text
 
     at = open_page(PAGE, lang=lang, causal="true")
     at.button(key=f"ck_load_{example.id}").click().run()
@@ -398,7 +398,7 @@ def test_the_page_is_off_when_the_host_says_so(monkeypatch):
 
 
 def test_home_and_the_bug_zoo_lead_here():
-    from mha.i18n import text
+    from mha.core.i18n import text
     from urllib.parse import parse_qs
 
     home = open_page(None)
@@ -417,7 +417,7 @@ def test_checks_that_could_not_run_are_named_with_the_reason(fake_worker):
     at = open_page(PAGE, lang="ko")
     run_check(at)
     said = " ".join(m.value for m in at.markdown)
-    from mha.i18n import text
+    from mha.core.i18n import text
     assert text("ck_check_heads_own_slice", "ko") in said and "✅" in said and "➖" in said
 
 
@@ -438,7 +438,7 @@ def test_the_seed_two_class_with_one_head_attends_over_the_heads_axis_by_name():
      "check_timeout"),
 ])
 def test_nan_wrong_shape_and_endless_loops_are_explained(old, new, key):
-    from mha.i18n import CATALOG
+    from mha.core.i18n import CATALOG
 
     def i18n_template(k):
         return CATALOG[k]["en"]
@@ -459,9 +459,9 @@ def test_the_largest_view_fits_in_one_request_to_the_worker():
     """128 tokens x d_model 512 (the sidebar's largest) goes to the worker, not refused as too long."""
     from types import SimpleNamespace
 
-    from mha.app.check_page import request_for
+    from mha.app.sections.check import request_for
     from mha.check.worker import MAX_REQUEST_BYTES
-    from mha.view import D_MODEL_CHOICES, MAX_TOKENS
+    from mha.weights.view import D_MODEL_CHOICES, MAX_TOKENS
 
     T, d = MAX_TOKENS, max(D_MODEL_CHOICES)
     g = np.random.default_rng(0)

@@ -14,8 +14,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from mha import i18n
-from mha.attention import MultiHeadAttention as Ours
+from mha.core import i18n
+from mha.core.attention import MultiHeadAttention as Ours
 from mha.check import examples
 from mha.check.sandbox import Refused, compile_learner
 from mha.strings.check import STRINGS

@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 
 from apptest_utils import canvas_as_spec, canvas_charts, charts_by_key, decode, heatmaps, nonfinite_in, open_page
-from mha import bugs, figures
-from mha.i18n import text as i18n_text
+from mha.lessons import bugs
+from mha.charts import figures
+from mha.core.i18n import text as i18n_text
 
 SIZES = {n: " ".join(f"w{i}" for i in range(n)) for n in (5, 8, 16, 43)}
 VIEW_SIZES = (5, 16, 43)  # the three the issue looked at; 8 tokens: short rows that "fit" still brightens
@@ -58,7 +59,7 @@ def read_view(page: str, n: int, fit: bool):
     params = {"text": SIZES[n], **extra, **({"fit_scale": "true"} if fit else {})}
     at = open_page(path, **params)
     assert not at.exception, at.exception
-    # the Playground's grid and enlarged head are drawn in the page (mha.app.heatmap_view): read alike
+    # the Playground's grid and enlarged head are drawn in the page (mha.app.components.heatmap_view): read alike
     charts = {**charts_by_key(at), **{k: canvas_as_spec(p) for k, p in canvas_charts(at).items()}}
     missing = [k for k in weight_keys + bar_keys if k not in charts]
     assert not missing, (missing, sorted(charts))

@@ -1,8 +1,9 @@
-"""In-page components keep their JavaScript and CSS in real files (mha/app/component.py), where ESLint sees them."""
+"""In-page components keep their JavaScript and CSS in real files (mha/app/components/component.py), where ESLint sees them."""
 import pathlib
 import re
 
-from mha.app import component, head_view, heatmap_view, share
+from mha.app.components import component, head_view, heatmap_view
+from mha.app import share
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -11,7 +12,7 @@ def test_every_component_reads_its_own_files():
     stems = {
         "mha_head_view": pathlib.Path(head_view.__file__),
         "mha_heatmaps": pathlib.Path(heatmap_view.__file__),
-        "mha_share_link": pathlib.Path(share.__file__).with_name("link_box"),
+        "mha_share_link": pathlib.Path(share.__file__).parent / "components" / "link_box",
     }
     for name, stem in stems.items():
         js, css = component.asset(stem, ".js"), component.asset(stem, ".css")
@@ -24,10 +25,10 @@ def test_no_javascript_or_css_left_in_python_strings():
     for path in (ROOT / "mha").rglob("*.py"):
         text = path.read_text(encoding="utf-8")
         # a component's body (listeners, DOM queries, arrow functions); a one-line bootstrap that calls a
-        # component's own script (mha/standalone.py, the saved HTML file) is a template, not a component
+        # component's own script (mha/charts/standalone.py, the saved HTML file) is a template, not a component
         if re.search(r"addEventListener\(|querySelector(All)?\(|=> \{", text):
             offenders.append(str(path.relative_to(ROOT)))
-    assert not offenders, f"JavaScript inside Python strings: {offenders}; put it in a .js file (mha.app.component)"
+    assert not offenders, f"JavaScript inside Python strings: {offenders}; put it in a .js file (mha.app.components.component)"
 
 
 def test_head_view_sends_its_alphabet_instead_of_templating_it():

@@ -11,9 +11,10 @@ import torch
 
 from apptest_utils import canvas_charts, canvas_values, charts_by_key, open_page
 
-from mha import course, i18n
-from mha.pages import PAGES
-from mha.view import run_view
+from mha.lessons import course
+from mha.core import i18n
+from mha.app.pages import PAGES
+from mha.weights.view import run_view
 
 PAGE = "pages/course.py"
 KOREAN = "나는 오늘 학교에서 친구와 맛있는 점심을 먹었다"
@@ -167,7 +168,7 @@ def test_step_numbers_from_links():
 def test_trained_steps_run_on_the_words_their_heads_were_trained_for():
     """Trained heads learned on sequences of TRAIN_LEN and look elsewhere beyond (#27.3): a long sentence's trained
     steps show its first TRAIN_LEN tokens, and say so; the random steps show it whole."""
-    from mha.train import TRAIN_LEN
+    from mha.weights.train import TRAIN_LEN
 
     long = " ".join(f"w{i}" for i in range(30))
     at = open_page(PAGE, {"step": "4", "text": long})

@@ -1,4 +1,4 @@
-"""mha.explain and mha.explain_figures: the cell breakdown equals the module's trace, the step-by-step extras come
+"""mha.lessons.explain and mha.charts.explain: the cell breakdown equals the module's trace, the step-by-step extras come
 from the module, the weight statistics are right on hand-built rows, and the head_dim sweep shows saturation.
 
 References are computed here, independently of the app's code path: the module's trace called directly, and
@@ -15,12 +15,14 @@ import torch.nn.functional as F
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mha import explain, heads
-from mha import explain_figures as xf
+from mha.lessons import explain, heads
+from mha.charts import explain as xf
 from mha.strings.explain import STRINGS
-from mha.attention import MultiHeadAttention
-from mha.text import escape_markdown, init_weights, token_inputs, tokenize
-from mha.view import ViewSpec, build_model, run_view, view_inputs
+from mha.core.attention import MultiHeadAttention
+from mha.core.markup import escape_markdown
+from mha.core.inputs import init_weights, token_inputs
+from mha.core.tokens import tokenize
+from mha.weights.view import ViewSpec, build_model, run_view, view_inputs
 
 SEEDS_DIR = Path(__file__).resolve().parent / "seeds"  # the course material, copied from ../shared/seeds
 

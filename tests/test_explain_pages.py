@@ -10,11 +10,12 @@ import numpy as np
 import pytest
 
 from apptest_utils import FOLDED, all_numbers_finite, decode, open_page
-from mha import explain, i18n
-from mha.attention import MultiHeadAttention
-from mha.text import init_weights
+from mha.lessons import explain
+from mha.core import i18n
+from mha.core.attention import MultiHeadAttention
+from mha.core.inputs import init_weights
 from mha.app.controls import CUSTOM_WEIGHTS_KEY
-from mha.view import ViewSpec, build_model, run_view
+from mha.weights.view import ViewSpec, build_model, run_view
 
 EXPLAIN, LAB, PLAYGROUND = "pages/explain.py", "pages/lab.py", "pages/playground.py"
 CAUSAL = dict(text="the cat sat on the mat", d_model=24, num_heads=3, causal=True, seed=7)
@@ -261,7 +262,7 @@ def test_step_by_step_uses_this_sessions_uploaded_weights():
 def test_the_cell_chart_is_clickable_only_while_cells_are_big_enough(n_tokens, clickable):
     """Up to figures.CLICK_MAX_TOKENS every cell carries an invisible marker to click; beyond, the cells are a few
     pixels wide, the 16,384 markers of the cap only slowed the page down, and the hint says to use the pickers."""
-    from mha import figures
+    from mha.charts import figures
 
     at = open_page("pages/explain.py", text=" ".join(f"w{i}" for i in range(n_tokens)))
     assert not at.exception

@@ -9,9 +9,10 @@ import pytest
 import torch
 
 from course_mha import MultiHeadAttention as CourseMHA  # the course's class, copied verbatim from the seed
-from mha import export
-from mha.text import token_inputs, tokenize
-from mha.view import ViewSpec, build_model, run_view
+from mha.weights import export
+from mha.core.inputs import token_inputs
+from mha.core.tokens import tokenize
+from mha.weights.view import ViewSpec, build_model, run_view
 
 SPEC = ViewSpec(text="오렌지 is my favorite fruit, the fruit", d_model=16, num_heads=4, causal=True, seed=3)
 
@@ -113,8 +114,8 @@ def test_weights_download_does_not_share_the_cached_module():
 
 
 def test_an_uploaded_file_name_is_quoted_by_the_one_escaping_helper():
-    # file names go through mha.text.escape_markdown like every visitor text (tests/test_security.py renders it)
-    from mha.text import escape_markdown
+    # file names go through mha.core.markup.escape_markdown like every visitor text (tests/test_security.py renders it)
+    from mha.core.markup import escape_markdown
 
     assert escape_markdown("내_가중치.pt", 60, code=True) == "`내_가중치.pt`"
     quoted = escape_markdown("<img src=x onerror=alert(1)>[x](javascript:1)*.pt", 60, code=True)

@@ -1,9 +1,9 @@
-"""Figure builders in mha/figures.py: what reaches the browser for small and large all-heads grids."""
+"""Figure builders in mha/charts/figures.py: what reaches the browser for small and large all-heads grids."""
 import numpy as np
 import pytest
 
 from apptest_utils import all_numbers_finite, decode
-from mha import figures
+from mha.charts import figures
 
 
 def _z(trace) -> np.ndarray:
@@ -196,7 +196,7 @@ def test_weights_scale_fits_long_rows_and_stays_0_to_1_for_short_ones():
 def test_head_labels_side_by_side_do_not_run_together(H, words):
     """Steps 3 and 9: one coloured label per head over a ~380 px wide chart; labels on the same line (the same
     yshift) must not overlap."""
-    from mha import explain_figures as xf
+    from mha.charts import explain as xf
     T, hd = 3, 4
     mat = np.random.default_rng(0).normal(size=(T, H * hd))
     split = xf.split_heads_figure(mat, mat.reshape(T, H, hd).transpose(1, 0, 2), ["a", "b", "c"], words=words)

@@ -1,4 +1,4 @@
-"""Fuzzing through AppTest: random and hostile text, random links, on every page of mha.pages.PAGES.
+"""Fuzzing through AppTest: random and hostile text, random links, on every page of mha.app.pages.PAGES.
 
 Pass = no exception of any kind (``at.exception`` empty: neither an uncaught error nor an exception element) and no
 NaN or infinity anywhere in any chart (``apptest_utils.nonfinite_in`` decodes base64 arrays). Two kinds of input:
@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
 from apptest_utils import all_open, bound_url_keys, chart_specs, nonfinite_in, open_page
-from mha.pages import PAGES
+from mha.app.pages import PAGES
 from mha.app.controls import SHARED_KEYS
 
 PAGE_FILES = [path for path, *_ in PAGES]

@@ -9,9 +9,10 @@ import pytest
 import torch
 from hypothesis import given, settings, strategies as st
 
-from mha import head_view_data as hvd, i18n
-from mha.attention import MultiHeadAttention
-from mha.masks import causal_mask
+from mha.charts import head_view_data as hvd
+from mha.core import i18n
+from mha.core.attention import MultiHeadAttention
+from mha.core.masks import causal_mask
 
 
 def softmax_weights(H: int, Tq: int, Tk: int, seed: int = 0, sharp: float = 3.0) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""mha.heads and mha.heads_figures: statistics on hand-built weight maps with answers worked out here, head
+"""mha.lessons.heads and mha.charts.heads: statistics on hand-built weight maps with answers worked out here, head
 similarity, ablation through head_mask (never through the weights), the shared q/k projection, permutation
 equivariance without positions, and the figures (no NaN, escaped labels, clickable pairs)."""
 import dataclasses
@@ -11,12 +11,12 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mha import heads
-from mha import heads_figures as hf
-from mha.attention import MultiHeadAttention
-from mha.batch import PAD
-from mha.text import init_weights, token_inputs
-from mha.view import ViewSpec, build_model, run_view
+from mha.lessons import heads
+from mha.charts import heads as hf
+from mha.core.attention import MultiHeadAttention
+from mha.weights.batch import PAD
+from mha.core.inputs import init_weights, token_inputs
+from mha.weights.view import ViewSpec, build_model, run_view
 
 T = 5
 
@@ -469,8 +469,8 @@ def test_qk_figure_draws_one_line_per_top_key():
 def test_a_switched_off_head_looks_off(lang):
     """#16 item 11: an off head's row is covered (hatched grey, exactly its row), says "off" in the page's language
     and has its name greyed out; the heads still on are left as they are."""
-    from mha import i18n
-    from mha.figures import Words
+    from mha.core import i18n
+    from mha.charts.figures import Words
 
     words = Words(**{f.name: i18n.text(f"ch_{f.name}", lang) for f in dataclasses.fields(Words)})
     H, T = 4, 5
@@ -492,7 +492,7 @@ def test_counts_are_written_with_their_noun():
     """#16 item 11: no bracketed plural ("2 head(s)") in English; "{n:plural:head|heads}" says 1 head, 2 heads."""
     import re
 
-    from mha import i18n
+    from mha.core import i18n
 
     assert not [k for k, e in i18n.CATALOG.items() if re.search(r"[a-z]\((e?s)\)", e["en"])]
     one = i18n.text("hd_off_summary", "en", n=1, mean=0.5, pct=10.0, worst="cat")

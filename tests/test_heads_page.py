@@ -12,8 +12,8 @@ from streamlit.testing.v1 import AppTest
 
 from apptest_utils import all_numbers_finite, charts_by_key, decode, heatmaps
 from apptest_utils import open_page as open_link
-from mha.i18n import text as tr
-from mha.view import ViewSpec, build_model, run_view
+from mha.core.i18n import text as tr
+from mha.weights.view import ViewSpec, build_model, run_view
 
 PAGE = "pages/heads.py"
 TEXT = "Orange is my favorite fruit"
@@ -287,7 +287,7 @@ def test_seeds_on_trained_weights_say_nothing_about_random_patterns(lang):
     """#27.3: with trained weights Seeds said 'the weights are random, so the patterns are too ... carry no meaning'
     above four identical trained diagonals. Now no text about random weights, and what it says about the four
     maps (the same pattern, or not) follows the maps themselves, measured here from each seed's trained view."""
-    from mha import heads
+    from mha.lessons import heads
 
     at = open_page(lang=lang, hd_section="seeds", source="trained", task="previous", d_model="32", num_heads="4",
                    heads_seed_head="1")
@@ -361,8 +361,8 @@ def test_odd_input_never_breaks_any_section(params, section):
 def test_uploaded_weights_are_what_the_page_switches_off():
     import torch
 
-    from mha.attention import MultiHeadAttention
-    from mha.text import init_weights
+    from mha.core.attention import MultiHeadAttention
+    from mha.core.inputs import init_weights
     from mha.app.controls import CUSTOM_WEIGHTS_KEY
 
     sd = {k: v.clone() for k, v in init_weights(MultiHeadAttention(16, 4), 1234).state_dict().items()}

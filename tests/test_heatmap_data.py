@@ -1,5 +1,5 @@
-"""The canvas heatmaps' data (``mha.heatmap_data``: the Playground's all-heads grid and enlarged head, drawn in the
-page by ``mha.app.heatmap_view``): checks that say how to fix, numbers and colours that travel faithfully, labels as
+"""The canvas heatmaps' data (``mha.charts.heatmap_data``: the Playground's all-heads grid and enlarged head, drawn in the
+page by ``mha.app.components.heatmap_view``): checks that say how to fix, numbers and colours that travel faithfully, labels as
 plain text, a click read back safely. The drawing itself is tested in Chromium (tests/browser)."""
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 from plotly.colors import get_colorscale, sample_colorscale
 
-from mha import figures, heatmap_data as hm
-from mha.text import PieceLabel
+from mha.charts import figures, heatmap_data as hm
+from mha.core.tokens import PieceLabel
 
 
 def weights(H: int, Tq: int, Tk: int, seed: int = 0) -> np.ndarray:
@@ -108,7 +108,7 @@ def test_the_note_on_unnamed_tokens_fits_the_layout():
     head has one map with its keys on top (and its queries unnamed too), so its note says so, in each language."""
     import dataclasses
 
-    from mha import i18n
+    from mha.core import i18n
 
     w = weights(1, 70, 70)
     for lang in ("en", "ko"):

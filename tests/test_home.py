@@ -7,10 +7,10 @@ from pathlib import Path
 
 from apptest_utils import open_page
 
-from mha import i18n
+from mha.core import i18n
 from mha.app.controls import START_PARAM
-from mha.pages import PAGES
-from mha.view import DEFAULT_TEXT
+from mha.app.pages import PAGES
+from mha.weights.view import DEFAULT_TEXT
 
 
 def _expander(at, label: str):

@@ -1,7 +1,7 @@
 """English and Korean: every string exists in both languages with the same placeholders, and no page shows English
 in Korean mode — neither a catalog's English text nor a hard-coded English sentence.
 
-Pages come from mha.pages.PAGES, so a new page is checked without touching this file. Code, token text and
+Pages come from mha.app.pages.PAGES, so a new page is checked without touching this file. Code, token text and
 identifiers such as d_model are allowed: what counts is running English prose.
 """
 from __future__ import annotations
@@ -14,8 +14,8 @@ from google.protobuf.message import Message
 from streamlit.testing.v1 import AppTest
 
 from apptest_utils import open_page, page_root
-from mha import i18n
-from mha.pages import PAGES
+from mha.core import i18n
+from mha.app.pages import PAGES
 
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
 KO_TEXT = "고양이가 개를 봤다 그리고 고양이가 잤다"  # tokens in Korean: any English on the page is then the app's own
@@ -59,7 +59,7 @@ def test_korean_is_korean():
 
 
 def test_page_titles_translate_and_url_paths_stay_fixed():
-    from mha.pages import url_path
+    from mha.app.pages import url_path
 
     for path, title_key, _ in PAGES:
         assert HANGUL.search(i18n.text(title_key, "ko")), title_key
@@ -157,7 +157,7 @@ def test_no_english_on_a_korean_page(page, korean_pages):
 
 @pytest.mark.parametrize("page", [path for path, _, _ in PAGES])
 def test_no_particle_pair_on_a_korean_page(page, korean_pages):
-    """Every particle shown is the one that fits ("헤드 0이", never "헤드 0이(가)"): mha.i18n picks it."""
+    """Every particle shown is the one that fits ("헤드 0이", never "헤드 0이(가)"): mha.core.i18n picks it."""
     pairs = re.compile("|".join(re.escape(p) for p in i18n.PAIRS))
     shown = [(m.group(), text[:80]) for _, text in korean_pages[page] for m in pairs.finditer(text)]
     assert not shown, shown

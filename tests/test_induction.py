@@ -1,4 +1,4 @@
-"""The two-layer induction model (mha/induction.py): the phase change happens, the induction head depends on layer 1,
+"""The two-layer induction model (mha/lessons/induction.py): the phase change happens, the induction head depends on layer 1,
 training is deterministic, the layers load into the course's class, the text mapping is deterministic.
 
 Training is the expensive part (~250-300 steps to the drop): the default seed trains once per session (fixture), the
@@ -11,11 +11,9 @@ import numpy as np
 import pytest
 import torch
 
-from mha.induction import (
-    EVAL_SEED, InductionConfig, InductionModel, PhaseChange, attend_text, eval_batch, export_layers,
-    find_phase_change, induction_target, make_batch, map_text, measure, points_to, train, train_steps, word_id,
-    ablate, ablate_each, heads_off,
-)
+from mha.lessons.induction import (EVAL_SEED, InductionConfig, InductionModel, PhaseChange, attend_text, eval_batch,
+    export_layers, find_phase_change, induction_target, make_batch, map_text, measure, points_to, train, train_steps,
+    word_id, ablate, ablate_each, heads_off)
 from tests.course_mha import MultiHeadAttention as CourseMultiHeadAttention
 
 SETTLE = 40  # steps trained after the induction score first passes 0.5, so the drop is in the loss curve too
@@ -176,7 +174,7 @@ def test_data_places_the_copy_at_random_and_it_is_a_copy():
 def test_scores_on_perfect_patterns():
     """A hand-made previous-token pattern and induction pattern score 1; a uniform causal one about 1/(t+1)."""
     b = make_batch(torch.Generator().manual_seed(1), 8, 32, 12, 64)
-    from mha.induction import induction_scores, previous_token_scores
+    from mha.lessons.induction import induction_scores, previous_token_scores
     T = 32
     prev = torch.zeros(8, 2, T, T)
     prev[:, :, 0, 0] = 1

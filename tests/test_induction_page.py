@@ -1,4 +1,4 @@
-"""The Induction page: its reading of a run (mha.induction_view) and the page in AppTest: a link trains (cached),
+"""The Induction page: its reading of a run (mha.lessons.induction_view) and the page in AppTest: a link trains (cached),
 draws the loss with the phase change, the per-head scores, both layers on the learner's text with the induction
 stripe, and the ablation that removes it; English and Korean; bad link values get a note."""
 from __future__ import annotations
@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 import torch
 
-from mha import induction as ind
-from mha import induction_view as iv
-from mha.text import TextError
+from mha.lessons import induction as ind
+from mha.lessons import induction_view as iv
+from mha.core.tokens import TextError
 from tests.apptest_utils import charts_by_key, decode, heatmaps, nonfinite_in, open_page
 
 torch.set_num_threads(1)
@@ -79,7 +79,7 @@ def test_korean_and_bad_link_values():
 def test_the_default_run_grows_an_induction_stripe_that_ablation_removes():
     """The whole default run (a few hundred steps: tens of seconds on one thread, trained before the page opens so
     that AppTest's time limit is not the machine's load), then the page's own charts."""
-    from mha.app import induction_page
+    from mha.app.sections import induction as induction_page
 
     induction_page.warm(ind.InductionConfig(seed=0))
     at = open_page(PAGE, ind_seed="0", ind_at="600", text=TEXT)
@@ -115,7 +115,7 @@ def test_the_default_run_grows_an_induction_stripe_that_ablation_removes():
 def test_before_the_phase_change_no_head_is_named_the_strongest():
     """At step 240 of the default run (still on the plateau) the enlarged head's title says none yet, in Korean
     too, and no role line calls a head an induction head (#27.1: the title named one above 'no clear role yet')."""
-    from mha.app import induction_page
+    from mha.app.sections import induction as induction_page
 
     induction_page.warm(ind.InductionConfig(seed=0))
     text = "나는 오늘 학교에서 친구와 맛있는 점심을 먹었다"

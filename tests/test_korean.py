@@ -1,4 +1,4 @@
-"""Korean as a Korean writes it: particles chosen by the final sound of what is filled in (mha.i18n.particle),
+"""Korean as a Korean writes it: particles chosen by the final sound of what is filled in (mha.core.i18n.particle),
 and a scan of every Korean catalog string for pairs the helper would not resolve and for bare particles after a
 placeholder."""
 from __future__ import annotations
@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mha import i18n
-from mha.i18n import fill, final_sound, particle
+from mha.core import i18n
+from mha.core.i18n import fill, final_sound, particle
 
-# Korean readings of whole numbers, written out the long way (independent of mha.i18n's place rule).
+# Korean readings of whole numbers, written out the long way (independent of mha.core.i18n's place rule).
 _DIGITS = "영일이삼사오육칠팔구"
 
 

@@ -2,7 +2,7 @@
 short note, never an exception and never a NaN in a chart.
 
 A session opening a link is a fresh AppTest switched to the page before its first run (the same route a browser
-takes with a direct link). Pages are discovered from mha.pages.PAGES, and their controls from what they draw, so a
+takes with a direct link). Pages are discovered from mha.app.pages.PAGES, and their controls from what they draw, so a
 new page or a new control is covered without touching this file.
 """
 from __future__ import annotations
@@ -15,9 +15,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from apptest_utils import all_numbers_finite, chart_specs, open_page, page_root
-from mha.pages import PAGES, url_path
+from mha.app.pages import PAGES, url_path
 from mha.app.share import build_link
-from mha.view import DEFAULT_D_MODEL, DEFAULT_NUM_HEADS, DEFAULT_SEED, DEFAULT_TEXT
+from mha.weights.view import DEFAULT_D_MODEL, DEFAULT_NUM_HEADS, DEFAULT_SEED, DEFAULT_TEXT
 
 PAGE_FILES = [path for path, _, _ in PAGES]
 HOST = "http://localhost:8501/"
@@ -304,7 +304,7 @@ def test_a_linked_causal_mask_in_cross_attention_is_explained_once_and_kept_for_
                                            "causal": "true"})
     assert not at.exception
     assert not any("causal=" in w.value for w in at.sidebar.warning)  # not "could not be used" ...
-    from mha.i18n import text as i18n_text
+    from mha.core.i18n import text as i18n_text
 
     assert any(c.value == i18n_text("ctl_causal_cross_kept", "en") for c in at.sidebar.caption)  # ... but why
     assert at.session_state["_settings"].causal is False

@@ -1,4 +1,4 @@
-"""mha.lru.ByteLRU and mha.app.compute: caches bounded by bytes, one computation per key, hits that never wait."""
+"""mha.core.lru.ByteLRU and mha.app.compute: caches bounded by bytes, one computation per key, hits that never wait."""
 from __future__ import annotations
 
 import threading
@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from mha.app import compute
-from mha.lru import ByteLRU, freeze, nbytes
-from mha.view import ViewSpec, run_view
+from mha.core.lru import ByteLRU, freeze, nbytes
+from mha.weights.view import ViewSpec, run_view
 
 MB = 2 ** 20
 
@@ -113,8 +113,8 @@ def test_freeze_makes_every_array_read_only():
 
 # --------------------------------------------------------------------------------------------- mha.app.compute
 def test_cached_keys_on_the_spec_and_the_weights_sha():
-    from mha.attention import MultiHeadAttention
-    from mha.text import init_weights
+    from mha.core.attention import MultiHeadAttention
+    from mha.core.inputs import init_weights
 
     compute.clear()
     spec = ViewSpec(text="the cat sat", d_model=16, num_heads=4)
@@ -125,7 +125,7 @@ def test_cached_keys_on_the_spec_and_the_weights_sha():
     assert mine is not seeded and not np.allclose(mine.weights, seeded.weights)
     np.testing.assert_allclose(mine.weights, run_view(spec, state_dict=own).weights, atol=1e-6)
     # a View among the arguments is keyed by its spec, with the weights' sha beside it: never confused
-    from mha import explain
+    from mha.lessons import explain
 
     assert compute.cached(explain.extras, mine, weights=compute.Weights("a" * 64, own)).query is not \
         compute.cached(explain.extras, seeded, weights=compute.SEEDED).query

@@ -1,4 +1,4 @@
-"""mha.masks: one convention (True / 1 = may attend), checked entry by entry and against torch's conventions."""
+"""mha.core.masks: one convention (True / 1 = may attend), checked entry by entry and against torch's conventions."""
 import re
 
 import pytest
@@ -6,7 +6,7 @@ import torch
 import torch.nn.functional as F
 
 import mha
-from mha.masks import as_allowed
+from mha.core.masks import as_allowed
 
 
 @pytest.mark.parametrize("t", [1, 2, 5])
@@ -115,7 +115,7 @@ def test_as_allowed_error_names_shapes_and_fixes(shape):
 
 @pytest.mark.parametrize("shape", [(5, 7), (2, 1, 1, 7), (2, 1, 5, 7), (1, 3, 5, 7), (7,), (2, 3, 5, 7)])
 def test_compact_view_is_the_mask_before_broadcasting(shape):
-    from mha.masks import compact_view
+    from mha.core.masks import compact_view
 
     mask = torch.rand(shape, generator=torch.Generator().manual_seed(0)) > 0.3
     full = as_allowed(mask, torch.Size([2, 3, 5, 7]))
@@ -125,7 +125,7 @@ def test_compact_view_is_the_mask_before_broadcasting(shape):
 
 
 def test_attention_with_a_broadcast_mask_equals_the_materialised_one():
-    from mha.attention import attention_steps
+    from mha.core.attention import attention_steps
 
     g = torch.Generator().manual_seed(1)
     q, k, v = (torch.randn(2, 3, 5, 4, generator=g, dtype=torch.float64) for _ in range(3))

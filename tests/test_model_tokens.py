@@ -9,9 +9,9 @@ import torch
 import tiny_models
 from apptest_utils import canvas_charts, open_page
 from silent_hub import silent_hub  # noqa: F401  (the fixture)
-from mha import pretrained
-from mha.i18n import text as i18n_text
-from mha.text import escape_markdown
+from mha.weights import pretrained
+from mha.core.i18n import text as i18n_text
+from mha.core.markup import escape_markdown
 
 TEXT = "the cat playing\nthe dog"
 
@@ -29,7 +29,7 @@ def offline(monkeypatch):
 
 
 def _hf_attentions(folder, tokens: pretrained.ModelTokens, layer: int) -> torch.Tensor:
-    """The model's own attention weights (B, H, T, T), by transformers alone (not through mha.pretrained)."""
+    """The model's own attention weights (B, H, T, T), by transformers alone (not through mha.weights.pretrained)."""
     from transformers import AutoModel
 
     model = AutoModel.from_pretrained(folder, attn_implementation="eager").eval()
@@ -70,7 +70,7 @@ def test_the_sidebar_counts_with_the_models_tokenizer(models, family, lang):
         tail = shown.split("X", 1)[1]
         assert any(c.endswith(tail) for c in captions), (tail, captions)
         # the course's tokenizer counts differently here: the caption is not its count
-        from mha.view import text_batch
+        from mha.weights.view import text_batch
 
         course = text_batch(TEXT)
         assert course.lengths[sentence] != n

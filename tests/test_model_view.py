@@ -1,5 +1,5 @@
-"""The model view (#26.1): every layer x head as thumbnails (``mha.heatmap_data.model_view``, drawn by
-``mha.app.heatmap_view`` in the layout "model"). Its numbers against the model's own ``output_attentions`` on tiny
+"""The model view (#26.1): every layer x head as thumbnails (``mha.charts.heatmap_data.model_view``, drawn by
+``mha.app.components.heatmap_view`` in the layout "model"). Its numbers against the model's own ``output_attentions`` on tiny
 local models (tests/tiny_models.py: BERT, GPT-2, ELECTRA), the byte cap and what it says it dropped, a click read
 back as (layer, head), and the Playground's section (AppTest, en and ko). Hover, click and keys: tests/browser/
 test_model_view_browser.py."""
@@ -13,11 +13,11 @@ import tiny_models
 import torch
 from apptest_utils import canvas_charts, open_page
 
-from mha import figures
-from mha import heatmap_data as hm
-from mha import pretrained as P
-from mha.i18n import text as i18n_text
-from mha.view import ViewSpec, pretrained_every_layer, run_view
+from mha.charts import figures
+from mha.charts import heatmap_data as hm
+from mha.weights import pretrained as P
+from mha.core.i18n import text as i18n_text
+from mha.weights.view import ViewSpec, pretrained_every_layer, run_view
 
 TOL = 1e-5  # float32, two code paths
 TEXTS = "the cat sat on the mat\nthe dog"  # two sentences: the second is padded
@@ -196,7 +196,7 @@ def test_the_playground_shows_every_layer_of_a_pretrained_model(folders):
     assert i18n_text("mv_help", "en", layers=L, heads=H) in texts
     assert i18n_text("mv_title", "en") in [s.value for s in at.subheader]
     # what a click does (playground_page._open_layer): that layer in the sidebar, that head enlarged
-    from mha.app import playground_page
+    from mha.app.sections import playground as playground_page
 
     state = {}
     playground_page.st = _Fake(state)
@@ -238,7 +238,7 @@ def test_no_model_view_for_one_layer_of_our_own(folders):
 
 def test_a_click_opens_that_layer_and_head(monkeypatch):
     """The component's callback: the click checked against the panels drawn, then the page's ``on_open``."""
-    from mha.app import model_view as mv
+    from mha.app.sections import model_view as mv
 
     p = hm.model_view(rand_weights(3, 4, 5), list("abcde"), list("abcde"))
     panels = {k: p[k] for k in ("H", "cols", "heads", "layers")}

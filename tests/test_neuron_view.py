@@ -14,10 +14,10 @@ import pytest
 import tiny_models
 from apptest_utils import charts_by_key, decode, open_page
 
-from mha import neuron_figures
-from mha import pretrained as P
-from mha.figures import axis_labels
-from mha.view import ViewSpec, run_view
+from mha.charts import neuron as neuron_figures
+from mha.weights import pretrained as P
+from mha.charts.figures import axis_labels
+from mha.weights.view import ViewSpec, run_view
 
 TOL = 1e-5  # float32 module numbers against float64 arithmetic
 

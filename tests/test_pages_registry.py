@@ -2,8 +2,8 @@
 import ast
 from pathlib import Path
 
-from mha import i18n
-from mha.pages import PAGES, url_path
+from mha.core import i18n
+from mha.app.pages import PAGES, url_path
 
 ROOT = Path(__file__).resolve().parent.parent
 

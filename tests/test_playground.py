@@ -6,13 +6,14 @@ import pytest
 import torch
 
 from apptest_utils import all_numbers_finite, all_open, canvas_charts, canvas_values, charts_by_key, heatmaps, open_page
-from mha.heatmap_data import unpack
-from mha.text import token_inputs, tokenize
-from mha.view import MAX_TOKENS, build_model
+from mha.charts.heatmap_data import unpack
+from mha.core.inputs import token_inputs
+from mha.core.tokens import tokenize
+from mha.weights.view import MAX_TOKENS, build_model
 
 PAGE = "pages/playground.py"
 GRID, ONE_HEAD, HEAD_OUTPUTS, OUTPUT = "grid", "one_head_chart", "head_outputs", "output"  # chart keys
-CANVAS = {GRID, ONE_HEAD}  # drawn in the page (mha.app.heatmap_view); the others are Plotly charts
+CANVAS = {GRID, ONE_HEAD}  # drawn in the page (mha.app.components.heatmap_view); the others are Plotly charts
 
 
 def expected_scores(text, d_model, num_heads, seed=0, positional=True):
@@ -188,8 +189,8 @@ def test_hostile_and_odd_text_is_shown_not_interpreted(text):
 def test_a_long_sentence_says_its_weights_scale_ends_below_one_and_the_chart_agrees():
     """Near the token cap every weight is about 1/T: the scale is fitted (figures.weights_top), and the caption must
     say so rather than '1 = dark blue'."""
-    from mha import figures
-    from mha.view import MAX_TOKENS, ViewSpec, run_view
+    from mha.charts import figures
+    from mha.weights.view import MAX_TOKENS, ViewSpec, run_view
 
     text = " ".join(f"w{i}" for i in range(MAX_TOKENS))
     at = open_page("pages/playground.py", text=text)
@@ -226,7 +227,7 @@ def test_one_weights_scale_for_the_grid_and_the_enlarged_head(fit):
 
 
 def test_fit_to_data_ends_at_the_largest_weight_of_the_view():
-    from mha.figures import weights_top
+    from mha.charts.figures import weights_top
 
     w = np.array([[[0.2, 0.8], [0.5, 0.5]], [[0.1234, 0.9], [0.3, 0.7]]])
     short = np.full((2, 4, 4), 0.25)
@@ -249,7 +250,7 @@ def test_the_intro_counts_one_token_and_one_head_in_the_singular():
 
 
 def test_the_grid_is_told_which_head_is_enlarged():
-    """The grid frames the enlarged head (mha.app.heatmap_view; the page keeps it in step when only the enlarged
+    """The grid frames the enlarged head (mha.app.components.heatmap_view; the page keeps it in step when only the enlarged
     head reruns): both charts are one group, and a run after the head was picked sends it to the grid."""
     at = open_page(PAGE, num_heads="4", head="2")
     at.run()

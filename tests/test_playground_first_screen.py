@@ -7,8 +7,8 @@ import numpy as np
 
 from apptest_utils import canvas_charts, canvas_values, charts_by_key, decode, open_page
 
-from mha import i18n
-from mha.view import DEFAULT_TEXT, ViewSpec, run_view
+from mha.core import i18n
+from mha.weights.view import DEFAULT_TEXT, ViewSpec, run_view
 
 PAGE = "pages/playground.py"
 

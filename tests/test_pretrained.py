@@ -14,9 +14,9 @@ import torch
 
 import tiny_models
 from course_mha import MultiHeadAttention as CourseMHA
-from mha import pretrained as P
-from mha import pretrained_files
-from mha.attention import MultiHeadAttention
+from mha.weights import pretrained as P
+from mha.weights import pretrained_files
+from mha.core.attention import MultiHeadAttention
 
 TOL = 1e-5  # float32, two code paths
 SENTENCES = ["the cat sat on the mat", "the dog playing", "a cat"]  # three lengths: padding on two of them
@@ -53,7 +53,7 @@ def additive(allowed: torch.Tensor) -> torch.Tensor:
 
 def reference(loaded: P.LoadedModel, layer: int, tokens: P.ModelTokens):
     """The layer's input, attention weights and output projection from the model's public outputs and its own
-    modules, without mha.pretrained's hooks: output_hidden_states / output_attentions of a full run, then the
+    modules, without mha.weights.pretrained's hooks: output_hidden_states / output_attentions of a full run, then the
     model's attention module called directly on that input."""
     family = loaded.family
     with torch.no_grad():
@@ -339,7 +339,7 @@ def test_the_size_cap_refuses_a_local_folder(folders, monkeypatch):
 
 
 class FakeHub:
-    """The two hub client calls mha.pretrained makes, answered from a local folder (no network)."""
+    """The two hub client calls mha.weights.pretrained makes, answered from a local folder (no network)."""
 
     def __init__(self, source: Path, cache: Path, sizes: dict | None = None):
         self.source, self.cache, self.sizes = source, cache, sizes or {}
@@ -541,11 +541,11 @@ def test_the_short_list(monkeypatch):
 
 
 def test_importing_the_module_does_not_import_transformers():
-    """The app imports mha.pretrained on start; transformers (seconds to import) only comes with the first model."""
+    """The app imports mha.weights.pretrained on start; transformers (seconds to import) only comes with the first model."""
     import subprocess
     import sys
 
-    code = "import sys, mha.pretrained; print('transformers' in sys.modules, 'huggingface_hub' in sys.modules)"
+    code = "import sys, mha.weights.pretrained; print('transformers' in sys.modules, 'huggingface_hub' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).resolve().parents[1])
     assert out.stdout.split() == ["False", "False"]
@@ -556,7 +556,7 @@ def test_view_fields_fill_a_view_of_one_sentence(folders):
 
     import numpy as np
 
-    from mha.view import View, ViewSpec
+    from mha.weights.view import View, ViewSpec
 
     loaded = P.load_model(str(folders["gpt2"]))
     run = P.run_layer(loaded, 1, SENTENCES)

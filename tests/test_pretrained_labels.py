@@ -13,11 +13,12 @@ import pytest
 
 import tiny_models
 from apptest_utils import all_open, chart_specs, open_page
-from mha import figures, pretrained
-from mha import heads_figures as hf
+from mha.charts import figures
+from mha.weights import pretrained
+from mha.charts import heads as hf
 from mha.app import compute
-from mha.text import PieceLabel, piece_label
-from mha.view import ViewSpec, run_view
+from mha.core.tokens import PieceLabel, piece_label
+from mha.weights.view import ViewSpec, run_view
 
 MARK = figures.RAW_MARK[0]  # the invisible separator between a readable label and its raw piece
 PAGES = ("pages/playground.py", "pages/explain.py", "pages/heads.py", "pages/masks.py", "pages/bugs.py",
@@ -138,7 +139,7 @@ def test_qk_figure_writes_readable_labels_and_hovers_the_raw_pieces():
 
 
 def test_the_head_view_tooltips_carry_the_raw_pieces():
-    from mha import head_view_data as hvd
+    from mha.charts import head_view_data as hvd
 
     labels = ["[CLS]", piece_label("the", "Ġthe")]
     w = np.full((1, 2, 2), 0.5)

@@ -10,11 +10,13 @@ import re
 import numpy as np
 import pytest
 
-from mha import bugs, explain, figures, i18n
-from mha import explain_figures as xf
-from mha import heads_figures as hf
+from mha.lessons import bugs, explain
+from mha.charts import figures
+from mha.core import i18n
+from mha.charts import explain as xf
+from mha.charts import heads as hf
 from mha.app import controls
-from mha.view import ViewSpec, run_view
+from mha.weights.view import ViewSpec, run_view
 
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
 KO = controls._chart_words("ko")
@@ -205,8 +207,8 @@ def test_the_labs_pair_is_no_wider_than_its_cells_labels_and_titles_need(n):
     tokens): it is as wide as its panels need (their key labels and titles), never wider than the page."""
     import numpy as np
 
-    from mha import explain_figures as xf
-    from mha import figures
+    from mha.charts import explain as xf
+    from mha.charts import figures
 
     labels = [f"w{i}" for i in range(n)]
     w = np.full((n, n), 1.0 / n)

@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 import torch
 
-from mha import heads, train as tr
-from mha.attention import MultiHeadAttention
-from mha.i18n import text as i18n_text
+from mha.lessons import heads
+from mha.weights import train as tr
+from mha.core.attention import MultiHeadAttention
+from mha.core.i18n import text as i18n_text
 
 # (pattern the head is built for, the sink a broad head names): one head each, in this order
 BUILT = [("first", None), ("last", None), ("special", None), ("previous", None), ("next", None), ("self", None),
@@ -139,7 +140,7 @@ def test_sinks_and_special_tokens():
 
 
 def test_head_patterns_on_a_view_carry_the_sink():
-    from mha.view import ViewSpec, run_view
+    from mha.weights.view import ViewSpec, run_view
 
     view = run_view(ViewSpec(text="the cat sat on the mat", d_model=16, num_heads=4))
     found = heads.head_patterns(view)
@@ -179,7 +180,7 @@ def test_the_heads_page_names_a_pretrained_models_heads_with_its_tokens(tmp_path
     """The page's table against match_heads on the model's own weights (the shown layer, real tokens): the [CLS]
     head and the [SEP] head are named with their tokens."""
     from apptest_utils import open_page, table
-    from mha import pretrained
+    from mha.weights import pretrained
 
     monkeypatch.setenv("MHA_ALLOW_DOWNLOADS", "0")
     folder = sink_bert(tmp_path / "bert")

@@ -6,7 +6,7 @@ random sizes, a float64 NumPy reference made of small helpers (``_fc``, ``_split
 projections, an additive ``attn_mask`` (0 / -inf) and a ``key_padding_mask`` (True = padding). Here the same
 recipe drives *our* module: the three slices become ``query_linear`` / ``key_linear`` / ``value_linear``
 (``qkv_bias=True`` for ``in_proj_bias``; the course's bias-free layout for ``bias=False``), the masks are converted
-with ``mha.masks`` (``from_additive_mask``, ``from_torch_attn_mask``), and our output and per-head weights are compared
+with ``mha.core.masks`` (``from_additive_mask``, ``from_torch_attn_mask``), and our output and per-head weights are compared
 with the NumPy reference and with ``F.multi_head_attention_forward`` itself. test/test_transformers.py's ``sdp_ref``
 (additive mask through ``baddbmm``) checks ``attention_steps`` the same way.
 
@@ -24,7 +24,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 import mha
-from mha.masks import from_additive_mask, from_torch_attn_mask
+from mha.core.masks import from_additive_mask, from_torch_attn_mask
 
 CASES = 25  # random cases per configuration (PyTorch runs 100 per configuration; 32 configurations here)
 TOL = dict(rtol=1e-10, atol=1e-10)

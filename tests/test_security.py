@@ -22,8 +22,8 @@ from hypothesis import given, settings, strategies as st
 from markdown_it import MarkdownIt
 
 from course_mha import MultiHeadAttention as CourseMHA
-from mha import export
-from mha.text import escape_markdown
+from mha.weights import export
+from mha.core.markup import escape_markdown
 
 WJ = "\u2060"
 
@@ -122,9 +122,9 @@ def test_the_helper_cuts_before_escaping():
 
 def test_there_is_one_escaping_helper():
     """No other Markdown escaper, alias or code-span maker is left in the app (Plotly labels have their own)."""
-    import mha.text
+    import mha.core.markup
 
-    assert not hasattr(mha.text, "markdown_code") and not hasattr(export, "escape_name")
+    assert not hasattr(mha.core.markup, "markdown_code") and not hasattr(export, "escape_name")
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     found = []
     for folder in ("mha", "pages"):
@@ -329,7 +329,7 @@ def test_key_names_from_the_file_are_escaped_in_the_message():
 
 
 def test_every_refusal_has_both_languages_and_the_same_placeholders():
-    from mha.i18n import text
+    from mha.core.i18n import text
 
     for key in ("share_err_runs_code", "share_err_unsafe", "share_err_compressed", "share_err_unpacked_too_big",
                 "share_err_zip_entries", "share_err_nested", "share_err_layout", "share_err_device",
@@ -493,8 +493,8 @@ def test_a_400_kb_text_link_is_cut_where_the_link_is_read(lang):
     """#23.7: a ``text=`` of 400 KB came back ~3 times (the box's value, the address bar, the link box). The link
     reader keeps the MAX_CHARS that are ever read, says so next to the text box, and nothing sent back is long."""
     from apptest_utils import open_page
-    from mha.i18n import text as i18n_text
-    from mha.view import MAX_CHARS
+    from mha.core.i18n import text as i18n_text
+    from mha.weights.view import MAX_CHARS
 
     long = "the cat sat " * 36_000  # 432,000 characters
     at = open_page("pages/playground.py", text=long, lang=lang)

@@ -15,13 +15,14 @@ import tiny_models
 from apptest_utils import all_open, open_page
 from silent_hub import TIMEOUT_S, silent_hub  # noqa: F401  (the fixture)
 from course_mha import MultiHeadAttention as CourseMHA
-from mha import heads, pretrained, pretrained_files
-from mha import torch_check as tc
-from mha.attention import MultiHeadAttention
-from mha.explain import extras
-from mha.i18n import text as i18n_text
-from mha.train import layout_inputs, trained_module
-from mha.view import (ViewSpec, check_spec, model_for, pretrained_options, pretrained_run, run_view, spec_inputs)
+from mha.lessons import heads
+from mha.weights import pretrained, pretrained_files
+from mha.weights import torch_check as tc
+from mha.core.attention import MultiHeadAttention
+from mha.lessons.explain import extras
+from mha.core.i18n import text as i18n_text
+from mha.weights.train import layout_inputs, trained_module
+from mha.weights.view import ViewSpec, check_spec, model_for, pretrained_options, pretrained_run, run_view, spec_inputs
 
 PAGES = ("pages/playground.py", "pages/explain.py", "pages/heads.py", "pages/masks.py", "pages/bugs.py",
          "pages/lab.py", "pages/share.py")
@@ -412,7 +413,7 @@ def test_an_uploaded_file_replaces_trained_parameters_not_a_pretrained_layer(mod
     from apptest_utils import canvas_charts, canvas_values
 
     from mha.app.controls import CUSTOM_WEIGHTS_KEY
-    from mha.view import build_model
+    from mha.weights.view import build_model
 
     sd = {k: v.clone() for k, v in build_model(16, 4, 7).state_dict().items()}
     upload = {"sha": "f" * 64, "name": "`mine.pt`", "d_model": 16, "state_dict": sd}

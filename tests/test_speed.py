@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import plotly.io as pio
 
-from mha import figures
+from mha.charts import figures
 from mha.app.compute import figure_nbytes
 
 

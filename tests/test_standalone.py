@@ -1,4 +1,4 @@
-"""A view saved as one HTML file (#26.7, ``mha.standalone``, ``mha.app.share.html_file``): self-contained (no URL
+"""A view saved as one HTML file (#26.7, ``mha.charts.standalone``, ``mha.app.share.html_file``): self-contained (no URL
 to fetch), every token data and never markup, the components' own scripts inside, offered on the Share page.
 tests/browser/test_standalone_browser.py opens such a file from disk in Chromium."""
 from __future__ import annotations
@@ -10,10 +10,11 @@ import numpy as np
 import pytest
 from apptest_utils import open_page
 
-from mha import head_view_data, i18n, standalone
+from mha.charts import head_view_data, standalone
+from mha.core import i18n
 from mha.app import share
 from mha.app.controls import _chart_words
-from mha.view import ViewSpec, run_view
+from mha.weights.view import ViewSpec, run_view
 
 HOSTILE = "</script><img src=x onerror=alert(1)>"
 LABELS = ["the", HOSTILE, "<b>cat</b> & </style>", "\u2028line", "mat"]
@@ -54,8 +55,8 @@ def test_hostile_tokens_stay_text():
 
 
 def test_the_components_own_scripts_are_inside_with_their_default_export_called():
-    from mha.app import head_view, heatmap_view
-    from mha.app.component import asset
+    from mha.app.components import head_view, heatmap_view
+    from mha.app.components.component import asset
 
     text = hostile_file()
     for mod in (heatmap_view, head_view):
@@ -92,7 +93,7 @@ def test_the_views_file_has_its_numbers_title_and_language(lang):
                            headings=(i18n.text("pg_all_heads", lang), i18n.text("hv_section_title", lang)),
                            title="t", lang=lang).decode()
     assert f'<html lang="{lang}">' in text and i18n.text("pg_all_heads", lang) in text
-    from mha.heatmap_data import unpack
+    from mha.charts.heatmap_data import unpack
 
     grid = json.loads(re.search(r"const __mhaData = (.*);\n", scripts(text)[0]).group(1))
     np.testing.assert_allclose(unpack(grid)["values"], view.weights, atol=1e-6)
@@ -110,9 +111,9 @@ def test_the_share_page_offers_the_file(lang):
 def test_a_pretrained_views_file_has_the_model_view(tmp_path, monkeypatch):
     import tiny_models
 
-    from mha.heatmap_data import unpack
-    from mha.pretrained import load_model
-    from mha.view import pretrained_every_layer
+    from mha.charts.heatmap_data import unpack
+    from mha.weights.pretrained import load_model
+    from mha.weights.view import pretrained_every_layer
 
     monkeypatch.setenv("MHA_ALLOW_DOWNLOADS", "0")
     monkeypatch.delenv("MHA_MODELS_DIR", raising=False)

@@ -1,4 +1,4 @@
-"""mha.text: tokenizer, display-safe labels, deterministic embeddings, positions and weight init."""
+"""mha.core.tokens, markup and inputs: tokenizer, display-safe labels, deterministic embeddings, positions and weight init."""
 import html
 import json
 import math
@@ -15,7 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import mha
-from mha.text import MAX_LABEL_CHARS, escape_for_plotly
+from mha.core.tokens import MAX_LABEL_CHARS
+from mha.core.markup import escape_for_plotly
 
 ROOT = Path(__file__).resolve().parents[1]
 BIDI = set("\u200e\u200f\u061c\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
@@ -192,7 +193,7 @@ WORD_JOINER = "\u2060"  # escape_markdown's invisible breaker of Streamlit's tex
 @pytest.mark.parametrize("raw", ["__init__", "**b**", "[a](javascript:alert(1))", ":smile:", "$x$", "`c`",
                                  "# h", "- item", "a\\b", "~~s~~", "|t|", "<b>", "오렌지 e\u0301"])
 def test_escape_markdown_puts_a_backslash_before_every_active_character(raw):
-    escaped, shown, n = mha.text.escape_markdown(raw), [], 0
+    escaped, shown, n = mha.core.markup.escape_markdown(raw), [], 0
     while n < len(escaped):
         if escaped[n] == "\\":
             shown.append(escaped[n + 1])
@@ -206,7 +207,7 @@ def test_escape_markdown_puts_a_backslash_before_every_active_character(raw):
 
 @pytest.mark.parametrize("raw", ["[a](https://evil.example)", "a`b", "``", "`x`", "two\n\nlines", " "])
 def test_escape_markdown_as_code_is_one_code_span_showing_the_text(raw):
-    span = mha.text.escape_markdown(raw, code=True).replace(WORD_JOINER, "")
+    span = mha.core.markup.escape_markdown(raw, code=True).replace(WORD_JOINER, "")
     fence = span[:len(span) - len(span.lstrip("`"))]
     inner = span[len(fence):-len(fence)]
     assert span.endswith(fence) and fence not in inner and "\n" not in inner

@@ -1,4 +1,4 @@
-"""mha/torch_check.py: the live check against nn.MultiheadAttention and F.scaled_dot_product_attention passes on
+"""mha/weights/torch_check.py: the live check against nn.MultiheadAttention and F.scaled_dot_product_attention passes on
 our module for batches, padding, causal and cross-attention; it reports fully masked rows honestly; and it fails
 when something is really wrong (a bug, a mask passed without conversion)."""
 import numpy as np
@@ -7,13 +7,13 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mha import bugs
-from mha import torch_check as tc
-from mha.batch import sentence_mask
-from mha.masks import causal_mask, padding_mask
-from mha.text import init_weights
-from mha.attention import MultiHeadAttention
-from mha.view import ViewSpec, build_model, run_view, view_inputs
+from mha.lessons import bugs
+from mha.weights import torch_check as tc
+from mha.weights.batch import sentence_mask
+from mha.core.masks import causal_mask, padding_mask
+from mha.core.inputs import init_weights
+from mha.core.attention import MultiHeadAttention
+from mha.weights.view import ViewSpec, build_model, run_view, view_inputs
 
 SPECS = {
     "one sentence": ViewSpec(),

@@ -1,4 +1,4 @@
-"""Trained heads (mha/train.py): every task reaches its goal within its step budget, one head cannot do "previous
+"""Trained heads (mha/weights/train.py): every task reaches its goal within its step budget, one head cannot do "previous
 and next" while two can, training is bit-for-bit reproducible, the trained parameters load into the course's class,
 the input layouts are what they say, and the head-pattern matcher names known patterns.
 
@@ -12,9 +12,9 @@ import pytest
 import torch
 
 from course_mha import MultiHeadAttention as CourseMHA
-from mha import train as tr
-from mha.attention import MultiHeadAttention
-from mha.text import embed_tokens, init_weights, sinusoidal_positions, token_inputs
+from mha.weights import train as tr
+from mha.core.attention import MultiHeadAttention
+from mha.core.inputs import embed_tokens, init_weights, sinusoidal_positions, token_inputs
 
 
 @pytest.fixture(scope="module")
@@ -330,7 +330,7 @@ def test_matcher_ties_masks_and_bad_input():
 
 
 def test_every_task_and_pattern_has_its_strings():
-    from mha import i18n
+    from mha.core import i18n
 
     for task in tr.TASKS.values():
         for key in (task.name_key, task.description_key):
@@ -346,7 +346,7 @@ def test_every_task_and_pattern_has_its_strings():
 
 
 def test_a_trained_view_runs_the_trained_module_on_the_layout_it_was_trained_with():
-    from mha.view import ViewSpec, model_for, run_view
+    from mha.weights.view import ViewSpec, model_for, run_view
 
     text = "the cat saw the dog and the dog saw it"
     spec = ViewSpec(text=text, d_model=32, num_heads=4, source="trained", task="previous", train_steps=400)
@@ -372,7 +372,7 @@ def test_a_trained_view_runs_the_trained_module_on_the_layout_it_was_trained_wit
 
 
 def test_trained_view_settings_that_cannot_run_say_how_to_fix_them():
-    from mha.view import ViewSpec, check_spec, model_for, train_steps
+    from mha.weights.view import ViewSpec, check_spec, model_for, train_steps
 
     with pytest.raises(ValueError, match="source must be one of"):
         check_spec(ViewSpec(source="learned"))

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 import torch
 
-from mha import train as tr
-from mha import train_figures as tf
-from mha import train_runs as runs
+from mha.weights import train as tr
+from mha.charts import train as tf
+from mha.weights import train_runs as runs
 from mha.app import compute
 from tests.apptest_utils import charts_by_key, decode, heatmaps, nonfinite_in, open_page
 
@@ -22,7 +22,7 @@ PAGE = "pages/train.py"
 
 # ------------------------------------------------------------------------------------------------ pure pieces
 def test_record_matches_the_trainer():
-    """RecordingTrainer's last parameters are mha.train.train's, and its weights on a sentence are the Trainer's
+    """RecordingTrainer's last parameters are mha.weights.train.train's, and its weights on a sentence are the Trainer's
     snapshot on that probe (two code paths)."""
     config = tr.TrainConfig.for_task("previous", steps=80, d_model=16, num_heads=2)  # a snapshot every 2 steps
     tokens = tuple(SENTENCE.split())
@@ -192,7 +192,7 @@ def test_bad_link_values_get_a_note_and_defaults():
 def test_task_and_layout_are_shown_by_name_and_linked_by_id(lang):
     """Korean learners saw ``previous`` and ``split``: the options read as names in the page's language, the link
     keeps the ids in every language, and a pick through the named list sets the task's own defaults."""
-    from mha.i18n import text
+    from mha.core.i18n import text
 
     at = open_page(PAGE, lang=lang, tr_layout="added", text=SENTENCE)
     assert not at.exception, at.exception
@@ -243,7 +243,7 @@ def test_explore_link_opens_the_playground_on_these_trained_weights():
 def test_the_downloaded_module_loads_into_the_course_class():
     import io
 
-    from mha import export
+    from mha.weights import export
     from tests.course_mha import MultiHeadAttention as CourseMHA
 
     record = runs.train_record(tr.TrainConfig.for_task("prev_next", steps=20))

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from apptest_utils import open_page
-from mha import heads
-from mha.i18n import text as tr
-from mha.train import TRAIN_LEN, pattern_matrix
-from mha.view import ViewSpec, run_view
+from mha.lessons import heads
+from mha.core.i18n import text as tr
+from mha.weights.train import TRAIN_LEN, pattern_matrix
+from mha.weights.view import ViewSpec, run_view
 
 LONG = " ".join(f"w{i}" for i in range(38))  # 38 distinct tokens
 SHORT = " ".join(f"w{i}" for i in range(TRAIN_LEN))

@@ -8,10 +8,10 @@ import pytest
 import torch
 
 from course_mha import MultiHeadAttention as CourseMHA  # the course's class, copied verbatim from the seed
-from mha import export
-from mha.i18n import text
-from mha.export import MAX_ABS_WEIGHT, load_state_dict_bytes
-from mha.view import D_MODEL_CHOICES, ViewSpec, build_model, run_view
+from mha.weights import export
+from mha.core.i18n import text
+from mha.weights.export import MAX_ABS_WEIGHT, load_state_dict_bytes
+from mha.weights.view import D_MODEL_CHOICES, ViewSpec, build_model, run_view
 
 
 def _saved(obj) -> bytes:
@@ -125,7 +125,7 @@ def test_non_float_and_non_finite_values_are_refused():
 
 def test_the_largest_weights_allowed_keep_every_intermediate_finite():
     """At the limit, with the largest d_model and the longest text, the app's numbers stay finite."""
-    from mha.view import MAX_TOKENS
+    from mha.weights.view import MAX_TOKENS
 
     d_model = max(D_MODEL_CHOICES)
     sd = {name: torch.full(t.shape, MAX_ABS_WEIGHT) for name, t in CourseMHA(d_model, 4).state_dict().items()}
@@ -306,6 +306,6 @@ def test_a_file_name_with_bidi_overrides_is_shown_as_typed_not_reordered(lang):
 
 
 def test_chart_labels_drop_bidi_overrides():
-    from mha.text import escape_for_plotly
+    from mha.core.markup import escape_for_plotly
 
     assert escape_for_plotly("a\u202eb\u2067c<b>") == "abc&lt;b&gt;"

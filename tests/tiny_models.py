@@ -1,5 +1,5 @@
 """Tiny random pretrained-style models, built offline from transformers' config classes and saved with
-``save_pretrained`` (weights, config and tokenizer), so that ``mha.pretrained`` loads them exactly as it loads a
+``save_pretrained`` (weights, config and tokenizer), so that ``mha.weights.pretrained`` loads them exactly as it loads a
 downloaded model. Used by tests/test_pretrained.py and bench/bench_pretrained.py.
 
 Tokenizers come from vocabulary files written here: a WordPiece ``vocab.txt`` (BERT, ELECTRA, DistilBERT) and a
@@ -23,7 +23,7 @@ MERGES = ["Ġ t", "h e", "Ġt he", "Ġ c", "a t", "Ġc at", "Ġ s", "Ġs at", "�
 
 
 def byte_alphabet() -> list[str]:
-    """GPT-2's 256 printable stand-ins for bytes, in byte order: transformers' own table (mha.pretrained has its
+    """GPT-2's 256 printable stand-ins for bytes, in byte order: transformers' own table (mha.weights.pretrained has its
     own copy, which the labels tests check against this one)."""
     from transformers.convert_slow_tokenizer import bytes_to_unicode
 

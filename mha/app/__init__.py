@@ -1,7 +1,11 @@
-"""The Streamlit layer: the only part of ``mha`` that imports Streamlit (``tests/test_layers.py`` checks it).
+"""The Streamlit layer: the only part of ``mha`` that imports Streamlit (``tests/unit/test_layers.py`` checks it).
+May import every layer below it; nothing below imports it.
 
-- ``frame``    the frame around every page: page config, sidebar, link box, navigation
-- ``controls`` the shared sidebar controls, cached computation and figures, translation ``t()``, chart words
-- ``share``    links (the link box, cleaning the address), the parameters note, uploads, CSV downloads
-- ``explain``  Streamlit pieces of Step by step and the lab, shared with the Playground (``cell_breakdown``)
+- ``frame``      the frame around every page: page config, sidebar, link box, navigation (``pages`` lists them)
+- ``controls``   the shared sidebar controls, cached computation and figures, translation ``t()``, chart words
+- ``sources``    the weight sources (random, trained, pretrained, uploaded) as sidebar controls
+- ``compute``, ``runs``  cached and light computation in slots; long runs queued outside them (fair compute)
+- ``share``      links (the link box, cleaning the address), the parameters note, uploads, CSV downloads
+- ``internals``  every use of Streamlit's private internals, in one place
+- ``components`` in-page components (``.py`` + ``.js`` + ``.css``); ``sections`` the pieces of each page
 """

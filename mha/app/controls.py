@@ -13,19 +13,19 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from mha import figures, i18n
+from mha.charts import figures
+from mha.core import i18n
 from mha.app import compute, internals, runs
 from mha.app.compute import HEAVY_WORK, SEEDED, Weights, cached, cached_figure  # noqa: F401 (pages use them)
-from mha.batch import PAD, BatchError, pair_kv
-from mha.errors import LearnerError
-from mha.figures import Words
-from mha.text import TextError, escape_markdown, one_line
-from mha.course import long_for_training
-from mha.train import MAX_TRAIN_D_MODEL, TASKS, TRAIN_LEN
-from mha.view import (
-    D_MODEL_CHOICES, DEFAULT_D_MODEL, DEFAULT_NUM_HEADS, DEFAULT_SEED, DEFAULT_TEXT, MAX_CHARS, MAX_SEED, View,
-    ViewSpec, head_choices, kv_batch, run_view, text_batch,
-)
+from mha.weights.batch import PAD, BatchError, pair_kv
+from mha.core.errors import LearnerError
+from mha.charts.figures import Words
+from mha.core.tokens import TextError
+from mha.core.markup import escape_markdown, one_line
+from mha.lessons.course import long_for_training
+from mha.weights.train import MAX_TRAIN_D_MODEL, TASKS, TRAIN_LEN
+from mha.weights.view import (D_MODEL_CHOICES, DEFAULT_D_MODEL, DEFAULT_NUM_HEADS, DEFAULT_SEED, DEFAULT_TEXT,
+    MAX_CHARS, MAX_SEED, View, ViewSpec, head_choices, kv_batch, run_view, text_batch)
 
 # Shared control keys = URL parameter names. One name per concept across code, UI, URL and docs.
 SHARED_KEYS = ("text", "d_model", "num_heads", "causal", "seed", "positional", "lang", "padding", "kv_text",
@@ -293,7 +293,7 @@ def _not_read(source: str) -> tuple[str, ...]:
 
 
 def model_info():
-    """This run's pretrained model (``mha.pretrained.ModelInfo``), or None (another source, or it did not load)."""
+    """This run's pretrained model (``mha.weights.pretrained.ModelInfo``), or None (another source, or it did not load)."""
     return st.session_state.get("_src_info")
 
 
@@ -356,8 +356,8 @@ def _check_text(batch) -> tuple[str, str] | None:
 
 def _model_counts(model: str, text: str):
     """(lengths, T, padding token) by the pretrained model's own tokenizer, or None when it cannot tokenize."""
-    from mha.pretrained import PretrainedError
-    from mha.view import pretrained_counts
+    from mha.weights.pretrained import PretrainedError
+    from mha.weights.view import pretrained_counts
 
     try:
         return pretrained_counts(model, text)

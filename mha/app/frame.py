@@ -15,9 +15,9 @@ import threading
 import streamlit as st
 import torch
 
-from mha import i18n
+from mha.core import i18n
 from mha.app import internals, share
-from mha.pages import PAGES, url_path
+from mha.app.pages import PAGES, url_path
 from mha.app.controls import _css_text, lang, sidebar_controls, t
 
 _inside_app = threading.local()  # set while app.py's run_app() runs in this script thread

@@ -17,7 +17,7 @@ two trainings locked every other visitor out (issue #23). Here:
   seconds (a rerun of the page may ask for it again). The run checks that at every step group: a visitor who
   closes the tab or asks for other settings stops it within a step group; one whose page reruns into something
   else, within ``HEARTBEAT``.
-- **A finished run is cached for everyone** (the ``store`` given, a ``mha.lru.ByteLRU``); a cancelled or failed one
+- **A finished run is cached for everyone** (the ``store`` given, a ``mha.core.lru.ByteLRU``); a cancelled or failed one
   is not.
 
 ``wait(job, ...)`` is the Streamlit side: it shows the place in the queue ("2 runs ahead of yours"), then the
@@ -31,7 +31,7 @@ import time
 from collections import deque
 from typing import Any, Callable, Hashable, Iterable, Optional
 
-from mha.lru import ByteLRU, freeze
+from mha.core.lru import ByteLRU, freeze
 
 POLL = 0.1  # seconds between two looks of a waiting script (it also sends a message: Streamlit can stop it there)
 HEARTBEAT = 1.5  # a run no session has looked at for this long is not wanted any more
@@ -353,12 +353,12 @@ def wait(job: Job, show: Callable[[int, Job], None], every: float = POLL) -> Any
 def trained_for_view(spec) -> bool:
     """The ``trained`` weight source's module for ``spec``, trained as a long run in this session's place in the
     queue (a view of it is then light work under ``compute.HEAVY_WORK``). True once it is kept
-    (``mha.train.TRAINED``); False, with a message on the page, when the queue is full."""
+    (``mha.weights.train.TRAINED``); False, with a message on the page, when the queue is full."""
     import streamlit as st
 
     from mha.app.controls import t
-    from mha.train import TASKS, trained_key, trained_module, trained_ready
-    from mha.view import train_steps
+    from mha.weights.train import TASKS, trained_key, trained_module, trained_ready
+    from mha.weights.view import train_steps
 
     key = trained_key(spec.task, spec.d_model, spec.num_heads, train_steps(spec), spec.seed)
     if trained_ready(key):

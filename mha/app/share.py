@@ -22,14 +22,15 @@ from urllib.parse import quote, urlencode, urlsplit
 
 import streamlit as st
 
-from mha import export, i18n
-from mha.pages import OWN_MODULE_PAGES, PAGES, url_path
-from mha.text import escape_markdown
+from mha.weights import export
+from mha.core import i18n
+from mha.app.pages import OWN_MODULE_PAGES, PAGES, url_path
+from mha.core.markup import escape_markdown
 from mha.app import internals
-from mha.app.component import in_page
+from mha.app.components.component import in_page
 from mha.app.compute import Weights
 from mha.app.controls import CUSTOM_WEIGHTS_KEY, INDEX_FORM, SHARED_KEYS, link_value, settings, t
-from mha.view import D_MODEL_CHOICES, head_choices
+from mha.weights.view import D_MODEL_CHOICES, head_choices
 
 _INDEX_FORM = INDEX_FORM  # a position as a link may write it (mha.app.controls.token_picker reads it)
 
@@ -131,9 +132,9 @@ _LINK_HTML = '<div class="mha-link"><code class="mha-url"></code><button type="b
 
 
 def _component() -> Callable:
-    # link_box.js / link_box.css beside this module. The address bar is the truth (Streamlit updates it for every
+    # link_box.js / link_box.css in components/. The address bar is the truth (Streamlit updates it for every
     # bound widget, fragments included); the text is only set with textContent: a sentence never becomes markup.
-    return in_page("mha_share_link", _LINK_HTML, Path(__file__).with_name("link_box"))
+    return in_page("mha_share_link", _LINK_HTML, Path(__file__).parent / "components" / "link_box")
 
 
 def link_box(url_path: str | None = None) -> str:
@@ -320,7 +321,7 @@ def csv_download(mat, row_labels, col_labels, file_name: str, key: str, corner: 
                               file_name=file_name, mime="text/csv", key=key, on_click="ignore", icon="⬇️")
 
 
-# Rows / columns of each intermediate, by its name in View (see mha/attention.py for the vocabulary).
+# Rows / columns of each intermediate, by its name in View (see mha/core/attention.py for the vocabulary).
 _AXES = {
     "scores": ("q", "k"), "weights": ("q", "k"), "allowed": ("q", "k"),
     "q": ("q", "f"), "k": ("k", "f"), "v": ("k", "f"), "head_outputs": ("q", "f"),
@@ -353,12 +354,12 @@ def matrix_choices(view) -> dict[str, tuple]:
 
 def parameters_bytes_callable(s, weights: Weights) -> Callable[[], bytes]:
     """A deferred download of the parameters behind the current view (a ``.pt`` state_dict): the module actually in
-    use (``mha.view.model_for``): the uploaded ones, the trained module, a pretrained layer (with Q/K/V biases: it
+    use (``mha.weights.view.model_for``): the uploaded ones, the trained module, a pretrained layer (with Q/K/V biases: it
     loads into ``MultiHeadAttention(d_model, num_heads, qkv_bias=True)``) or the seeded ones."""
     spec, state_dict = s.spec(), weights.state_dict
 
     def make() -> bytes:
-        from mha.view import model_for
+        from mha.weights.view import model_for
 
         return export.state_dict_bytes(model_for(spec, state_dict))
 
@@ -385,7 +386,7 @@ def view_html(view, parameters: str) -> Callable[[], bytes]:
     has the model view (every layer x head) too. Returns the builder of the file for a deferred download: every
     word (and a pretrained model's every layer, cached with the Playground's) is read now, in the page's run; the
     file is built from these plain values when the learner clicks."""
-    from mha import head_view_data
+    from mha.charts import head_view_data
     from mha.app.controls import chart_words, lang
 
     language = lang()
@@ -399,7 +400,7 @@ def view_html(view, parameters: str) -> Callable[[], bytes]:
                 n=int((~view.query_is_pad).sum()), parameters=named)
     layers = None
     if view.spec.source == "pretrained":
-        from mha.app.model_view import pretrained_layers
+        from mha.app.sections.model_view import pretrained_layers
 
         layers = pretrained_layers(view)
     words = dict(words=chart_words(), head_view_words=head_view_data.words(language),
@@ -410,13 +411,13 @@ def view_html(view, parameters: str) -> Callable[[], bytes]:
 
 def html_file(weights, labels, key_labels, *, allowed=None, words, head_view_words, headings, title: str,
               caption: str = "", lang: str = "en", layers=None, layer: int = 0) -> bytes:
-    """Weights (H, Tq, Tk) as one HTML file (``mha.standalone``): the all-heads grid and the head view, and with
+    """Weights (H, Tq, Tk) as one HTML file (``mha.charts.standalone``): the all-heads grid and the head view, and with
     ``layers`` (every layer's weights (L, H, Tq, Tk) and their mask, ``model_view.pretrained_layers``) the model
     view, ``layer`` framed; the components' own scripts and styles inlined, on the Playground's colour rule
     (without its "fit" switch: over every layer when there are several)."""
-    from mha import figures, head_view_data, heatmap_data, standalone
-    from mha.app import head_view, heatmap_view
-    from mha.app.component import asset
+    from mha.charts import figures, head_view_data, heatmap_data, standalone
+    from mha.app.components import head_view, heatmap_view
+    from mha.app.components.component import asset
 
     top = figures.weights_top(weights if layers is None else layers[0])
     grid = heatmap_data.prepare(weights, labels, key_labels, kind="weights", allowed=allowed, words=words, top=top)

@@ -4,7 +4,7 @@ every page shows about the weights in use (with the pretrained badge), and the m
 URL parameters (each control's key): ``source``, ``task``, ``train_steps`` (trained), ``model``, ``layer``
 (pretrained). ``mha.app.controls.sidebar_controls`` draws ``source_controls()`` first: the other controls depend on
 it (a pretrained layer fixes d_model, num_heads and the causal mask, and has no seed, positions or keys/values text).
-The numbers come from ``mha.view`` (``run_view`` dispatches on ``ViewSpec.source``) through ``mha.app.compute``.
+The numbers come from ``mha.weights.view`` (``run_view`` dispatches on ``ViewSpec.source``) through ``mha.app.compute``.
 """
 from __future__ import annotations
 
@@ -14,11 +14,12 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from mha import i18n, pretrained
+from mha.core import i18n
+from mha.weights import pretrained
 from mha.app.compute import HEAVY_WORK
-from mha.text import escape_markdown
-from mha.train import MAX_TRAIN_STEPS, TASKS
-from mha.view import SOURCES, load_pretrained, pretrained_options
+from mha.core.markup import escape_markdown
+from mha.weights.train import MAX_TRAIN_STEPS, TASKS
+from mha.weights.view import SOURCES, load_pretrained, pretrained_options
 
 SOURCE_KEYS = ("source", "task", "train_steps", "model", "layer")  # URL parameters, also widget keys
 BADGE_TOLERANCE = 1e-5  # float32: our weights and the model's output_attentions agree to this (issue #17)
@@ -159,7 +160,7 @@ def load_info(model: str, container) -> tuple[pretrained.ModelInfo | None, str |
             bar[0].progress(frac, text=text)
 
     try:
-        # the hub (network; timeouts and remembered failures in mha.pretrained_files) outside HEAVY_WORK: a slow
+        # the hub (network; timeouts and remembered failures in mha.weights.pretrained_files) outside HEAVY_WORK: a slow
         # download must not hold a compute slot
         pretrained.resolve(model, progress=progress, **pretrained_options())
         with HEAVY_WORK:  # reading the weights is heavy work: under the same limit as every computation

@@ -2,7 +2,7 @@
 
 A bug is recognised by values, not by reading code: from our own q, k, v we compute what the bug would give at
 each step it touches, and the bug is named when every one of those steps we could observe in their run equals
-ours-with-the-bug (``matches``). The seven Bug zoo bugs (``mha.bugs``) keep their zoo ids; the others are named
+ours-with-the-bug (``matches``). The seven Bug zoo bugs (``mha.lessons.bugs``) keep their zoo ids; the others are named
 here. Two are recognised by shape: the second seed's Linear(head_dim) fed d_model features (a crash) and its
 attention over the heads axis once made to run.
 
@@ -20,12 +20,12 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from mha import bugs as zoo
+from mha.lessons import bugs as zoo
 from mha.check.trace import MATMUL_OPS, SDPA_OPS, SOFTMAX_OPS, Recorder, safe_text
 
 MASK_OPS = frozenset({"masked_fill", "where", "index_put"})
 
-# id -> the step it breaks. Zoo ids as in mha.bugs; "seed_two_as_written" is the second seed's crash.
+# id -> the step it breaks. Zoo ids as in mha.lessons.bugs; "seed_two_as_written" is the second seed's crash.
 BUG_STEPS = {
     zoo.SEED_TWO: "projections",
     "attention_over_heads": "split",

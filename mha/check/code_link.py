@@ -12,7 +12,7 @@ import base64
 import re
 import zlib
 
-from mha.errors import LearnerError
+from mha.core.errors import LearnerError
 
 MAX_CODE_CHARS = 20_000  # what the editor takes (the course's class is ~1,800)
 MAX_LINK_CHARS = 6_000  # the compressed value in a link: ~4x the course's class, well inside any browser's limit

@@ -8,7 +8,7 @@ the sandbox made of the learner's code (``mha.check.sandbox.compile_learner``). 
    ``scaled_dot_product_attention(Q, K, V[, mask])`` returning the output or ``(output, weights)``;
 2. runs it once on three different inputs under a ``Recorder`` to learn which of its projections met the query,
    the key and the value (whatever they are named; one fused ``nn.Linear(d, 3d)`` too), and copies our seeded
-   module's weights (``mha.attention.MultiHeadAttention``, seeded like the app) into them;
+   module's weights (``mha.core.attention.MultiHeadAttention``, seeded like the app) into them;
 3. runs it on the learner's sentence and compares every step with ours (``MultiHeadAttention.trace``):
    projections, split, scores, scale, mask, softmax, weighted_sum, combine, output; the first wrong step is the
    first that differs with no later step equal again (a scale folded into q is not a wrong scores step);
@@ -51,7 +51,7 @@ from typing import Any, Optional
 import torch
 import torch.nn as nn
 
-from mha.attention import MultiHeadAttention, attention_steps
+from mha.core.attention import MultiHeadAttention, attention_steps
 from mha.check import bugs_known
 from mha.check.checks import class_checks, function_checks
 from mha.check.projections import Roles, copy_weights, find_roles

@@ -1,6 +1,6 @@
 """Code a learner can load into the Check your code editor with one click: a starter, the course's class, the
 second seed's class as written, the course's bare ``scaled_dot_product_attention``, and each Bug zoo bug
-(``mha.bugs``) written as a full learner class: the course's class with that one step wrong.
+(``mha.lessons.bugs``) written as a full learner class: the course's class with that one step wrong.
 
 Pure text, no torch: the page shows it and sends it to the sandboxed worker (``mha.check.worker``), never runs it.
 tests/test_check_examples.py checks that the course's and the seed's code are the material's, verbatim, and that
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mha import bugs
+from mha.lessons import bugs
 
 IMPORTS = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
 

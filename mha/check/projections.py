@@ -15,7 +15,7 @@ from typing import Optional
 import torch
 import torch.nn as nn
 
-from mha.attention import MultiHeadAttention
+from mha.core.attention import MultiHeadAttention
 from mha.check.running import Run, Subject
 
 

@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Optional
 
 import torch
 
-from mha.attention import MultiHeadAttention
+from mha.core.attention import MultiHeadAttention
 from mha.check.projections import Roles
 from mha.check.running import Run
 from mha.check.trace import MATMUL_OPS, SDPA_OPS, SOFTMAX_OPS, Record, Recorder
-from mha.text import init_weights
+from mha.core.inputs import init_weights
 
 if TYPE_CHECKING:  # annotations only: diagnose imports this module
     from mha.check.diagnose import Request
@@ -218,7 +218,7 @@ def locate(run: Run, roles: Optional[Roles], d_model: int) -> Theirs:
 # --- ours ------------------------------------------------------------------------------------------------------------
 
 def seeded(d_model: int, num_heads: int, seed: int) -> MultiHeadAttention:
-    """Our module as the app builds it (mha.view's seeded module), a private copy."""
+    """Our module as the app builds it (mha.weights.view's seeded module), a private copy."""
     return init_weights(MultiHeadAttention(d_model, num_heads), seed).eval()
 
 

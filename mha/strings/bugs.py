@@ -10,11 +10,11 @@ STRINGS = {
     "bz_title": {"en": "Bug zoo: attention bugs and the tests that catch them",
                  "ko": "버그 동물원: 어텐션 버그와 그것을 잡는 테스트"},
     "bz_intro": {
-        "en": "Each bug is a small variant kept apart from the real module (`mha/bugs.py`) that gets one step "
+        "en": "Each bug is a small variant kept apart from the real module (`mha/lessons/bugs.py`) that gets one step "
               "wrong. It runs on your sentence with the real module's weights. Each is caught by a test in our "
               "suite: the bug fails it, the real module passes it. Bugs that need a mask or several heads to show "
               "are marked.",
-        "ko": "각 버그는 실제 모듈과 분리해 둔 작은 변형(`mha/bugs.py`)으로, 한 단계만 틀립니다. 실제 모듈과 같은 "
+        "ko": "각 버그는 실제 모듈과 분리해 둔 작은 변형(`mha/lessons/bugs.py`)으로, 한 단계만 틀립니다. 실제 모듈과 같은 "
               "가중치로 여러분의 문장에서 실행됩니다. 각각 우리 테스트 하나가 잡아냅니다: 버그는 실패하고 실제 "
               "모듈은 통과합니다. 마스크나 여러 헤드가 있어야 드러나는 버그는 따로 표시했습니다.",
     },
@@ -33,7 +33,7 @@ STRINGS = {
     "bz_not_comparable": {"en": "— (see below)", "ko": "— (아래 참고)"},
     "bz_pick": {"en": "Bug", "ko": "버그"},
     "bz_pick_help": {
-        "en": "The link names the bug by its id in mha/bugs.py (such as softmax_over_queries), in every language.",
+        "en": "The link names the bug by its id in mha/lessons/bugs.py (such as softmax_over_queries), in every language.",
         "ko": "링크에는 언어와 상관없이 mha/bugs.py의 버그 id(예: softmax_over_queries)가 들어갑니다.",
     },
     "bz_wrong": {"en": "The bug", "ko": "버그"},

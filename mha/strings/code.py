@@ -1,4 +1,4 @@
-"""Comments we wrote in code shown to learners (prefix ``code_``): ``mha.i18n.code_comments`` puts the page's language
+"""Comments we wrote in code shown to learners (prefix ``code_``): ``mha.core.i18n.code_comments`` puts the page's language
 after each ``# ``. The course's own code is quoted verbatim and keeps its comments."""
 STRINGS = {
     "code_may_attend": {"en": "True = may attend", "ko": "True = 볼 수 있음"},

@@ -1,5 +1,5 @@
-"""Strings of the head view (``mha.app.head_view``): the words inside it (``hv_<name>``, see
-``mha.head_view_data.WORD_NAMES``) and the Playground section around it."""
+"""Strings of the head view (``mha.app.components.head_view``): the words inside it (``hv_<name>``, see
+``mha.charts.head_view_data.WORD_NAMES``) and the Playground section around it."""
 STRINGS = {
     "hv_queries": {"en": "Queries", "ko": "쿼리"},
     "hv_keys": {"en": "Keys", "ko": "키"},

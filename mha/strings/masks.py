@@ -235,10 +235,10 @@ STRINGS = {
         "en": "The course (`masked_fill(mask == 0, -inf)`) and `F.scaled_dot_product_attention` read **True as "
               "may attend**. `nn.MultiheadAttention` reads **True as blocked**, for both `attn_mask` and "
               "`key_padding_mask`. The same cells, opposite booleans: convert in one place "
-              "(`mha.masks.to_torch_attn_mask`).",
+              "(`mha.core.masks.to_torch_attn_mask`).",
         "ko": "강의 코드(`masked_fill(mask == 0, -inf)`)와 `F.scaled_dot_product_attention`은 **True를 허용**으로 "
               "읽습니다. `nn.MultiheadAttention`은 `attn_mask`와 `key_padding_mask` 모두 **True를 차단**으로 "
-              "읽습니다. 같은 칸, 반대 불리언: 한 곳(`mha.masks.to_torch_attn_mask`)에서 변환하세요.",
+              "읽습니다. 같은 칸, 반대 불리언: 한 곳(`mha.core.masks.to_torch_attn_mask`)에서 변환하세요.",
     },
     "mk_polarity_ours": {
         "en": "Course / F.scaled_dot_product_attention: True = may attend",

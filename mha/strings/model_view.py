@@ -1,4 +1,4 @@
-"""The model view (prefix ``mv_``): every layer x head as thumbnails (``mha.app.model_view``)."""
+"""The model view (prefix ``mv_``): every layer x head as thumbnails (``mha.app.sections.model_view``)."""
 STRINGS = {
     "mv_title": {"en": "Every layer × head (model view)", "ko": "모든 층 × 헤드 (모델 보기)"},
     "mv_help": {

@@ -1,4 +1,4 @@
-"""The neuron view (prefix ``nv_``): one query's row of one head, every key's q · k (mha.app.neuron_page)."""
+"""The neuron view (prefix ``nv_``): one query's row of one head, every key's q · k (mha.app.sections.neuron)."""
 STRINGS = {
     "nv_open": {"en": "Every key for this query: q × k, the scores and the weights (neuron view)",
                 "ko": "이 쿼리와 모든 키: q × k, 점수, 가중치 (뉴런 뷰)"},

@@ -118,7 +118,7 @@ STRINGS = {
         "en": "Type a sentence in the sidebar: there is nothing to export yet.",
         "ko": "사이드바에 문장을 입력하세요. 아직 내보낼 것이 없습니다.",
     },
-    # --- why an uploaded file was refused (mha/export.py raises these keys)
+    # --- why an uploaded file was refused (mha/weights/export.py raises these keys)
     "share_err_not_bytes": {"en": "the upload could not be read.", "ko": "업로드한 파일을 읽을 수 없습니다."},
     "share_err_empty": {"en": "the file is empty.", "ko": "파일이 비어 있습니다."},
     "share_err_too_big": {

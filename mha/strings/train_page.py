@@ -7,7 +7,7 @@ STRINGS = {
         "ko": "강의의 모듈을 간단한 복사 과제로 1~2초 동안 학습시키고, 내 문장 위에서 헤드들이 이전 단어 헤드, "
               "다음 단어 헤드 등으로 바뀌는 모습을 봅니다.",
     },
-    # --- the live-training UI (mha.app.live)
+    # --- the live-training UI (mha.app.sections.live)
     "lv_train": {"en": "Train", "ko": "학습 시작"},
     "lv_stop": {"en": "Stop", "ko": "멈추기"},
     "lv_starting": {"en": "Starting…", "ko": "시작하는 중…"},

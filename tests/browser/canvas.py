@@ -1,4 +1,4 @@
-"""The Playground's heatmaps drawn on a canvas (``mha.app.heatmap_view``), read in Chromium: the one set of helpers
+"""The Playground's heatmaps drawn on a canvas (``mha.app.components.heatmap_view``), read in Chromium: the one set of helpers
 every browser test uses for them (the all-heads grid, key "grid", and the enlarged head, key "one_head_chart").
 
 The chart lives in a component's open shadow root inside ``.st-key-<key>``; Playwright's CSS locators pierce it, so
@@ -218,7 +218,7 @@ def pick_cell(page, i: int, j: int, query_label: str, key_label: str, key: str =
     wait_selected(page, key, i, j)
 
 
-# Where each token label sits, in canvas px, as the chart draws it (mha.app.heatmap_view: a query label ends 5 px left
+# Where each token label sits, in canvas px, as the chart draws it (mha.app.components.heatmap_view: a query label ends 5 px left
 # of its row, a key label is centred on its column, turned upright when its cells are narrower than the text), its
 # width measured with the chart's own font: [axis, panel, i, text, font, left, top, right, bottom].
 _LABEL_BOXES_JS = """r => {

@@ -39,9 +39,9 @@ ACTION_TIMEOUT_MS = 15_000  # finding and clicking an element that is already dr
 
 
 def app_pages() -> list[tuple[str, str, str]]:
-    """Every page of the app as (file under pages/, title key, URL path), from the pure list in mha/pages.py that
+    """Every page of the app as (file under pages/, title key, URL path), from the pure list in mha/app/pages.py that
     app.py registers: a page added there is covered by the direct-link tests automatically."""
-    from mha.pages import PAGES, url_path
+    from mha.app.pages import PAGES, url_path
 
     return [(path, title_key, url_path(path)) for path, title_key, *_ in PAGES]
 
@@ -280,7 +280,7 @@ def wait_app_idle(page, rerun: bool = False, timeout_ms: int = IDLE_TIMEOUT_MS) 
     page.wait_for_selector(f"{APP}[data-test-connection-state='CONNECTED']", timeout=timeout_ms)
     page.wait_for_selector(f"{APP}[data-test-script-state='notRunning']", timeout=timeout_ms)
     # Charts are drawn after the script has finished (Plotly is loaded lazily, behind a skeleton): wait until no
-    # skeleton is left, every Plotly chart has its plot area and every canvas heatmap (mha.app.heatmap_view, in a
+    # skeleton is left, every Plotly chart has its plot area and every canvas heatmap (mha.app.components.heatmap_view, in a
     # component's shadow root) has drawn a picture. (After a rerun a canvas still shows its previous picture until
     # the new one is drawn: tests/browser/canvas.py's wait_ready(other_than=...) waits for that.)
     page.wait_for_function(

@@ -10,7 +10,7 @@ import urllib.parse
 import numpy as np
 from PIL import Image
 
-from mha.i18n import text as i18n_text
+from mha.core.i18n import text as i18n_text
 
 from . import canvas as cv
 from .conftest import wait_app_idle

@@ -11,7 +11,7 @@ import urllib.parse
 import pytest
 
 from mha.check import code_link, examples
-from mha.i18n import text as i18n_text
+from mha.core.i18n import text as i18n_text
 
 from .conftest import open_url, plotly_array, plotly_data, save_screenshot, wait_app_idle
 

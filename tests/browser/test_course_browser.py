@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from mha import course
-from mha.i18n import text as i18n_text
+from mha.lessons import course
+from mha.core.i18n import text as i18n_text
 
 from .conftest import open_url, save_screenshot, wait_app_idle
 

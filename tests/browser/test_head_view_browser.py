@@ -3,7 +3,7 @@ colour hides and shows its lines, cross-attention has two columns of different l
 
 The page is tests/browser/apps/head_view_app.py on a server of its own; what the view draws is read from the state it
 exposes (``data-*`` of its root and ``root.__hvDrawn``, set by the same code that draws) and compared with
-``mha.head_view_data.drawn_lines`` on the same numbers.
+``mha.charts.head_view_data.drawn_lines`` on the same numbers.
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from mha import head_view_data as hvd
+from mha.charts import head_view_data as hvd
 
 from .conftest import ARTIFACTS, ROOT, Server, _free_port, open_url
 

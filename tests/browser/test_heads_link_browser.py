@@ -12,7 +12,7 @@ import urllib.parse
 
 import pytest
 
-from mha.i18n import text as i18n_text
+from mha.core.i18n import text as i18n_text
 
 from .conftest import LINK_BOX, open_url, save_screenshot, wait_app_idle
 

@@ -1,4 +1,4 @@
-"""The Playground's canvas heatmaps (mha.app.heatmap_view) as a learner meets them, in Chromium: where the tooltip sits,
+"""The Playground's canvas heatmaps (mha.app.components.heatmap_view) as a learner meets them, in Chromium: where the tooltip sits,
 what the pointer says can be clicked, the keyboard after the mouse has been there, how the grid's panels wrap.
 Read through tests/browser/canvas.py; fixtures: conftest.py."""
 from __future__ import annotations
@@ -7,9 +7,9 @@ import urllib.parse
 
 import pytest
 
-from mha.i18n import text as i18n_text
-from mha.text import display_labels, tokenize
-from mha.view import DEFAULT_TEXT
+from mha.core.i18n import text as i18n_text
+from mha.core.tokens import display_labels, tokenize
+from mha.weights.view import DEFAULT_TEXT
 
 from . import canvas as cv
 from .conftest import wait_app_idle

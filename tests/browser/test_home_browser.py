@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from mha.i18n import text as i18n_text
-from mha.view import DEFAULT_TEXT
+from mha.core.i18n import text as i18n_text
+from mha.weights.view import DEFAULT_TEXT
 
 from .conftest import open_url, wait_app_idle
 

@@ -10,7 +10,7 @@ means, on every page:
 - no live link: every ``<a href>`` in the document (HTML or SVG) points into the app itself;
 - no markup made from input: no image, script, frame, style, maths or coloured text inside rendered Markdown, no
   link or styled span inside a chart's tick label, no font larger than a title, no HTML entity shown as text;
-- every token displayed as typed: each drawn tick label equals ``mha.text.display_labels`` of the tokens (NFC,
+- every token displayed as typed: each drawn tick label equals ``mha.core.tokens.display_labels`` of the tokens (NFC,
   invisible controls removed, at most 16 characters with an ellipsis), at its own position; the Playground's canvas
   heatmaps (tests/browser/canvas.py) draw the same labels and their tooltips show them as text, with no element
   made from them;
@@ -25,8 +25,8 @@ import urllib.parse
 
 import pytest
 
-from mha.i18n import ordinal, text as i18n_text
-from mha.text import MAX_LABEL_CHARS, display_labels, safe_label, tokenize
+from mha.core.i18n import ordinal, text as i18n_text
+from mha.core.tokens import MAX_LABEL_CHARS, display_labels, safe_label, tokenize
 
 from .conftest import (
     click_nav, copy_share_link, open_url, save_screenshot, wait_app_idle, wait_for_link_box,
@@ -205,7 +205,7 @@ def sidebar_texts(page) -> str:
         WORD_JOINER, "")
 
 
-# mha.text.escape_markdown puts this invisible character after ':' and '@' (and inside 'www.' and arrows) so that
+# mha.core.markup.escape_markdown puts this invisible character after ':' and '@' (and inside 'www.' and arrows) so that
 # Streamlit's auto-links and :emoji: rewrites cannot fire: it is on the page, but not something a visitor sees.
 WORD_JOINER = "\u2060"
 

@@ -4,7 +4,7 @@ Arrive at the Playground by a direct link; type a sentence; change d_model, num_
 head; click a cell of the enlarged head and read its breakdown; switch to Korean; copy the link with the link box's
 button, open it in a new browser context (nothing shared but the link) and get the same view, down to the numbers
 in every chart; then go to Step by step and Heads through the menu with every setting kept. The numbers shown are
-checked against the model run in this process (``mha.view.run_view``: the same seeded weights in every process).
+checked against the model run in this process (``mha.weights.view.run_view``: the same seeded weights in every process).
 
 The ``open_page`` fixture fails the test on any console error (but Streamlit's known #7074 404s on a direct link),
 uncaught error, dialog or error box; a screenshot of every step goes to test-artifacts/journey-NN-<step>.png.
@@ -18,10 +18,10 @@ import urllib.parse
 import numpy as np
 import pytest
 
-from mha import heads
-from mha.i18n import text as i18n_text
-from mha.text import display_labels, tokenize
-from mha.view import DEFAULT_D_MODEL, DEFAULT_NUM_HEADS, ViewSpec, run_view
+from mha.lessons import heads
+from mha.core.i18n import text as i18n_text
+from mha.core.tokens import display_labels, tokenize
+from mha.weights.view import DEFAULT_D_MODEL, DEFAULT_NUM_HEADS, ViewSpec, run_view
 
 from .conftest import (
     click_nav, copy_share_link, open_url, plotly_array, plotly_data, save_screenshot, wait_app_idle,

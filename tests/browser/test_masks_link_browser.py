@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from mha.batch import decode_mask
-from mha.i18n import text as i18n_text
+from mha.weights.batch import decode_mask
+from mha.core.i18n import text as i18n_text
 
 from .conftest import LINK_BOX, open_url, plotly_array, plotly_data, save_screenshot, wait_app_idle
 

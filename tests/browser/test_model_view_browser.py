@@ -39,7 +39,7 @@ def model_numbers(folder) -> np.ndarray:
     """(L, H, T, T) the model's own output_attentions for TEXT: what the hover must say."""
     import torch
 
-    from mha import pretrained as P
+    from mha.weights import pretrained as P
 
     loaded = P.load_model(str(folder))
     tokens = P.tokenize(loaded, [TEXT])
@@ -118,7 +118,7 @@ def test_the_model_view_in_korean(page, server, folder):
 @pytest.mark.parametrize("lang", ["en", "ko"])
 def test_the_model_lists_other_model_is_not_cut(page, server, folder, lang):
     """A folder is 'another model' in the model list: its name fits the sidebar's box (it was cut, #26.6)."""
-    from mha.i18n import text as i18n_text
+    from mha.core.i18n import text as i18n_text
 
     goto(page, server.url, folder, lang=lang)
     shown = page.locator("[data-testid='stSidebar'] [data-testid='stSelectbox'] input[role='combobox']")

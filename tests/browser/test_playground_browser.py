@@ -2,8 +2,8 @@
 
 Direct links on a freshly started server, controls that repaint the heatmaps, repeated words, tokens that look like
 HTML, pointing at and clicking cells of the all-heads grid and the enlarged head (mouse and keyboard), and links
-that reproduce a view. The grid and the enlarged head are canvases drawn in the page (mha.app.heatmap_view), read
-through tests/browser/canvas.py; the numbers they show are compared with ``mha.view.run_view`` run here. Fixtures:
+that reproduce a view. The grid and the enlarged head are canvases drawn in the page (mha.app.components.heatmap_view), read
+through tests/browser/canvas.py; the numbers they show are compared with ``mha.weights.view.run_view`` run here. Fixtures:
 conftest.py.
 """
 from __future__ import annotations
@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from mha.figures import ENGLISH
-from mha.i18n import ordinal, text as i18n_text
-from mha.text import display_labels, tokenize
-from mha.view import DEFAULT_NUM_HEADS, DEFAULT_TEXT, ViewSpec, run_view
+from mha.charts.figures import ENGLISH
+from mha.core.i18n import ordinal, text as i18n_text
+from mha.core.tokens import display_labels, tokenize
+from mha.weights.view import DEFAULT_NUM_HEADS, DEFAULT_TEXT, ViewSpec, run_view
 
 from . import canvas as cv
 from .conftest import app_pages, wait_app_idle

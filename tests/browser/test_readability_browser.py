@@ -14,8 +14,8 @@ import urllib.parse
 import pytest
 
 from apptest_utils import all_open
-from mha.i18n import text as i18n_text
-from mha.text import display_labels, tokenize
+from mha.core.i18n import text as i18n_text
+from mha.core.tokens import display_labels, tokenize
 
 from . import canvas as cv
 from .conftest import wait_app_idle
@@ -25,7 +25,7 @@ pytestmark = pytest.mark.browser
 LONG = ("The quick brown fox jumps over the lazy dog while the small cat sleeps on a warm mat near the old red barn "
         "and the farmer walks slowly to the green field to see his tired horse eat fresh hay today and sleeps")
 N_LONG = len(tokenize(LONG).tokens)
-MIN_PX = 10.5  # tick labels are drawn at 11-12 px (mha.figures.MIN_FONT)
+MIN_PX = 10.5  # tick labels are drawn at 11-12 px (mha.charts.figures.MIN_FONT)
 CANVAS_MIN_PX = 11  # the canvas heatmaps draw whole pixel sizes: 11 px at least
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mha.i18n import text as i18n_text
+from mha.core.i18n import text as i18n_text
 
 from . import canvas as cv
 from .conftest import wait_app_idle

@@ -50,7 +50,7 @@ def hover(page, panel: int, i: int, j: int, part: int = 0) -> str:
 
 
 def saved_file(tmp_path) -> str:
-    from mha import head_view_data
+    from mha.charts import head_view_data
     from mha.app import share
     from mha.app.controls import _chart_words
 
@@ -109,11 +109,11 @@ def test_the_share_pages_download_opens_from_disk(browser, page, server, tmp_pat
 def test_a_pretrained_views_file_has_a_model_view_that_answers(browser, tmp_path, monkeypatch):
     import tiny_models
 
-    from mha import head_view_data
+    from mha.charts import head_view_data
     from mha.app import share
     from mha.app.controls import _chart_words
-    from mha.pretrained import load_model
-    from mha.view import ViewSpec, pretrained_every_layer, run_view
+    from mha.weights.pretrained import load_model
+    from mha.weights.view import ViewSpec, pretrained_every_layer, run_view
 
     monkeypatch.setenv("MHA_ALLOW_DOWNLOADS", "0")
     folder = tiny_models.build("bert", tmp_path / "bert", layers=3)

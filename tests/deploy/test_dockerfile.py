@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from mha import pretrained_files
+from mha.weights import pretrained_files
 
 DOCKERFILE = Path(__file__).resolve().parents[2] / "Dockerfile"
 
