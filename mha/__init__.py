@@ -1,5 +1,5 @@
 """Multi-head attention, as taught in the course, with every intermediate exposed. No Streamlit here
-(except the subpackage ``mha.app``, the app's Streamlit layer; ``tests/test_layers.py`` checks it)."""
+(except the subpackage ``mha.app``, the app's Streamlit layer; ``tests/unit/test_layers.py`` checks it)."""
 from mha.core.attention import (AttentionSteps, AttentionTrace, MultiHeadAttention, attention_steps,
     scaled_dot_product_attention)
 from mha.core.masks import causal_mask, combine_masks, from_additive_mask, from_torch_attn_mask, padding_mask

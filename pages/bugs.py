@@ -1,7 +1,7 @@
 """Bug zoo: each bug of mha/lessons/bugs.py on the learner's sentence beside the real module, the difference, the max
 error and the test that catches it; and why one head hides the transpose bugs.
 
-Thin: the bugs and their runs come from ``mha.lessons.bugs`` (tested in tests/test_bugs.py).
+Thin: the bugs and their runs come from ``mha.lessons.bugs`` (tested in tests/unit/test_bugs.py).
 """
 from dataclasses import replace
 

@@ -2,7 +2,7 @@
 
 - ``MultiHeadAttention``: ../shared/seeds/000_* (PyTorch로 배우는 Transformer 모델, 멀티헤드 자기어텐션).
 - ``scaled_dot_product_attention``: ../shared/seeds/002_* (Self-Attention 메커니즘의 구현).
-Not a test module (no ``test_`` prefix): imported by tests/test_course_compat.py. Do not "fix" it.
+Not a test module (no ``test_`` prefix): imported by tests/unit/test_course_compat.py. Do not "fix" it.
 """
 import torch
 import torch.nn as nn

@@ -1,6 +1,6 @@
 """Tiny random pretrained-style models, built offline from transformers' config classes and saved with
 ``save_pretrained`` (weights, config and tokenizer), so that ``mha.weights.pretrained`` loads them exactly as it loads a
-downloaded model. Used by tests/test_pretrained.py and bench/bench_pretrained.py.
+downloaded model. Used by tests/unit/test_pretrained.py and bench/bench_pretrained.py.
 
 Tokenizers come from vocabulary files written here: a WordPiece ``vocab.txt`` (BERT, ELECTRA, DistilBERT) and a
 byte-level BPE vocabulary with merges (GPT-2, RoBERTa).

@@ -23,7 +23,7 @@ The link internals:
 
 Nothing here swallows an error. The module checks on import that the installed Streamlit is the version it was
 read from and that every name it uses is still there, and raises ``StreamlitInternalsChanged`` otherwise (with what
-to do); ``tests/test_internals.py`` fails the same way. Everything else in the app uses public APIs only.
+to do); ``tests/app/test_internals.py`` fails the same way. Everything else in the app uses public APIs only.
 """
 from __future__ import annotations
 
@@ -84,7 +84,7 @@ def check(version: str | None = None) -> None:
             f"mha/app/internals.py reads private parts of Streamlit {WRITTEN_FOR}, but Streamlit {version} is "
             f"installed{' and lacks ' + ', '.join(missing) if missing else ''}. Install the pinned version "
             f"(pip install -r requirements.txt), or check each function of mha/app/internals.py against Streamlit "
-            f"{version}, then set WRITTEN_FOR and run tests/test_internals.py.")
+            f"{version}, then set WRITTEN_FOR and run tests/app/test_internals.py.")
 
 
 check()

@@ -3,7 +3,7 @@ second seed's class as written, the course's bare ``scaled_dot_product_attention
 (``mha.lessons.bugs``) written as a full learner class: the course's class with that one step wrong.
 
 Pure text, no torch: the page shows it and sends it to the sandboxed worker (``mha.check.worker``), never runs it.
-tests/test_check_examples.py checks that the course's and the seed's code are the material's, verbatim, and that
+tests/unit/test_check_examples.py checks that the course's and the seed's code are the material's, verbatim, and that
 every bug example differs from the course's class by the bug's own lines.
 """
 from __future__ import annotations
@@ -221,7 +221,7 @@ def get_example(example_id: str) -> Example:
 
 
 # ------------------------------------------------------------------------------------------------------- diagnosis
-# More learner code for the diagnosis (mha/check/diagnose.py) and its tests (tests/test_check_diagnose.py): the
+# More learner code for the diagnosis (mha/check/diagnose.py) and its tests (tests/unit/test_check_diagnose.py): the
 # other named bugs, each as the course's class with one step wrong, and correct classes written other ways, which
 # must compare equal. The page may offer them as "load a bug" buttons too.
 

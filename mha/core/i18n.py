@@ -2,7 +2,7 @@
 
 Each page (or feature) keeps its strings in its own module under ``mha/strings/`` as
 ``STRINGS = {"key": {"en": "...", "ko": "..."}}``; they are merged here. Keys are unique across modules
-(``tests/test_i18n.py`` checks that, and that every key has both languages with the same ``{placeholders}``).
+(``tests/app/test_i18n.py`` checks that, and that every key has both languages with the same ``{placeholders}``).
 """
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ def text(key: str, lang: str = "en", /, **fmt) -> str:
 # Korean picks a particle by the final sound of the word before it: 헤드 0이 (영), 헤드 2가 (이), 0.57을 (칠),
 # 모델로 (ㄹ), 마스크를. The catalog writes the pair after a placeholder, as Korean writers do when the word is
 # unknown ("{n}을(를)"), and text() puts in the one that fits the value filled in. A pair anywhere else, or a bare
-# particle right after a placeholder ("{h}가"), is a mistake: tests/test_korean.py scans the catalog for both.
+# particle right after a placeholder ("{h}가"), is a mistake: tests/app/test_korean.py scans the catalog for both.
 
 # Written form in the catalog -> (after a final consonant, after a vowel). "(으)로" is special: 로 after ㄹ too.
 PAIRS = {

@@ -40,7 +40,7 @@ def escape_markdown(text, max_chars: int | None = None, *, code: bool = False) -
     line breaks, other controls and bidi overrides become one space. ``max_chars`` cuts the text first (with "…"),
     so an escape is never cut in half. ``code=True`` shows it as a code span (a value quoted in a note: "head=`9`"),
     otherwise as plain text inside a sentence (a backslash before every ASCII punctuation character). Either way
-    the page shows exactly the text given (tests/test_text.py parses it as CommonMark and applies Streamlit's own
+    the page shows exactly the text given (tests/unit/test_text.py parses it as CommonMark and applies Streamlit's own
     text rewrites)."""
     text = _DEFUSE.sub(_WJ, _CONTROLS.sub(" ", str(text)) if max_chars is None else _cut(text, max_chars))
     if not code:

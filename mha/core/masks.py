@@ -27,7 +27,7 @@ def values_readable(*tensors: torch.Tensor) -> bool:
 
     functorch wraps a tensor once per transform level (BatchedTensor for vmap, a grad wrapper for grad); this looks
     through every level. It uses torch._C._functorch, torch's private API (torch's own code asks it the same way);
-    tests/test_attention.py runs vmap and grad through the module, so a torch that changes it fails a test."""
+    tests/unit/test_attention.py runs vmap and grad through the module, so a torch that changes it fails a test."""
     for t in tensors:
         while _functorch.is_functorch_wrapped_tensor(t):
             if _functorch.is_batchedtensor(t):

@@ -1,6 +1,6 @@
 """A zoo of real attention bugs, for teaching. NOT the real module: each bug is a small, clearly named variant of
 ``mha.core.attention.MultiHeadAttention`` that gets exactly one step wrong (or, for the second seed, the course
-material's class exactly as written). ``tests/test_bugs.py`` holds, for every bug, the test that catches it: the
+material's class exactly as written). ``tests/unit/test_bugs.py`` holds, for every bug, the test that catches it: the
 bug fails it and the real module passes it. Several bugs hide behind ``num_heads = 1`` and some need a mask.
 
 Pure torch + numpy: no Streamlit here. Bugs never NaN (a chart must never see NaN): where a bug would produce
@@ -85,7 +85,7 @@ def seed_two_head_weights(x: torch.Tensor, num_heads: int, seed: int = 0) -> tup
     """What the seed's class computes once made to run (each token's features pre-split into heads, the only input
     its Linear layers accept): ``(weights, output)``, weights (B, T, H, H) — heads attending to heads, per token.
 
-    The same steps as ``SeedTwoMultiHeadAttention.forward`` (tests/test_bugs.py checks the outputs agree)."""
+    The same steps as ``SeedTwoMultiHeadAttention.forward`` (tests/unit/test_bugs.py checks the outputs agree)."""
     B, T, d_model = x.shape
     module = init_weights(SeedTwoMultiHeadAttention(d_model, num_heads), seed).to(x.dtype)
     split = x.view(B, T, num_heads, d_model // num_heads)  # (B, T, H, head_dim): what nn.Linear(head_dim) accepts
@@ -119,7 +119,7 @@ class CombineHeadsWithoutPermute(MultiHeadAttention):
 
 class _OneStepBug(MultiHeadAttention):
     """The real module with its attention step behind a hook (``attend``) that a bug replaces. ``trace`` is the
-    real one, step for step, except that line (tests/test_bugs.py checks that with no bug they agree exactly)."""
+    real one, step for step, except that line (tests/unit/test_bugs.py checks that with no bug they agree exactly)."""
 
     def attend(self, q, k, v, mask) -> AttentionSteps:
         return attention_steps(q, k, v, mask)
@@ -185,7 +185,7 @@ def _steps(steps: AttentionSteps, weights, v, allowed=None) -> AttentionSteps:
 
 # --- the catalogue -------------------------------------------------------------------------------------------------------
 
-TEST_FILE = "tests/test_bugs.py"
+TEST_FILE = "tests/unit/test_bugs.py"
 
 
 @dataclass(frozen=True)

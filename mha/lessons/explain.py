@@ -25,7 +25,7 @@ TOP_K = 12  # a breakdown lists every dimension up to this head_dim; above, the 
 SWEEP_HEAD_DIMS = (4, 8, 16, 32, 64, 128, 256, 512)
 
 # ---------------------------------------------------------------------------------------------------------------
-# The course code, quoted line for line from ../shared/seeds/000_* (tests/test_explain.py checks every line).
+# The course code, quoted line for line from ../shared/seeds/000_* (tests/unit/test_explain.py checks every line).
 # ---------------------------------------------------------------------------------------------------------------
 STEPS = ("embed", "linear", "split_heads", "qk", "scale", "mask", "softmax", "weighted_sum", "combine_heads",
          "output_linear")

@@ -75,7 +75,7 @@ STRINGS = {
     # the bugs
     "bz_seed_two_as_written_title": {"en": "The second handout's class, as written",
                                      "ko": "두 번째 자료의 클래스, 쓰인 그대로"},
-    # the check that catches each bug, in words (the test in tests/test_bugs.py does exactly this)
+    # the check that catches each bug, in words (the test in tests/unit/test_bugs.py does exactly this)
     "bz_seed_two_as_written_check": {"en": "it runs for every num_heads that divides d_model",
                                      "ko": "d_model을 나누는 모든 num_heads에서 실행된다"},
     "bz_split_heads_no_transpose_check": {"en": "each position keeps its own numbers after split_heads",

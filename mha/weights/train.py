@@ -132,7 +132,7 @@ class Task:
     id: str  # also the URL value (``task=previous``)
     slots: tuple[str, ...]  # one known pattern per output slot, in output order
     copies: str  # "content": the key's content features; "tag": the key's tag (see ``make_batch``)
-    steps: int  # default step budget: reaches the goal at the default size (see tests/test_train.py)
+    steps: int  # default step budget: reaches the goal at the default size (see tests/unit/test_train.py)
     min_heads: int  # fewest heads that can solve it: one per distinct place a query must read
     d_model: int = 32  # default size: the goal within ``steps`` in about a second or two on one thread
     num_heads: int = 4

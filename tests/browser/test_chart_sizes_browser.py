@@ -1,7 +1,7 @@
 """Charts readable at every size the app allows (#27.4), measured in Chromium from the boxes the browser drew:
 the Induction grids' Hangul key names (14 tokens) stacked upright, not turned into a jumble; the Masks page's
 "−∞" marks each in its own cell, none running into the next; the Heads page's q/k map at 38 tokens writing no name
-over another. (The ⤓ PNG export: test_canvas_png_browser.py; the texts: tests/test_chart_sizes.py.)"""
+over another. (The ⤓ PNG export: test_canvas_png_browser.py; the texts: tests/unit/test_chart_sizes.py.)"""
 from __future__ import annotations
 
 import urllib.parse

@@ -1,5 +1,5 @@
 """Issue #13 in a real browser: crafted uploads go through the page's own file chooser and a 100 KB link through the
-address bar, and what Chromium then shows is checked (tests/test_security.py checks the same Markdown with a
+address bar, and what Chromium then shows is checked (tests/app/test_security.py checks the same Markdown with a
 CommonMark parser; only the browser runs Streamlit's own renderer, with its auto-links, emoji and colours).
 
 Passing means: every payload is shown as typed, no live link, image, maths or coloured text appears (the hostile

@@ -18,7 +18,7 @@ import mha
 from mha.core.tokens import MAX_LABEL_CHARS
 from mha.core.markup import escape_for_plotly
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BIDI = set("\u200e\u200f\u061c\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 JOINERS = set("\u200d\ufe0e\ufe0f")  # ZWJ and variation selectors: legitimately inside emoji
 FAMILY = "\U0001F468\u200d\U0001F469\u200d\U0001F467\u200d\U0001F466"  # man ZWJ woman ZWJ girl ZWJ boy

@@ -15,7 +15,7 @@ from packaging.markers import default_environment
 from packaging.requirements import Requirement
 from packaging.version import Version
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 PLATFORMS = {  # the values of the markers that differ between the places the app is installed
     "linux-x86_64": {"sys_platform": "linux", "platform_machine": "x86_64"},

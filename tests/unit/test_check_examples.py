@@ -13,7 +13,7 @@ import course_mha
 from mha.lessons import bugs
 from mha.check import examples
 
-SEEDS = Path(__file__).resolve().parent / "seeds"
+SEEDS = Path(__file__).resolve().parents[1] / "seeds"
 
 
 def _run(code: str) -> dict:

@@ -5,7 +5,7 @@ from pathlib import Path
 from mha.core import i18n
 from mha.app.pages import PAGES, url_path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_every_page_file_is_registered_and_every_entry_exists():

@@ -5,7 +5,7 @@ import re
 from mha.app.components import component, head_view, heatmap_view
 from mha.app import share
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def test_every_component_reads_its_own_files():

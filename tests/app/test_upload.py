@@ -267,7 +267,7 @@ def test_every_file_refused_for_its_size_gets_the_apps_message(tmp_path):
     import tomllib
     from pathlib import Path
 
-    config = tomllib.loads((Path(__file__).resolve().parents[1] / ".streamlit" / "config.toml").read_text())
+    config = tomllib.loads((Path(__file__).resolve().parents[2] / ".streamlit" / "config.toml").read_text())
     assert export.UPLOAD_WIDGET_MB * 10**6 > export.MAX_WEIGHTS_BYTES
     assert config["server"]["maxUploadSize"] >= export.UPLOAD_WIDGET_MB  # both in the server's MiB
     at = _share_page(lang="en")

@@ -125,7 +125,7 @@ def test_there_is_one_escaping_helper():
     import mha.core.markup
 
     assert not hasattr(mha.core.markup, "markdown_code") and not hasattr(export, "escape_name")
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     found = []
     for folder in ("mha", "pages"):
         for dirpath, _, files in os.walk(os.path.join(root, folder)):
@@ -478,7 +478,7 @@ def test_the_server_watches_no_files_and_keeps_public_demo_settings():
     the app's folder recursively; folderWatchBlacklist does not stop it): no file watcher at all."""
     import tomllib
 
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     with open(os.path.join(root, ".streamlit", "config.toml"), "rb") as f:
         config = tomllib.load(f)
     server = config["server"]

@@ -114,7 +114,7 @@ def test_weights_download_does_not_share_the_cached_module():
 
 
 def test_an_uploaded_file_name_is_quoted_by_the_one_escaping_helper():
-    # file names go through mha.core.markup.escape_markdown like every visitor text (tests/test_security.py renders it)
+    # file names go through mha.core.markup.escape_markdown like every visitor text (tests/app/test_security.py renders it)
     from mha.core.markup import escape_markdown
 
     assert escape_markdown("내_가중치.pt", 60, code=True) == "`내_가중치.pt`"

@@ -1,5 +1,5 @@
 """The per-session and server-wide upload limits (mha/app/internals.py, issue #23.2), as a pure decision; the real
-server's answer (HTTP 413 with this reason) is tests/test_abuse.py's."""
+server's answer (HTTP 413 with this reason) is tests/deploy/test_abuse.py's."""
 from mha.app import internals
 
 MB = 2 ** 20

@@ -3,7 +3,7 @@ escape is refused with a message key, and nothing a refusal touched changed in t
 
 These tests call ``compile_learner`` in the test process: only code that the sandbox refuses before it can do
 anything, or that is harmless. Loops, explosions and the OS limits are tested through the worker
-(tests/test_check_worker.py).
+(tests/unit/test_check_worker.py).
 """
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-MHA = Path(__file__).resolve().parent.parent / "mha"
+MHA = Path(__file__).resolve().parents[2] / "mha"
 APP = MHA / "app"
 
 

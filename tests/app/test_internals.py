@@ -15,7 +15,7 @@ import streamlit
 
 from mha.app import internals
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_installed_streamlit_is_the_one_the_internals_were_read_from():

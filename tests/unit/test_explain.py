@@ -24,7 +24,7 @@ from mha.core.inputs import init_weights, token_inputs
 from mha.core.tokens import tokenize
 from mha.weights.view import ViewSpec, build_model, run_view, view_inputs
 
-SEEDS_DIR = Path(__file__).resolve().parent / "seeds"  # the course material, copied from ../shared/seeds
+SEEDS_DIR = Path(__file__).resolve().parents[1] / "seeds"  # the course material, copied from ../shared/seeds
 
 SPECS = {
     "default": ViewSpec(),

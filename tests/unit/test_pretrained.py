@@ -547,7 +547,7 @@ def test_importing_the_module_does_not_import_transformers():
 
     code = "import sys, mha.weights.pretrained; print('transformers' in sys.modules, 'huggingface_hub' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         cwd=Path(__file__).resolve().parents[1])
+                         cwd=Path(__file__).resolve().parents[2])
     assert out.stdout.split() == ["False", "False"]
 
 

@@ -93,7 +93,7 @@ def test_the_default_run_grows_an_induction_stripe_that_ablation_removes():
         return [float(w[qs, ks].mean()) for w in grid]
 
     on = stripe(heatmaps(charts["ind_grid_l2"]))
-    # ~0.1 at random (1 / position); held-out sequences reach >= 0.5 (tests/test_induction.py); a short text ~0.5
+    # ~0.1 at random (1 / position); held-out sequences reach >= 0.5 (tests/unit/test_induction.py); a short text ~0.5
     assert max(on) >= 0.4
     prev = [float(np.mean([w[t, t - 1] for t in range(1, len(tv_ids))])) for w in heatmaps(charts["ind_grid_l1"])]
     assert max(prev) >= 0.5  # seed 0 grows a previous-token head

@@ -133,7 +133,7 @@ def test_a_repeated_section_uses_the_first_value_like_every_segmented_control():
 
 @pytest.mark.parametrize("section", [k for k in SECTIONS if k != "measure"])
 def test_each_sections_controls_come_back_from_its_link(section):
-    """What tests/test_links.py does for the page, section by section (it sees only the first section)."""
+    """What tests/app/test_links.py does for the page, section by section (it sees only the first section)."""
     from test_links import change, open_link, state, widgets
 
     at = open_link(PAGE, {"hd_section": section, **EXTRA.get(section, {})})

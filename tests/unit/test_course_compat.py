@@ -104,8 +104,8 @@ def test_scaled_dot_product_attention_matches_course_function(gen, head_dim):
 
 
 # --- the course's code in tests/course_mha.py is the course's, line for line ------------------------------------
-SEEDS = Path(__file__).resolve().parent / "seeds"  # copies of ../shared/seeds, so a clean clone has them
-SHARED_SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
+SEEDS = Path(__file__).resolve().parents[1] / "seeds"  # copies of ../shared/seeds, so a clean clone has them
+SHARED_SEEDS = Path(__file__).resolve().parents[3] / "shared" / "seeds"
 
 
 def _code_lines(text: str) -> set[str]:

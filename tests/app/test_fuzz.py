@@ -12,7 +12,7 @@ NaN or infinity anywhere in any chart (``apptest_utils.nonfinite_in`` decodes ba
 
 Bounded for CI: a few examples per page and kind, ``derandomize=True`` (the same examples on every run and every
 machine) and no example database. A failure prints the input that caused it (hypothesis shrinks it first).
-A longer hunt with new random examples each time: ``MHA_FUZZ_EXAMPLES=60 python -m pytest tests/test_fuzz.py``.
+A longer hunt with new random examples each time: ``MHA_FUZZ_EXAMPLES=60 python -m pytest tests/app/test_fuzz.py``.
 """
 from __future__ import annotations
 

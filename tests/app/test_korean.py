@@ -246,7 +246,7 @@ def test_every_uploader_is_the_one_uploader():
     """Streamlit's English in a drop zone is written over in Korean only by mha.app.controls.file_uploader."""
     from pathlib import Path
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     direct = [str(p.relative_to(root)) for p in [*root.glob("mha/**/*.py"), *root.glob("pages/*.py"), root / "app.py"]
               if re.search(r"\bst\.file_uploader\(|\.file_uploader\(", p.read_text(encoding="utf-8"))
               and p.name != "controls.py"]

@@ -154,7 +154,7 @@ CHECKS = {name: globals()["check_" + name.removeprefix("test_")] for name in dir
 def test_every_bug_names_a_test_of_this_file():
     assert len(bugs.BUGS) == 7 and len(set(bugs.BUG_NAMES)) == 7
     for bug in bugs.BUGS:
-        assert bug.test_id == f"tests/test_bugs.py::{bug.test}"
+        assert bug.test_id == f"tests/unit/test_bugs.py::{bug.test}"
         assert bug.test in CHECKS and callable(globals()[bug.test]), bug.test
 
 
