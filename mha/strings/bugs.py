@@ -14,7 +14,8 @@ STRINGS = {
               "wrong. It runs on your sentence with the real module's weights. Each is caught by a test in our "
               "suite: the bug fails it, the real module passes it. Bugs that need a mask or several heads to show "
               "are marked.",
-        "ko": "각 버그는 실제 모듈과 분리해 둔 작은 변형(`mha/lessons/bugs.py`)으로, 한 단계만 틀립니다. 실제 모듈과 같은 "
+        "ko": "각 버그는 실제 모듈과 분리해 둔 작은 변형(`mha/lessons/bugs.py`)으로, 한 단계만 틀립니다. 실제 모듈과 "
+              "같은 "
               "가중치로 여러분의 문장에서 실행됩니다. 각각 우리 테스트 하나가 잡아냅니다: 버그는 실패하고 실제 "
               "모듈은 통과합니다. 마스크나 여러 헤드가 있어야 드러나는 버그는 따로 표시했습니다.",
     },
@@ -33,7 +34,8 @@ STRINGS = {
     "bz_not_comparable": {"en": "— (see below)", "ko": "— (아래 참고)"},
     "bz_pick": {"en": "Bug", "ko": "버그"},
     "bz_pick_help": {
-        "en": "The link names the bug by its id in mha/lessons/bugs.py (such as softmax_over_queries), in every language.",
+        "en": "The link names the bug by its id in mha/lessons/bugs.py (such as softmax_over_queries), in every "
+              "language.",
         "ko": "링크에는 언어와 상관없이 mha/bugs.py의 버그 id(예: softmax_over_queries)가 들어갑니다.",
     },
     "bz_wrong": {"en": "The bug", "ko": "버그"},
@@ -100,7 +102,8 @@ STRINGS = {
     "bz_seed_error": {
         "en": "As written, with num_heads = {h}, it fails: its Linear layers take head_dim = {hd} features but "
               "receive d_model = {d}. Any num_heads > 1 fails like this:",
-        "ko": "쓰인 그대로 num_heads = {h}(으)로 실행하면 실패합니다. `nn.Linear` 층은 head_dim = {hd}개의 특성을 받는데 "
+        "ko": "쓰인 그대로 num_heads = {h}(으)로 실행하면 실패합니다. `nn.Linear` 층은 head_dim = {hd}개의 특성을 "
+              "받는데 "
               "d_model = {d}개가 들어오기 때문입니다. num_heads > 1이면 모두 이렇게 실패합니다:",
     },
     "bz_seed_runs": {
@@ -122,7 +125,8 @@ STRINGS = {
     # the (H, H) map of the second handout's class: heads attend to heads, not tokens to tokens
     "bz_seed_query_axis": {"en": "query head", "ko": "쿼리 헤드"},
     "bz_seed_key_axis": {"en": "key head", "ko": "키 헤드"},
-    "bz_split_heads_no_transpose_title": {"en": "split_heads without the transpose", "ko": "transpose 없는 split_heads"},
+    "bz_split_heads_no_transpose_title": {"en": "split_heads without the transpose", "ko": "transpose 없는 "
+                                                                                           "split_heads"},
     "bz_split_heads_no_transpose_explain": {
         "en": "Reshaping (B, T, d_model) straight to (B, H, T, head_dim) keeps every number but puts it in the "
               "wrong place: each “head” gets a slab of consecutive numbers that mixes several positions. The "
@@ -158,7 +162,8 @@ STRINGS = {
         "ko": "√head_dim으로 나누지 않으면 점수가 head_dim에 따라 커져 softmax가 뾰족해지고 포화됩니다. 키 하나가 "
               "거의 모든 가중치를 가져갑니다(스케일링 & softmax 실험실 참고).",
     },
-    "bz_combine_heads_no_permute_title": {"en": "combine_heads without the permute", "ko": "permute 없는 combine_heads"},
+    "bz_combine_heads_no_permute_title": {"en": "combine_heads without the permute", "ko": "permute 없는 "
+                                                                                           "combine_heads"},
     "bz_combine_heads_no_permute_explain": {
         "en": "Viewing (B, H, Tq, head_dim) as (B, Tq, d_model) without first moving the heads back behind the "
               "positions: a token's output vector is stitched together from other tokens' head outputs. The "

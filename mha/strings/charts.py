@@ -59,5 +59,6 @@ STRINGS = {
     "ch_keys_on_hover": {"en": "Too many keys to name under each map: hover a cell for its tokens.",
                          "ko": "키가 많아 그림마다 이름을 다 쓸 수 없습니다. 칸에 마우스를 올리면 두 토큰이 보입니다."},
     "ch_tokens_on_hover": {"en": "Too many tokens to name along the map's edges: hover a cell for its query and key.",
-                           "ko": "토큰이 많아 축에 이름을 다 쓸 수 없습니다. 칸에 마우스를 올리면 쿼리와 키가 보입니다."},
+                           "ko": "토큰이 많아 축에 이름을 다 쓸 수 없습니다. 칸에 마우스를 올리면 쿼리와 키가 "
+                                 "보입니다."},
 }

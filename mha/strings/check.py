@@ -194,8 +194,10 @@ STRINGS = {
               "`self.{name} = …`.",
         "ko": "`{owner}.{name} = …`: 속성은 직접 만든 클래스의 객체에만 넣을 수 있습니다(`self.{name} = …`처럼).",
     },
-    "check_syntax_forbidden": {"en": "`{what}` is not allowed here.", "ko": "`{what}`: 여기서는 쓸 수 없는 문법입니다."},
-    "check_decorator": {"en": "Decorators (`@…`) are not allowed here.", "ko": "데코레이터(`@…`)는 여기서 쓸 수 없습니다."},
+    "check_syntax_forbidden": {"en": "`{what}` is not allowed here.", "ko": "`{what}`: 여기서는 쓸 수 없는 "
+                                                                            "문법입니다."},
+    "check_decorator": {"en": "Decorators (`@…`) are not allowed here.", "ko": "데코레이터(`@…`)는 여기서 쓸 수 "
+                                                                               "없습니다."},
     "check_class_keyword": {
         "en": "`class …({name}=…)`: class keywords such as a metaclass are not allowed here.",
         "ko": "`class …({name}=…)`: 메타클래스 같은 클래스 키워드는 여기서 쓸 수 없습니다.",
@@ -225,7 +227,8 @@ STRINGS = {
     },
     "check_timeout": {
         "en": "Your code computed longer than one check may ({seconds} s of CPU time): an endless loop?",
-        "ko": "코드가 검사 한 번에 허용된 계산 시간(CPU {seconds}초)보다 오래 실행되었습니다. 끝나지 않는 반복문인가요?",
+        "ko": "코드가 검사 한 번에 허용된 계산 시간(CPU {seconds}초)보다 오래 실행되었습니다. 끝나지 않는 "
+              "반복문인가요?",
     },
     "check_worker_died": {
         "en": "The checker stopped while running your code and has been restarted. If this happens again, your "
@@ -270,12 +273,14 @@ STRINGS = {
         "en": "Its `nn.Linear` layers take head_dim = {head_dim} features, but each token brings d_model = {d_model}: "
               "the first projection stops with a shape error whenever num_heads > 1, so no heatmap can be drawn. "
               "With `nn.Linear(d_model, d_model)` it runs, and then attends over the heads axis (see that bug).",
-        "ko": "`nn.Linear` 층은 `head_dim` = {head_dim}개의 특성을 받는데, 각 토큰은 `d_model` = {d_model}개를 가져옵니다. "
+        "ko": "`nn.Linear` 층은 `head_dim` = {head_dim}개의 특성을 받는데, 각 토큰은 `d_model` = {d_model}개를 "
+              "가져옵니다. "
               "그래서 `num_heads` > 1이면 첫 투영에서 모양 오류로 멈추고 히트맵을 그릴 수 없습니다. "
               "`nn.Linear(d_model, d_model)`로 바꾸면 실행되지만, 이번에는 헤드 축에 대해 어텐션합니다(그 버그 참고).",
     },
     "check_bug_attention_over_heads_explain": {
-        "en": "The views give (batch, tokens, heads, head_dim) and attention runs on the last two axes, so each token's "
+        "en": "The views give (batch, tokens, heads, head_dim) and attention runs on the last two axes, so each "
+              "token's "
               "{heads} heads attend to each other: the weights are {heads} × {heads} per token instead of "
               "{tokens} × {tokens} per head, and no token ever looks at another. Transpose to (batch, heads, tokens, "
               "head_dim) after each view, and back before combining.",
@@ -292,7 +297,8 @@ STRINGS = {
               "토큰의 것이 되고, 토큰 하나만 바뀌어도 모든 헤드의 지도가 바뀝니다. 헤드가 하나면 보이지 않습니다.",
     },
     "check_bug_no_scaling_explain": {
-        "en": "The scores are √head_dim = √{head_dim} times too large: the weights map is sharper than ours (nearly one "
+        "en": "The scores are √head_dim = √{head_dim} times too large: the weights map is sharper than ours (nearly "
+              "one "
               "bright cell per row), and it gets sharper still as head_dim grows, until softmax saturates.",
         "ko": "점수가 √`head_dim` = √{head_dim}배만큼 너무 큽니다. 가중치 지도가 우리 것보다 날카롭고(행마다 거의 "
               "밝은 칸 하나), `head_dim`이 커질수록 더 날카로워져 softmax가 포화됩니다.",
@@ -307,7 +313,8 @@ STRINGS = {
         "en": "The mask blocks the keys it should allow and allows the ones it should block: with a causal mask the "
               "weights map lights up above the diagonal (the future) and is dark on and below it; a row with every "
               "key blocked gives NaN.",
-        "ko": "마스크가 허용해야 할 키를 막고 막아야 할 키를 허용합니다. 인과 마스크라면 가중치 지도가 대각선 위(미래)에서 "
+        "ko": "마스크가 허용해야 할 키를 막고 막아야 할 키를 허용합니다. 인과 마스크라면 가중치 지도가 대각선 "
+              "위(미래)에서 "
               "밝고 대각선과 그 아래는 어둡습니다. 모든 키가 막힌 행은 NaN이 됩니다.",
     },
     "check_bug_mask_after_softmax_explain": {
@@ -325,7 +332,8 @@ STRINGS = {
     "check_bug_softmax_over_queries_explain": {
         "en": "Each column of the weights map sums to 1 instead of each row: the keys share out the queries. A row "
               "no longer says where that token looks, and with a causal mask the future leaks into the past.",
-        "ko": "가중치 지도의 각 행이 아니라 각 열의 합이 1입니다. 키가 쿼리를 나눠 가지는 셈입니다. 행이 더는 그 토큰이 "
+        "ko": "가중치 지도의 각 행이 아니라 각 열의 합이 1입니다. 키가 쿼리를 나눠 가지는 셈입니다. 행이 더는 그 "
+              "토큰이 "
               "어디를 보는지 말해 주지 않고, 인과 마스크에서는 미래가 과거로 새어 듭니다.",
     },
     "check_bug_softmax_wrong_axis_explain": {
@@ -419,7 +427,8 @@ STRINGS = {
                              "ko": "실행하지 않음: 토큰이 2개 이상 필요합니다."},
     "check_skip_no_mask_argument": {"en": "Not run: your code takes no mask.",
                                     "ko": "실행하지 않음: 코드가 마스크를 받지 않습니다."},
-    "check_skip_one_head": {"en": "Not run: it needs at least 2 heads.", "ko": "실행하지 않음: 헤드가 2개 이상 필요합니다."},
+    "check_skip_one_head": {"en": "Not run: it needs at least 2 heads.", "ko": "실행하지 않음: 헤드가 2개 이상 "
+                                                                               "필요합니다."},
     "check_skip_no_projection": {"en": "Not run: no query projection was found in your code.",
                                  "ko": "실행하지 않음: 코드에서 쿼리 투영을 찾지 못했습니다."},
     # what the diagnosis says about the code as a whole
@@ -475,13 +484,15 @@ STRINGS = {
     "check_mask_unread": {
         "en": "Your code takes a mask but never uses it: with no mask chosen that changes nothing. Choose a causal "
               "mask in the sidebar to see what it does.",
-        "ko": "코드가 마스크를 받지만 쓰지 않습니다. 마스크를 고르지 않았으니 지금은 달라지는 것이 없습니다. 사이드바에서 "
+        "ko": "코드가 마스크를 받지만 쓰지 않습니다. 마스크를 고르지 않았으니 지금은 달라지는 것이 없습니다. "
+              "사이드바에서 "
               "인과 마스크를 골라 어떻게 되는지 보세요.",
     },
     "check_one_token": {
         "en": "With one token there is one key and every attention weight is 1, so most bugs cannot show: type a "
               "longer sentence.",
-        "ko": "토큰이 하나면 키도 하나이고 모든 어텐션 가중치가 1이라서 대부분의 버그가 드러나지 않습니다. 더 긴 문장을 "
+        "ko": "토큰이 하나면 키도 하나이고 모든 어텐션 가중치가 1이라서 대부분의 버그가 드러나지 않습니다. 더 긴 "
+              "문장을 "
               "입력하세요.",
     },
     "check_bad_request": {"en": "The check could not start: {detail}", "ko": "검사를 시작할 수 없습니다: {detail}"},
@@ -501,7 +512,8 @@ STRINGS = {
     "check_crash_split": {
         "en": "It stopped splitting into heads, at {theirs}. The course's code reshapes {x} into (1, tokens, "
               "{num_heads}, {head_dim}), then permutes the heads in front of the tokens.",
-        "ko": "헤드로 나누다가 {theirs}에서 멈췄습니다. 강의 코드는 {x}를(을) (1, 토큰, {num_heads}, {head_dim}) 모양으로 "
+        "ko": "헤드로 나누다가 {theirs}에서 멈췄습니다. 강의 코드는 {x}를(을) (1, 토큰, {num_heads}, {head_dim}) "
+              "모양으로 "
               "`reshape`한 뒤 헤드를 토큰 앞으로 `permute`합니다.",
     },
     "check_crash_scores": {

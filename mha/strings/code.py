@@ -1,5 +1,5 @@
-"""Comments we wrote in code shown to learners (prefix ``code_``): ``mha.core.i18n.code_comments`` puts the page's language
-after each ``# ``. The course's own code is quoted verbatim and keeps its comments."""
+"""Comments we wrote in code shown to learners (prefix ``code_``): ``mha.core.i18n.code_comments`` puts the page's
+language after each ``# ``. The course's own code is quoted verbatim and keeps its comments."""
 STRINGS = {
     "code_may_attend": {"en": "True = may attend", "ko": "True = 볼 수 있음"},
     "code_converted_blocked": {"en": "converted: True = blocked", "ko": "변환됨: True = 차단"},

@@ -48,7 +48,8 @@ STRINGS = {
     "ctl_seed_help": {
         "en": "The weights and embeddings are random (untrained). Another seed gives other patterns: do not read "
               "meaning into one seed.",
-        "ko": "가중치와 임베딩은 무작위(학습 전)입니다. 시드를 바꾸면 패턴도 바뀌니, 한 시드의 모양에 의미를 두지 마세요.",
+        "ko": "가중치와 임베딩은 무작위(학습 전)입니다. 시드를 바꾸면 패턴도 바뀌니, 한 시드의 모양에 의미를 두지 "
+              "마세요.",
     },
     "err_empty_text": {
         "en": "The sentence is empty. Type a few words, e.g. “Orange is my favorite fruit”.",
@@ -110,12 +111,14 @@ STRINGS = {
     "home_how": {
         "en": "The controls in the sidebar are shared by every page and kept in the link: copy the address bar to "
               "share exactly what you see.",
-        "ko": "사이드바의 설정은 모든 페이지에 공통이며 링크에 담깁니다. 주소창을 복사하면 지금 화면 그대로 공유됩니다.",
+        "ko": "사이드바의 설정은 모든 페이지에 공통이며 링크에 담깁니다. 주소창을 복사하면 지금 화면 그대로 "
+              "공유됩니다.",
     },
     "home_untrained": {
         "en": "The weights are random, not trained: patterns show how the computation works, not what a trained "
               "model has learned.",
-        "ko": "가중치는 학습된 것이 아니라 무작위입니다. 패턴은 계산이 어떻게 동작하는지 보여 줄 뿐, 학습된 모델의 지식이 아닙니다.",
+        "ko": "가중치는 학습된 것이 아니라 무작위입니다. 패턴은 계산이 어떻게 동작하는지 보여 줄 뿐, 학습된 모델의 "
+              "지식이 아닙니다.",
     },
     "fit_scale": {"en": "Fit the colour scale to the weights", "ko": "색 범위를 가중치에 맞추기"},
     "fit_scale_help": {

@@ -228,7 +228,8 @@ STRINGS = {
     "co_step_trained": {"en": "What trained heads look like", "ko": "학습된 헤드는 어떤 모습인가"},
     "co_trained_text": {
         "en": "A module trained on four copying jobs at once (previous word, next word, first word, mirrored "
-              "position, counted in sequences of {train_len}, the training length): each head takes a job. Trained heads are sharp, nearly all of a row's weight on one key; "
+              "position, counted in sequences of {train_len}, the training length): each head takes a job. Trained "
+              "heads are sharp, nearly all of a row's weight on one key; "
               "random heads spread every row almost evenly.",
         "ko": "네 가지 복사 과제(이전 단어, 다음 단어, 첫 단어, 학습 길이인 {train_len}단어 시퀀스에서 센 거울 위치)을 "
               "한꺼번에 학습한 모듈입니다. 헤드마다 "

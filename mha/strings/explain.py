@@ -94,7 +94,8 @@ STRINGS = {
               "(or click a cell, up to 64 tokens) to see one dot product term by term.",
         "ko": "**어텐션 점수: Q-K 유사도 → 도트 프로덕트.** (i, j) 칸은 q_i · k_j, 즉 head_dim = {head_dim}개 "
               "차원에 걸친 q_i[d] × k_j[d]의 합입니다. 토큰 i가 찾는 것과 토큰 j의 내용이 맞을수록 큽니다. "
-              "헤드 {head}, √head_dim으로 나누기 전입니다. 아래에서 쿼리와 키를 고르면(토큰 64개까지는 칸을 눌러도 됩니다) "
+              "헤드 {head}, √head_dim으로 나누기 전입니다. 아래에서 쿼리와 키를 고르면(토큰 64개까지는 칸을 눌러도 "
+              "됩니다) "
               "내적을 항 하나하나 볼 수 있습니다.",
     },
     "ex_step_scale": {"en": "Divide by √head_dim", "ko": "√head_dim으로 나누기"},
@@ -154,7 +155,8 @@ STRINGS = {
               "(강의 코드는 `compute_attention`의 결과도 `attention_weights`라고 부르지만, 여기서는 "
               "`head_outputs`라고 합니다.)",
     },
-    "ex_step_combine_heads": {"en": "combine_heads: heads side by side again", "ko": "combine_heads: 헤드를 다시 나란히"},
+    "ex_step_combine_heads": {"en": "combine_heads: heads side by side again", "ko": "combine_heads: 헤드를 다시 "
+                                                                                     "나란히"},
     "ex_step_combine_heads_text": {
         "en": "`combine_heads` undoes `split_heads`: the heads go back side by side, {num_heads} × {head_dim} = "
               "{d_model} columns per token (`permute`, then `view`). Each coloured frame is one head's answer.",
@@ -167,9 +169,11 @@ STRINGS = {
         "en": "`output_linear`, an `nn.Linear(d_model, d_model)` with bias, projects the concatenated heads into "
               "one d_model = {d_model} vector per token: the layer's output, the same shape as its input x.",
         "ko": "편향이 있는 `nn.Linear(d_model, d_model)`인 `output_linear`가 이어 붙인 헤드 출력을 투영해 "
-              "토큰마다 d_model = {d_model}개의 숫자로 된 벡터 하나를 만듭니다. 입력 x와 같은 모양의, 이 층의 출력입니다.",
+              "토큰마다 d_model = {d_model}개의 숫자로 된 벡터 하나를 만듭니다. 입력 x와 같은 모양의, 이 층의 "
+              "출력입니다.",
     },
-    "ex_bar_title": {"en": "The course's picture: one query's attention row", "ko": "강의의 그림: 쿼리 하나의 어텐션 행"},
+    "ex_bar_title": {"en": "The course's picture: one query's attention row", "ko": "강의의 그림: 쿼리 하나의 어텐션 "
+                                                                                    "행"},
     "ex_bar_text": {
         "en": "In the course, the query *Orange* in “Orange is my favorite fruit” shares its attention as "
               ".21 .03 .05 .31 .40 over the five words. Here is the same picture for your sentence, from the "
@@ -194,7 +198,8 @@ STRINGS = {
     "ex_matrix": {"en": "Matrix", "ko": "행렬"},
     "ex_matrix_help": {
         "en": "weights: after softmax, each row sums to 1. scores: QKᵀ/√head_dim, before the mask.",
-        "ko": "가중치(weights): softmax 후의 값으로 각 행의 합이 1입니다. 점수(scores): 마스크 전의 QKᵀ/√head_dim입니다.",
+        "ko": "가중치(weights): softmax 후의 값으로 각 행의 합이 1입니다. 점수(scores): 마스크 전의 "
+              "QKᵀ/√head_dim입니다.",
     },
     "ex_cell_query": {"en": "Query token (row)", "ko": "쿼리 토큰 (행)"},
     "ex_cell_key": {"en": "Key token (column)", "ko": "키 토큰 (열)"},
@@ -234,7 +239,8 @@ STRINGS = {
     "cb_masked": {
         "en": "**4. Mask:** the mask blocks *{k}* for *{q}*: the score becomes −∞ before softmax, so the weight is "
               "exactly **0** and the other keys share the whole 1.",
-        "ko": "**4. 마스크:** 마스크가 쿼리 *{q}*에서 키 *{k}*(으)로 가는 어텐션을 막습니다. softmax 전에 점수가 −∞가 되어 가중치는 "
+        "ko": "**4. 마스크:** 마스크가 쿼리 *{q}*에서 키 *{k}*(으)로 가는 어텐션을 막습니다. softmax 전에 점수가 −∞가 "
+              "되어 가중치는 "
               "정확히 **0**이고, 나머지 키들이 1 전체를 나눠 가집니다.",
     },
     "cb_fully_masked": {

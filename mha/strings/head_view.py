@@ -16,8 +16,10 @@ STRINGS = {
         "en": "Every head's weights at once, as lines from each query (left) to the keys (right): the stronger the "
               "weight, the darker and thicker the line (full strength at the top of the view's colour scale, as in "
               "the grid above). Everything here answers in your browser, without waiting for the server.",
-        "ko": "모든 헤드의 가중치를 한 번에, 각 쿼리(왼쪽)에서 키(오른쪽)로 가는 선으로 보여 줍니다. 가중치가 클수록 선이 "
-              "진하고 굵습니다(위 격자와 같은 색 범위의 끝에서 가장 진합니다). 여기서는 서버를 기다리지 않고 브라우저가 바로 "
+        "ko": "모든 헤드의 가중치를 한 번에, 각 쿼리(왼쪽)에서 키(오른쪽)로 가는 선으로 보여 줍니다. 가중치가 클수록 "
+              "선이 "
+              "진하고 굵습니다(위 격자와 같은 색 범위의 끝에서 가장 진합니다). 여기서는 서버를 기다리지 않고 "
+              "브라우저가 바로 "
               "답합니다.",
     },
 }

@@ -55,8 +55,10 @@ STRINGS = {
         "en": "Your sentence has {n} tokens, but these heads were trained on sequences of {train_len}: they have "
               "never seen a later position, and past the first {train_len} tokens they look elsewhere. That lowers "
               "the scores over the whole sentence; the last column scores only the first {train_len} queries.",
-        "ko": "내 문장의 토큰은 {n}개인데, 이 헤드들은 토큰 {train_len}개짜리 시퀀스로 학습되었습니다. 그보다 뒤의 위치는 "
-              "본 적이 없어서, 처음 {train_len}개 토큰 뒤로는 엉뚱한 곳을 봅니다. 그래서 문장 전체의 점수가 낮아집니다. "
+        "ko": "내 문장의 토큰은 {n}개인데, 이 헤드들은 토큰 {train_len}개짜리 시퀀스로 학습되었습니다. 그보다 뒤의 "
+              "위치는 "
+              "본 적이 없어서, 처음 {train_len}개 토큰 뒤로는 엉뚱한 곳을 봅니다. 그래서 문장 전체의 점수가 "
+              "낮아집니다. "
               "마지막 열은 처음 {train_len}개 쿼리만으로 매긴 점수입니다.",
     },
     "hd_col_score_first": {"en": "score, first {train_len} tokens", "ko": "점수(처음 {train_len}개 토큰)"},
@@ -75,7 +77,8 @@ STRINGS = {
     "hd_help_entropy": {
         "en": "Mean over query rows of −Σ w·log₂ w. 0 = each query looks at one key only; log₂(number of keys) = "
               "attention spread evenly.",
-        "ko": "쿼리 행마다 −Σ w·log₂ w를 구해 평균한 값. 0 = 각 쿼리가 키 하나만 봄, log₂(키 수) = 어텐션이 고르게 퍼짐.",
+        "ko": "쿼리 행마다 −Σ w·log₂ w를 구해 평균한 값. 0 = 각 쿼리가 키 하나만 봄, log₂(키 수) = 어텐션이 고르게 "
+              "퍼짐.",
     },
     "hd_help_distance": {
         "en": "Mean over query rows of Σ w·|i − j|: how many positions away the head looks, on average.",
@@ -170,7 +173,8 @@ STRINGS = {
     "hd_off_none": {
         "en": "No head is switched off yet: choose one or more above. Below, each head's contribution to every "
               "token's output.",
-        "ko": "아직 꺼진 헤드가 없습니다. 위에서 하나 이상 고르세요. 아래는 각 헤드가 토큰마다의 출력에 보태는 몫입니다.",
+        "ko": "아직 꺼진 헤드가 없습니다. 위에서 하나 이상 고르세요. 아래는 각 헤드가 토큰마다의 출력에 보태는 "
+              "몫입니다.",
     },
     "hd_off_all": {
         "en": "Every head is off: the concatenated head outputs are all 0, so each token's output is just the bias "
@@ -179,7 +183,8 @@ STRINGS = {
               "뿐입니다(편향과의 최대 차이: {err:.1e}).",
     },
     "hd_off_summary": {
-        "en": "With {n:plural:head|heads} off, a token's output moves by **{mean:.3f}** on average (**{pct:.0f}%** of its "
+        "en": "With {n:plural:head|heads} off, a token's output moves by **{mean:.3f}** on average (**{pct:.0f}%** of "
+              "its "
               "length); **{worst}** moves the most.",
         "ko": "헤드 {n}개를 끄면 토큰의 출력이 평균 **{mean:.3f}**만큼(길이의 **{pct:.0f}%**) 움직입니다. "
               "가장 많이 움직이는 토큰은 **{worst}**입니다.",
@@ -309,7 +314,8 @@ STRINGS = {
     "hd_order_caption_off": {
         "en": "Positional encoding is off: the right-hand map (the shuffled run, rows and columns put back) is "
               "identical to the original.",
-        "ko": "위치 인코딩이 꺼져 있습니다. 오른쪽 지도(섞어서 실행한 뒤 행과 열을 되돌린 것)가 원래 지도와 똑같습니다.",
+        "ko": "위치 인코딩이 꺼져 있습니다. 오른쪽 지도(섞어서 실행한 뒤 행과 열을 되돌린 것)가 원래 지도와 "
+              "똑같습니다.",
     },
     "hd_order_caption_on": {
         "en": "Positional encoding is on: even put back in order, the shuffled run differs from the original, because "
@@ -318,7 +324,8 @@ STRINGS = {
               "위치를 함께 가지고 있기 때문입니다.",
     },
     "hd_shuffle_self": {
-        "en": "The shuffle runs the shown sentence on its own, as self-attention (its own keys and values, no padding).",
+        "en": "The shuffle runs the shown sentence on its own, as self-attention (its own keys and values, no "
+              "padding).",
         "ko": "섞기는 보이는 문장만 따로 자기어텐션(자기 자신의 키와 값, 패딩 없음)으로 실행합니다.",
     },
     # seeds
@@ -328,7 +335,8 @@ STRINGS = {
         "en": "Head {head} of the same sentence under the current seed and the next three. Only the random weights "
               "and embeddings changed, yet the pattern is different each time: a single seed's picture tells you how "
               "the computation works, not what the words mean.",
-        "ko": "같은 문장의 헤드 {head}을(를) 현재 시드와 다음 세 시드로 본 것입니다. 무작위 가중치와 임베딩만 바뀌었는데도 "
+        "ko": "같은 문장의 헤드 {head}을(를) 현재 시드와 다음 세 시드로 본 것입니다. 무작위 가중치와 임베딩만 "
+              "바뀌었는데도 "
               "패턴이 매번 다릅니다. 한 시드의 그림은 계산이 어떻게 동작하는지 보여 줄 뿐, 단어의 의미를 말해 주지 "
               "않습니다.",
     },
@@ -349,14 +357,16 @@ STRINGS = {
         "en": "Head {head}, trained on “{task}” from four random starts: the patterns differ (by up to {spread}, 0 = "
               "identical rows). Training solves the task every time, but which head takes which job depends on the "
               "start: compare the heads of each seed in the Measure section.",
-        "ko": "“{task}” 과제로 무작위 시작점 네 개에서 학습한 헤드 {head}: 패턴이 서로 다릅니다(차이 최대 {spread}, 0이면 "
+        "ko": "“{task}” 과제로 무작위 시작점 네 개에서 학습한 헤드 {head}: 패턴이 서로 다릅니다(차이 최대 {spread}, "
+              "0이면 "
               "행이 똑같음). 학습은 매번 과제를 풀지만, 어느 헤드가 어떤 일을 맡을지는 시작점에 따라 달라집니다. "
               "측정 섹션에서 시드마다 헤드를 비교해 보세요.",
     },
     "hd_seeds_first_rows": {
         "en": "Compared on the first {train_len} queries, the length the heads were trained on: past it every seed "
               "looks somewhere else, untrained.",
-        "ko": "헤드들이 학습한 길이인 처음 {train_len}개 쿼리로 비교했습니다. 그 뒤로는 어느 시드도 학습하지 않아서 제각각 "
+        "ko": "헤드들이 학습한 길이인 처음 {train_len}개 쿼리로 비교했습니다. 그 뒤로는 어느 시드도 학습하지 않아서 "
+              "제각각 "
               "다른 곳을 봅니다.",
     },
     "hd_seeds_custom": {

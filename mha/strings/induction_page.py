@@ -19,13 +19,15 @@ STRINGS = {
               "스트림(residual stream)으로 쌓으면 둘이 합성됩니다. 1층의 *이전 토큰* 헤드 덕분에 2층의 헤드가 "
               "**이 토큰이 지난번에 나왔을 때 바로 다음에 온 토큰**을 찾아 복사할 수 있습니다. 이것이 "
               "문맥 내 학습(in-context learning)의 바탕인 *인덕션 헤드*입니다(Olsson 외, 2022). 모델은 무작위 토큰 "
-              "사이에 한 구간이 무작위 자리에서 한 번 반복되는 시퀀스를 읽습니다. 예측할 수 있는 것은 반복된 부분뿐이고, "
+              "사이에 한 구간이 무작위 자리에서 한 번 반복되는 시퀀스를 읽습니다. 예측할 수 있는 것은 반복된 "
+              "부분뿐이고, "
               "그것도 앞의 복사본을 찾아야만 가능합니다.",
     },
     "ind_seed_help": {
         "en": "The starting parameters and the training data. The same seed and steps give the same model, bit for "
               "bit, so a link reproduces the run.",
-        "ko": "시작 파라미터와 학습 데이터를 정합니다. 시드와 단계 수가 같으면 모델도 비트 하나까지 같아서, 링크로 같은 "
+        "ko": "시작 파라미터와 학습 데이터를 정합니다. 시드와 단계 수가 같으면 모델도 비트 하나까지 같아서, 링크로 "
+              "같은 "
               "학습을 다시 볼 수 있습니다.",
     },
     "ind_steps_help": {
@@ -81,7 +83,8 @@ STRINGS = {
         "en": "How your words become the model's tokens: it was trained on {vocab} token ids that mean nothing, so "
               "each distinct word (or punctuation mark) of your text gets an id from a hash of its letters (BLAKE2b, "
               "modulo {vocab}) — the same word always the same id. {n} tokens are read, then read again.",
-        "ko": "단어가 모델의 토큰이 되는 방법: 모델은 아무 뜻 없는 토큰 id {vocab}개로 학습했습니다. 그래서 문장의 서로 "
+        "ko": "단어가 모델의 토큰이 되는 방법: 모델은 아무 뜻 없는 토큰 id {vocab}개로 학습했습니다. 그래서 문장의 "
+              "서로 "
               "다른 단어(또는 문장부호)마다 글자의 해시(BLAKE2b, {vocab}(으)로 나눈 나머지)로 id를 줍니다. 같은 단어는 "
               "언제나 같은 id입니다. {n}토큰을 읽고, 한 번 더 읽습니다.",
     },
@@ -92,11 +95,13 @@ STRINGS = {
     "ind_moved": {
         "en": "Collision: {word} would get id {want}, which an earlier word already has, so it gets {got} (the next "
               "free one).",
-        "ko": "충돌: {word}의 id는 {want}인데 앞의 다른 단어가 이미 쓰고 있어서, 비어 있는 다음 id {got}을(를) 받습니다.",
+        "ko": "충돌: {word}의 id는 {want}인데 앞의 다른 단어가 이미 쓰고 있어서, 비어 있는 다음 id {got}을(를) "
+              "받습니다.",
     },
     "ind_shared": {
         "en": "More distinct words than ids: {words} share id {id}, so the model cannot tell them apart.",
-        "ko": "서로 다른 단어가 id보다 많아서 {words}이(가) id {id}을(를) 함께 씁니다. 모델은 이들을 구별할 수 없습니다.",
+        "ko": "서로 다른 단어가 id보다 많아서 {words}이(가) id {id}을(를) 함께 씁니다. 모델은 이들을 구별할 수 "
+              "없습니다.",
     },
     "ind_query": {"en": "Query (the token whose head sentences are below)", "ko": "쿼리(아래 헤드 설명의 기준 토큰)"},
     "ind_layer_title": {"en": "Layer {n}: every head's attention weights", "ko": "{n}층: 모든 헤드의 어텐션 가중치"},
@@ -109,7 +114,8 @@ STRINGS = {
     },
     "ind_role_induction": {"en": "an induction head ({score} on held-out data, {here} on your text).",
                            "ko": "인덕션 헤드입니다(따로 떼어 둔 데이터에서 {score}, 여러분의 문장에서 {here})."},
-    "ind_role_none": {"en": "no clear role yet (best score {score}).", "ko": "아직 뚜렷한 역할이 없습니다(최고 점수 {score})."},
+    "ind_role_none": {"en": "no clear role yet (best score {score}).", "ko": "아직 뚜렷한 역할이 없습니다(최고 점수 "
+                                                                             "{score})."},
     "ind_points": {
         "en": "From **{q}** ({i}) it attends most to **{k}** ({j}), weight {w}.",
         "ko": "**{q}**({i})에서 **{k}**({j})에 가장 크게 주목합니다(가중치 {w}).",
@@ -123,7 +129,8 @@ STRINGS = {
                       "ko": "2층 헤드 {head}(여러분의 문장에서 가장 강한 인덕션 헤드: {here}) 크게 보기"},
     "ind_big_none": {"en": "Layer 2, head {head}, large: no induction head yet at this step (the highest induction "
                            "score on your text: {here})",
-                     "ko": "2층 헤드 {head} 크게 보기: 이 단계에는 아직 인덕션 헤드가 없습니다(여러분의 문장에서 가장 높은 "
+                     "ko": "2층 헤드 {head} 크게 보기: 이 단계에는 아직 인덕션 헤드가 없습니다(여러분의 문장에서 가장 "
+                           "높은 "
                            "인덕션 점수 {here})"},
     "ind_big_caption": {
         "en": "Click a cell to pick its row as the query. The orange frame marks where an induction head should "
@@ -154,7 +161,8 @@ STRINGS = {
         "en": "Layer 2 builds on layer-1 head {head}: switching it off lowers the induction score most (its "
               "previous-token score {prev}, same-token score {dup}). Off means `trace(head_mask=...)`: its output "
               "is left out of the residual stream, the parameters are untouched.",
-        "ko": "2층은 1층 헤드 {head}에 기대고 있습니다. 이 헤드를 끄면 인덕션 점수가 가장 크게 떨어집니다(이전 토큰 점수 "
+        "ko": "2층은 1층 헤드 {head}에 기대고 있습니다. 이 헤드를 끄면 인덕션 점수가 가장 크게 떨어집니다(이전 토큰 "
+              "점수 "
               "{prev}, 같은 토큰 점수 {dup}). 끈다는 것은 `trace(head_mask=...)`로 그 출력을 잔차 스트림에서 빼는 "
               "것이며, 파라미터는 그대로입니다.",
     },
@@ -165,7 +173,8 @@ STRINGS = {
     "ind_ablate_caption": {
         "en": "Layer 2 with layer-1 head {head} off, on your text: the induction stripe is gone, and the loss on "
               "the repeat rises.",
-        "ko": "1층 헤드 {head}을(를) 끈 2층을 여러분의 문장에 적용한 모습입니다. 인덕션 줄무늬가 사라지고 반복 구간의 손실이 "
+        "ko": "1층 헤드 {head}을(를) 끈 2층을 여러분의 문장에 적용한 모습입니다. 인덕션 줄무늬가 사라지고 반복 구간의 "
+              "손실이 "
               "올라갑니다.",
     },
     "ind_export_title": {"en": "Export both layers", "ko": "두 층 내보내기"},

@@ -34,7 +34,8 @@ STRINGS = {
               "“only earlier keys” means nothing). The switch stays on and applies again when the keys/values "
               "text is cleared.",
         "ko": "인과 마스크: 교차 어텐션에서는 적용하지 않습니다(쿼리 i와 키 i가 서로 다른 텍스트의 토큰이라 "
-              "“앞쪽 키만”이라는 말이 의미가 없습니다). 스위치는 켜진 채로 남아, 키/값 텍스트를 비우면 다시 적용됩니다.",
+              "“앞쪽 키만”이라는 말이 의미가 없습니다). 스위치는 켜진 채로 남아, 키/값 텍스트를 비우면 다시 "
+              "적용됩니다.",
     },
     "ctl_causal_cross": {
         "en": "Causal mask is off in cross-attention: query i and key i are tokens of two different texts, so "
@@ -172,7 +173,8 @@ STRINGS = {
         "en": "Expected: {tq} rows (queries) of {tk} digits (keys), 1 = may attend, 0 = blocked, a dot between rows.",
         "ko": "필요한 모양: 숫자 {tk}개(키)짜리 줄 {tq}개(쿼리), 1 = 허용, 0 = 차단, 줄 사이에는 점.",
     },
-    "mk_cells_kept": {"en": "The table keeps the last valid mask.", "ko": "표는 마지막으로 올바르던 마스크를 유지합니다."},
+    "mk_cells_kept": {"en": "The table keeps the last valid mask.", "ko": "표는 마지막으로 올바르던 마스크를 "
+                                                                          "유지합니다."},
     "mk_cells_start": {"en": "The table shows the start pattern.", "ko": "표는 시작 모양을 보여 줍니다."},
     "mk_cells_err_empty": {"en": "The mask text is empty.", "ko": "마스크 텍스트가 비어 있습니다."},
     "mk_cells_err_long": {
@@ -254,7 +256,8 @@ STRINGS = {
         "ko": "강의의 마스크를 변환하지 않고 nn.MultiheadAttention에 넘기면, 계산되는 행에서 출력이 최대 "
               "**{err:.3f}** 어긋납니다{nan}.",
     },
-    "mk_polarity_forgot_nan": {"en": ", and {n:plural:query row becomes|query rows become} NaN", "ko": ". 또 쿼리 행 {n}개는 NaN이 됩니다"},
+    "mk_polarity_forgot_nan": {"en": ", and {n:plural:query row becomes|query rows become} NaN",
+                               "ko": ". 또 쿼리 행 {n}개는 NaN이 됩니다"},
     "mk_polarity_forgot_all": {
         "en": "Hand this mask to nn.MultiheadAttention without converting it and it reads every allowed cell as "
               "blocked: all {n} query rows become NaN.",
@@ -298,7 +301,8 @@ STRINGS = {
               "F.scaled_dot_product_attention {sdpa:.1e}",
     },
     "mk_check_nan": {
-        "en": "{n:plural:fully blocked query row|fully blocked query rows} left out: torch's nn.MultiheadAttention gives NaN there, ours weights "
+        "en": "{n:plural:fully blocked query row|fully blocked query rows} left out: torch's nn.MultiheadAttention "
+              "gives NaN there, ours weights "
               "of 0 (by design, see above).",
         "ko": "전부 차단된 쿼리 행 {n}개는 제외: torch의 nn.MultiheadAttention은 NaN, 이 모듈은 가중치 0"
               "(의도된 차이, 위 설명 참고).",

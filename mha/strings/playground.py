@@ -2,7 +2,8 @@
 STRINGS = {
     "pg_title": {"en": "Playground", "ko": "놀이터"},
     "pg_intro": {
-        "en": "{n:plural:token|tokens} · d_model {d_model} · {num_heads:plural:head|heads} of head_dim {head_dim}{causal}. "
+        "en": "{n:plural:token|tokens} · d_model {d_model} · {num_heads:plural:head|heads} of head_dim "
+              "{head_dim}{causal}. "
               "Rows are queries (the token that is looking), columns are keys (the tokens it looks at).",
         "ko": "토큰 {n}개 · d_model {d_model} · head_dim {head_dim}인 헤드 {num_heads}개{causal}. "
               "행은 쿼리(바라보는 토큰), 열은 키(바라봐지는 토큰)입니다.",
@@ -82,7 +83,8 @@ STRINGS = {
         "en": "Row i is query i's weighted mix of the value vectors: {num_heads} heads × {head_dim} numbers each.",
         "ko": "i번째 행은 쿼리 i가 값(V) 벡터들을 가중합한 결과입니다. 헤드 {num_heads}개 × 각 {head_dim}개의 숫자.",
     },
-    "pg_output": {"en": "Final output (combine_heads → output_linear)", "ko": "최종 출력 (combine_heads → output_linear)"},
+    "pg_output": {"en": "Final output (combine_heads → output_linear)", "ko": "최종 출력 (combine_heads → "
+                                                                              "output_linear)"},
     "pg_output_help": {
         "en": "The heads placed side by side again ({num_heads} × {head_dim} = {d_model}) and mixed by "
               "output_linear: one d_model vector per token.",

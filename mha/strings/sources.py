@@ -1,5 +1,6 @@
-"""Weight sources (random / trained / pretrained): the sidebar controls, the note on every page, the badge, and the
-messages of ``mha.weights.pretrained.PretrainedError`` (its keys are the ``err_*`` below, with the same placeholders)."""
+"""Weight sources (random / trained / pretrained): the sidebar controls, the note on every page, the badge, and
+the messages of ``mha.weights.pretrained.PretrainedError`` (its keys are the ``err_*`` below, with the same
+placeholders)."""
 
 STRINGS = {
     # --- the source picker
@@ -8,7 +9,8 @@ STRINGS = {
         "en": "Which parameters the module runs on. random: drawn from the seed, as in the course. trained: the "
               "course's module trained here, in a second or two, on a small task (previous word, next word, ...). "
               "pretrained: one attention layer of a real model, on the hidden states the model gives that layer.",
-        "ko": "모듈이 어떤 파라미터로 실행될지 고릅니다. 무작위: 시드로 뽑은 값(강의와 같음). 학습됨: 강의의 모듈을 여기서 "
+        "ko": "모듈이 어떤 파라미터로 실행될지 고릅니다. 무작위: 시드로 뽑은 값(강의와 같음). 학습됨: 강의의 모듈을 "
+              "여기서 "
               "1~2초 동안 작은 과제(이전 단어, 다음 단어 등)로 학습한 값. 사전학습: 실제 모델의 어텐션 층 하나를, "
               "모델이 그 층에 주는 은닉 상태 위에서 실행합니다.",
     },
@@ -26,7 +28,8 @@ STRINGS = {
     "src_task": {"en": "Task", "ko": "과제"},
     "src_task_help": {"en": "What the module is trained to copy into each position. The Train page shows the training "
                             "itself.",
-                      "ko": "각 위치에 무엇을 복사하도록 학습하는지. 학습 과정 자체는 ‘헤드 학습’ 페이지에서 볼 수 있습니다."},
+                      "ko": "각 위치에 무엇을 복사하도록 학습하는지. 학습 과정 자체는 ‘헤드 학습’ 페이지에서 볼 수 "
+                            "있습니다."},
     "src_train_steps": {"en": "Training steps", "ko": "학습 단계 수"},
     "src_train_steps_placeholder": {"en": "the task's budget: {steps}", "ko": "과제의 기본값: {steps}"},
     "src_train_steps_help": {
@@ -53,7 +56,9 @@ STRINGS = {
     "src_layer": {"en": "Layer (0 to {last})", "ko": "층(0~{last})"},
     "src_layer_help": {"en": "Which of the model's {n} attention layers. Its input is what the layers below give it.",
                        "ko": "모델의 어텐션 층 {n}개 중 어느 것인지. 입력은 아래층들이 건네주는 값입니다."},
-    "src_downloading": {"en": "Downloading {done:.0f} of {total:.0f} MB…", "ko": "{total:.0f} MB 중 {done:.0f} MB 내려받는 중…"},
+    "src_downloading": {"en": "Downloading {done:.0f} of {total:.0f} MB…", "ko": "{total:.0f} MB 중 {done:.0f} MB "
+                                                                                 "내려받는 "
+                                                                                 "중…"},
     "src_loading": {"en": "Loading {mb:.0f} MB of weights…", "ko": "가중치 {mb:.0f} MB를 불러오는 중…"},
     "src_model_info": {
         "en": "{family}: {layers} layers, {heads} heads, d_model {d_model}, {kind}.",
@@ -101,7 +106,8 @@ STRINGS = {
               "the first {train_len} they have never seen a position, and they look in the wrong place there (a "
               "“previous word” head jumps to far-away keys). A sentence of at most {train_len} tokens shows what "
               "they learned.",
-        "ko": "내 문장의 토큰은 {n}개인데, 학습된 헤드들은 토큰 {train_len}개짜리 시퀀스로 배웠습니다. 처음 {train_len}개 "
+        "ko": "내 문장의 토큰은 {n}개인데, 학습된 헤드들은 토큰 {train_len}개짜리 시퀀스로 배웠습니다. 처음 "
+              "{train_len}개 "
               "뒤의 위치는 본 적이 없어서 그곳에서는 엉뚱한 곳을 봅니다(‘이전 단어’ 헤드가 멀리 떨어진 키로 "
               "건너뜁니다). 토큰 {train_len}개 이하의 문장에서 배운 것이 제대로 보입니다.",
     },
@@ -168,7 +174,8 @@ STRINGS = {
               "줄 우리만의 임베딩이나 위치 표가 없습니다.",
     },
     "src_explain_bias": {
-        "en": "This pretrained layer's three projections have biases (bias=True), unlike the course's: each of Q, K and "
+        "en": "This pretrained layer's three projections have biases (bias=True), unlike the course's: each of Q, K "
+              "and "
               "V is x @ Wᵀ + b. Everything after this step is the course's code unchanged.",
         "ko": "이 사전학습된 층의 세 투영에는 강의와 달리 편향이 있습니다(bias=True): Q, K, V 각각이 x @ Wᵀ + b입니다. "
               "이 단계 이후는 강의 코드 그대로입니다.",
@@ -205,7 +212,8 @@ STRINGS = {
     # --- mha.weights.pretrained.PretrainedError messages (keys and placeholders as raised there)
     "err_cap_env": {"en": "MHA_MAX_MODEL_MB={value} is not a whole number of MB: set e.g. MHA_MAX_MODEL_MB=800, or "
                           "unset it.",
-                    "ko": "MHA_MAX_MODEL_MB={value}은(는) MB 단위의 정수가 아닙니다: 예를 들어 MHA_MAX_MODEL_MB=800으로 "
+                    "ko": "MHA_MAX_MODEL_MB={value}은(는) MB 단위의 정수가 아닙니다: 예를 들어 "
+                          "MHA_MAX_MODEL_MB=800으로 "
                           "설정하거나 설정을 지우세요."},
     "err_unsupported": {
         "en": "This model's architecture ({model_type}) is not supported: choose a BERT, RoBERTa, ELECTRA, DistilBERT "
@@ -243,14 +251,16 @@ STRINGS = {
         "en": "The Hugging Face hub cannot be reached from this server, and {source} is not in its download cache. On "
               "a machine online, save the model and its tokenizer to a folder with save_pretrained, copy the folder "
               "here, and enter its path instead of the id.",
-        "ko": "이 서버에서 Hugging Face 허브에 접속할 수 없고, {source}은(는) 내려받기 캐시에도 없습니다. 인터넷이 되는 "
+        "ko": "이 서버에서 Hugging Face 허브에 접속할 수 없고, {source}은(는) 내려받기 캐시에도 없습니다. 인터넷이 "
+              "되는 "
               "컴퓨터에서 모델과 토크나이저를 save_pretrained로 폴더에 저장해 이 서버로 복사한 뒤, id 대신 그 "
               "경로를 입력하세요.",
     },
     "err_hub_timeout": {
         "en": "The Hugging Face hub did not answer within {seconds} s, and {source} is not in this server's download "
               "cache: try again in a minute, or choose another model.",
-        "ko": "Hugging Face 허브가 {seconds}초 안에 응답하지 않았고, {source}은(는) 이 서버의 내려받기 캐시에 없습니다: "
+        "ko": "Hugging Face 허브가 {seconds}초 안에 응답하지 않았고, {source}은(는) 이 서버의 내려받기 캐시에 "
+              "없습니다: "
               "1분 뒤에 다시 시도하거나 다른 모델을 고르세요.",
     },
     "err_source_refused": {
@@ -264,7 +274,8 @@ STRINGS = {
     },
     "err_not_found": {"en": "No public model {source} on the Hugging Face hub (or it is gated): check the id, or enter "
                             "a local folder.",
-                      "ko": "Hugging Face 허브에 공개 모델 {source}이(가) 없습니다(또는 접근이 제한됨): id를 확인하거나 "
+                      "ko": "Hugging Face 허브에 공개 모델 {source}이(가) 없습니다(또는 접근이 제한됨): id를 "
+                            "확인하거나 "
                             "로컬 폴더를 입력하세요."},
     "err_no_weights": {"en": "{source} has no config.json or no PyTorch weights (model.safetensors or "
                              "pytorch_model.bin): choose another model.",

@@ -1,6 +1,6 @@
 """Strings of trained heads (prefix ``tr_``): task names and the one sentence saying each task's perfect attention
-pattern (``mha.weights.train.Task.name_key`` / ``description_key``), the known head patterns (``mha.weights.train.PATTERNS``)
-and the input layouts (``mha.weights.train.LAYOUTS``)."""
+pattern (``mha.weights.train.Task.name_key`` / ``description_key``), the known head patterns
+(``mha.weights.train.PATTERNS``) and the input layouts (``mha.weights.train.LAYOUTS``)."""
 STRINGS = {
     # --- tasks: name, then the perfect attention pattern in one sentence
     "tr_task_name_previous": {"en": "Previous word", "ko": "이전 단어"},

@@ -88,7 +88,8 @@ STRINGS = {
         "ko": "**학습 시작**을 누르세요. 수백 단계가 1~2초면 끝납니다. 학습은 이 서버에서 강의의 모듈로 직접 "
               "진행됩니다.",
     },
-    "tp_cannot_train": {"en": "These settings cannot be trained: {detail}", "ko": "이 설정으로는 학습할 수 없습니다: {detail}"},
+    "tp_cannot_train": {"en": "These settings cannot be trained: {detail}", "ko": "이 설정으로는 학습할 수 없습니다: "
+                                                                                  "{detail}"},
     "tp_loss_title": {"en": "Training loss (log scale)", "ko": "학습 손실(로그 눈금)"},
     "tp_done": {
         "en": "Trained {steps} steps in {seconds} s; loss at the end ≈ {loss}.",
@@ -99,7 +100,8 @@ STRINGS = {
         "ko": "{total}단계 중 {done}단계에서 멈췄습니다. 단계 수가 {done}(으)로 바뀌었으니 링크는 정확히 이 학습을 "
               "다시 합니다.",
     },
-    "tp_heads_title": {"en": "The heads on your sentence after {step} steps", "ko": "{step}단계 학습 후, 여러분의 문장 위의 헤드"},
+    "tp_heads_title": {"en": "The heads on your sentence after {step} steps", "ko": "{step}단계 학습 후, 여러분의 문장 "
+                                                                                    "위의 헤드"},
     "tp_heads_caption": {
         "en": "Attention weights of every head: rows are queries, columns the keys they attend to. A perfect "
               "“previous word” head is one dark cell per row, just left of the diagonal.",
@@ -111,7 +113,8 @@ STRINGS = {
         "en": "{ok} **{slot}**: head {head} puts {score} of its weight on the right key, on fresh sequences like "
               "the training ones (goal {goal}); on your sentence, head {probe_head} matches the perfect pattern "
               "at {probe_score}.",
-        "ko": "{ok} **{slot}**: 학습 때와 같은 새 시퀀스에서 헤드 {head}이(가) 가중치의 {score}을(를) 올바른 키에 둡니다"
+        "ko": "{ok} **{slot}**: 학습 때와 같은 새 시퀀스에서 헤드 {head}이(가) 가중치의 {score}을(를) 올바른 키에 "
+              "둡니다"
               "(목표 {goal}). 여러분의 문장에서는 헤드 {probe_head}이(가) 완벽한 패턴과 {probe_score}만큼 맞습니다.",
     },
     "tp_reverse_length": {
@@ -123,7 +126,8 @@ STRINGS = {
     "tp_head_match": {"en": "head {head}: {pattern} ({score})", "ko": "헤드 {head}: {pattern} ({score})"},
     "tp_heads_match": {"en": "Closest known pattern on your sentence: {heads}.",
                        "ko": "여러분의 문장에서 가장 가까운 패턴: {heads}."},
-    "tp_explore": {"en": "Explore these trained heads on every page", "ko": "이 학습된 헤드를 모든 페이지에서 살펴보기"},
+    "tp_explore": {"en": "Explore these trained heads on every page", "ko": "이 학습된 헤드를 모든 페이지에서 "
+                                                                            "살펴보기"},
     "tp_explore_help": {
         "en": "Opens the Playground with the sidebar's weights set to “trained” with these settings (a new tab).",
         "ko": "사이드바의 가중치를 이 설정으로 ‘학습됨’으로 바꾼 놀이터를 새 탭으로 엽니다.",
@@ -153,11 +157,14 @@ STRINGS = {
         "ko": "헤드는 q·k로 ‘이전 단어’를 찾습니다. 쿼리의 위치와 키의 위치가 맞아떨어져야 합니다. **더한** 배치"
               "(놀이터의 입력: 내용이 d_model 특성 전체에 있고 그 위에 위치를 더함)에서는 모든 특성에 무작위 내용 값과 "
               "작은 위치 값이 섞여 있어서, q·k에서 내용의 잡음이 위치 신호를 덮고 손실이 줄지 않습니다(*이전 단어* "
-              "과제에서 약 0.8, 나눈 배치는 약 1e-4). **나눈** 배치(앞 절반은 내용, 뒤 절반은 위치)에서는 `query_linear`와 "
-              "`key_linear`가 위치 절반만 읽을 수 있습니다. 위에서 **더한** 배치를 고르고 학습해 보면 멈추는 것을 볼 수 "
+              "과제에서 약 0.8, 나눈 배치는 약 1e-4). **나눈** 배치(앞 절반은 내용, 뒤 절반은 위치)에서는 "
+              "`query_linear`와 "
+              "`key_linear`가 위치 절반만 읽을 수 있습니다. 위에서 **더한** 배치를 고르고 학습해 보면 멈추는 것을 볼 "
+              "수 "
               "있습니다.",
     },
-    "tp_compare_title": {"en": "One head or two? Previous and next at once", "ko": "헤드 하나, 아니면 둘? 이전과 다음을 한꺼번에"},
+    "tp_compare_title": {"en": "One head or two? Previous and next at once", "ko": "헤드 하나, 아니면 둘? 이전과 "
+                                                                                   "다음을 한꺼번에"},
     "tp_compare_text": {
         "en": "Task *prev_next*: the first half of the output needs the previous word, the second half the next one. "
               "One head can put its weight in one place per query, so one head must choose; two heads can each "
