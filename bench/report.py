@@ -11,7 +11,8 @@ What it measures, each part on its own (a part that fails is reported as such, t
 2. rerun time of the Playground against the naive baseline (bench/bench_playground.py's apps and medians, through
    AppTest): "same view" (nothing changed: ours reads its caches) and "new numbers" (the seed changes);
 3. payload bytes at 16 / 128 / 512 tokens: the whole page through AppTest (16 and 128: the app stops at 128 tokens,
-   mha.weights.view.MAX_TOKENS) and, for all three, the Playground's four figure builders called directly on the module's
+   mha.weights.view.MAX_TOKENS) and, for all three, the Playground's four figure builders called directly on the
+   module's
    numbers (the chart specs exactly as st.plotly_chart serialises them), raw and deflated;
 4. in headless Chromium (Playwright): the median click-to-repaint time of the Playground (click a cell of the
    enlarged head, wait until the selection summary names that cell), and the cold start: from starting
@@ -164,7 +165,8 @@ def _wait_idle(page, timeout_ms: int = 120_000) -> None:
     page.wait_for_function(_CHARTS_DRAWN, timeout=timeout_ms, polling=50)
 
 
-# Every chart drawn: each Plotly chart has its plot area, each canvas heatmap (mha.app.components.heatmap_view, in a component's
+# Every chart drawn: each Plotly chart has its plot area, each canvas heatmap (mha.app.components.heatmap_view, in a
+# component's
 # shadow root) has drawn its payload (data-ready); at least one chart of either kind.
 _CANVASES = ("() => [...document.querySelectorAll('*')].filter(e => e.shadowRoot)"
              ".flatMap(e => [...e.shadowRoot.querySelectorAll('.hm')])")
@@ -316,7 +318,8 @@ def write_report(path: Path, r: dict, errors: dict, seconds: float) -> None:
           "median wall time of one rerun (lower ratio = faster).", ""]
     L += missing("naive")
     if "naive" in r:
-        L += ["| rerun | ours | naive | ratio (wall) | ratio (CPU) | target |", "| --- | ---: | ---: | ---: | ---: | --- |"]
+        L += ["| rerun | ours | naive | ratio (wall) | ratio (CPU) | target |", "| --- | ---: | ---: | ---: | ---: | "
+                                                                                "--- |"]
         for label, v in r["naive"].items():
             target = f"≤ {v['target']}: {'met' if v['ratio'] <= v['target'] else 'missed'}" if v["target"] else ""
             L.append(f"| {label} | {v['ours_s'] * 1e3:.0f} ms | {v['naive_s'] * 1e3:.0f} ms | {v['ratio']:.3f} | "
@@ -325,7 +328,8 @@ def write_report(path: Path, r: dict, errors: dict, seconds: float) -> None:
 
     L += ["## Payload", "",
           f"At {PAYLOAD_HEADS} heads, d_model {PAYLOAD_D_MODEL}. The app reads at most 128 tokens per sentence "
-          "(`mha.weights.view.MAX_TOKENS`; longer text is cut with a note), so a whole page is measured at 16 and 128 tokens; "
+          "(`mha.weights.view.MAX_TOKENS`; longer text is cut with a note), so a whole page is measured at 16 and 128 "
+          "tokens; "
           "at 512 only the Playground's four figure builders are measured, called directly on the module's numbers "
           "(the chart specs exactly as `st.plotly_chart` serialises them). Deflated ≈ what gzip on the wire sends.", ""]
     L += missing("page_payload")

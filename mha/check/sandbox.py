@@ -437,7 +437,8 @@ def check_code(code: str) -> types.CodeType:
 
 def compile_learner(code: str) -> dict:
     """The learner's namespace: module globals after running ``code``'s top level in the restricted language
-    (names the learner defined, and ``__source__``: the code; the guards stay in the functions' globals). Raises ``Refused``: for the code, or
+    (names the learner defined, and ``__source__``: the code; the guards stay in the functions' globals). Raises
+    ``Refused``: for the code, or
     for what its top level did (``check_raised`` with the exception's name and message, ``check_recursion``,
     ``check_memory``)."""
     program = check_code(code)

@@ -32,7 +32,8 @@ SCALE_OPS = frozenset({"div", "mul"})
 MASK_OPS = frozenset({"masked_fill", "where", "index_put"})
 
 
-# --- their steps -------------------------------------------------------------------------------------------------------
+# --- their steps
+# -------------------------------------------------------------------------------------------------------
 
 @dataclass
 class Theirs:
@@ -344,7 +345,8 @@ def step_rows(order, mine: dict, compared: dict, head: int, first: Optional[str]
     for step in [first, "softmax", *order]:
         if step in order and step not in shown:
             c = compared.get(step)
-            cells = mine[step][0, 0].numel() if step not in ("projections", "combine", "output") else mine[step][0].numel()
+            whole = step in ("projections", "combine", "output")
+            cells = mine[step][0].numel() if whole else mine[step][0, 0].numel()
             cells *= 2 if c is not None and c.theirs is not None else 1
             if cells <= budget:
                 budget -= cells
@@ -361,5 +363,6 @@ def _step_row(step: str, mine: dict, c: Optional[Compared], head: int, matrices:
     return {"id": step, "max_diff": None if c is None else c.max_diff,
             "equal": None if c is None or other_way else c.equal, "written_differently": other_way,
             "ours": _matrix(_one_head(step, mine[step], head)) if matrices else None,
-            "theirs": None if c is None or c.theirs is None or not matrices else _matrix(_one_head(step, c.theirs, head)),
+            "theirs": (None if c is None or c.theirs is None or not matrices
+                       else _matrix(_one_head(step, c.theirs, head))),
             "theirs_shape": None if c is None else c.shape, "head": head, "omitted": not matrices}

@@ -11,8 +11,8 @@ Vocabulary (used across code, UI and docs):
   output        output_linear(concat)                           (B, Tq, d_model)
 
 Masks follow the course: broadcastable to (B, H, Tq, Tk), True / 1 = may attend, False / 0 = blocked.
-(torch's nn.MultiheadAttention uses the opposite boolean convention and additive float masks: ``mha.core.masks`` converts,
-and refuses a float mask that looks additive.)
+(torch's nn.MultiheadAttention uses the opposite boolean convention and additive float masks:
+``mha.core.masks`` converts, and refuses a float mask that looks additive.)
 """
 from __future__ import annotations
 

@@ -119,7 +119,8 @@ def safe_label(token: str, max_chars: int = MAX_LABEL_CHARS) -> str:
 class PieceLabel(str):
     """A display-safe readable token label ("…ing", "the") that also carries the tokenizer's raw piece ("##ing",
     "Ġthe"; display-safe too, and different from the label) as ``raw``, for hover text. It is the label wherever a
-    str is used (markdown, pickers, tables); ``mha.charts.figures.axis_labels`` names the raw piece in a chart's hover."""
+    str is used (markdown, pickers, tables); ``mha.charts.figures.axis_labels`` names the raw piece in a chart's
+    hover."""
 
     raw: str
 

@@ -21,7 +21,7 @@ from mha.core.masks import as_allowed
 from mha.core.inputs import init_weights
 
 
-# --- the second seed's class, as written ----------------------------------------------------------------------------
+# --- the second seed's class, as written ------------------------------------------------------------------------------
 # Copied from ../shared/seeds/002_* (only comments added). Its Linear layers act on head_dim features, but they
 # receive d_model features: any num_heads > 1 fails with a shape error. With num_heads = 1 it runs, and attends
 # over the *heads* axis: view(N, T, heads, head_dim) puts heads where the tokens should be, so each token attends
@@ -98,7 +98,7 @@ def seed_two_head_weights(x: torch.Tensor, num_heads: int, seed: int = 0) -> tup
     return weights, output  # weights (B, T, H, H)
 
 
-# --- one-step bugs of the real module ----------------------------------------------------------------------------------
+# --- one-step bugs of the real module ---------------------------------------------------------------------------------
 
 class SplitHeadsWithoutTranspose(MultiHeadAttention):
     """BUG: split_heads reshapes straight to (B, H, T, head_dim). The numbers are right, their places wrong: each
@@ -183,7 +183,7 @@ def _steps(steps: AttentionSteps, weights, v, allowed=None) -> AttentionSteps:
                           fully_masked=fully)
 
 
-# --- the catalogue -------------------------------------------------------------------------------------------------------
+# --- the catalogue ----------------------------------------------------------------------------------------------------
 
 TEST_FILE = "tests/unit/test_bugs.py"
 
@@ -278,7 +278,8 @@ def demo_allowed(tq: int, tk: int) -> torch.Tensor:
 
 
 def run_bug(bug: Bug, model: MultiHeadAttention, query: torch.Tensor, key: torch.Tensor,
-            allowed: Optional[torch.Tensor], seed: int = 0, one_head_model: Optional[MultiHeadAttention] = None) -> BugRun:
+            allowed: Optional[torch.Tensor], seed: int = 0,
+            one_head_model: Optional[MultiHeadAttention] = None) -> BugRun:
     """Run ``bug`` and the real ``model`` on one sentence: query (1, Tq, d_model), key = value (1, Tk, d_model),
     ``allowed`` (Tq, Tk) bool or None. ``one_head_model``: the same weights with num_heads = 1, to show what a
     transpose bug does with a single head."""
@@ -315,7 +316,8 @@ def run_zoo(model: MultiHeadAttention, query, key, allowed, seed: int = 0, one_h
 def zoo_for_view(view, *, state_dict: dict | None = None) -> dict[str, BugRun]:
     """{bug name: its run} on the sentence a View shows, with the module the view ran on (seeded, or
     ``state_dict``) and a one-head module on the same parameters. The view's mask is the same for every head."""
-    from mha.weights.view import model_for  # mha.weights.view imports nothing from here: a late import keeps the layers one-way
+    # mha.weights.view imports nothing from here: a late import keeps the layers one-way
+    from mha.weights.view import model_for
 
     spec = view.spec
     model, one_head = model_for(spec, state_dict), model_for(spec, state_dict, num_heads=1)
@@ -325,6 +327,7 @@ def zoo_for_view(view, *, state_dict: dict | None = None) -> dict[str, BugRun]:
     return {r.name: r for r in runs}
 
 
-__all__ = ["BUGS", "BUG_NAMES", "Bug", "BugRun", "get_bug", "run_bug", "run_zoo", "zoo_for_view", "buggy_copy", "demo_allowed",
-           "SeedTwoMultiHeadAttention", "SplitHeadsWithoutTranspose", "CombineHeadsWithoutPermute", "SoftmaxOverQueries",
-           "FlippedMaskPolarity", "MaskAfterSoftmax", "NoScale", "seed_two_error", "seed_two_head_weights"]
+__all__ = ["BUGS", "BUG_NAMES", "Bug", "BugRun", "get_bug", "run_bug", "run_zoo", "zoo_for_view", "buggy_copy",
+           "demo_allowed", "SeedTwoMultiHeadAttention", "SplitHeadsWithoutTranspose", "CombineHeadsWithoutPermute",
+           "SoftmaxOverQueries", "FlippedMaskPolarity", "MaskAfterSoftmax", "NoScale", "seed_two_error",
+           "seed_two_head_weights"]

@@ -24,9 +24,11 @@ STEPS = ("qkv", "softmax", "scale", "mask", "heads", "several", "trained")  # UR
 COURSE_TOKENS = ("Orange", "is", "my", "favorite", "fruit")
 COURSE_WEIGHTS = (0.21, 0.03, 0.05, 0.31, 0.40)
 
-TRAINED_D_MODEL = 32  # the tasks' own size (mha.weights.train.TASKS): each trains in ~1 s on one thread, once per process
+# the tasks' own size (mha.weights.train.TASKS): each trains in ~1 s on one thread, once per process
+TRAINED_D_MODEL = 32
 TRAINED_HEADS = 4
-SEED = 0  # trained steps start from seed 0's parameters (the budgets are checked at seeds 0-3: tests/unit/test_train.py)
+# trained steps start from seed 0's parameters (the budgets are checked at seeds 0-3: tests/unit/test_train.py)
+SEED = 0
 SCALE_D_MODEL, SCALE_HEADS = 256, 4  # "why scale": head_dim 64, where dropping 1/sqrt(head_dim) shows
 
 

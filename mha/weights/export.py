@@ -387,7 +387,8 @@ def _torch_load(data: bytes):
 
 
 __all__ = [
-    "COURSE_KEYS", "MAX_ABS_WEIGHT", "MAX_UNPACKED_BYTES", "MAX_WEIGHTS_BYTES", "UPLOAD_WIDGET_MB", "WeightsError", "check_state_dict", "expected_shapes", "infer_d_model",
+    "COURSE_KEYS", "MAX_ABS_WEIGHT", "MAX_UNPACKED_BYTES", "MAX_WEIGHTS_BYTES", "UPLOAD_WIDGET_MB", "WeightsError",
+    "check_state_dict", "expected_shapes", "infer_d_model",
     "load_state_dict_bytes", "matrix_csv", "sha256", "state_dict_bytes", "view_arrays", "view_json", "view_meta",
     "view_npz",
 ]
