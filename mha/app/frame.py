@@ -1,16 +1,22 @@
 """The frame around every page: page config, shared sidebar controls, navigation. Streamlit glue.
 
-Normally ``app.py`` calls ``run_app()``, which draws the frame and runs the chosen page. But because a
-``pages/`` folder exists, Streamlit routes the very first request to a freshly started server in its legacy
-multipage mode: a direct link such as ``/playground`` then runs ``pages/playground.py`` alone, without app.py.
-Every page therefore starts with ``page_setup()``: a no-op inside ``run_app()``; otherwise it registers the
-navigation (which switches the server to ``st.navigation`` for every later run) and reruns at once, so that the
-first visitor's page, too, is run by app.py: the same frame, the same widgets (the ids Streamlit gives them depend
-on the route), the same link checks after the page.
+``app.py`` calls ``run_app()``, which draws the frame and runs the chosen page; each ``pages/<name>.py`` only calls
+its section's ``page()`` (``mha.app.sections.<name>``), decorated by ``page`` here.
+
+Why ``page`` checks anything: because a ``pages/`` folder exists next to app.py, Streamlit 1.67 decides at the first
+session of a process that the app uses its legacy multipage mode (``PagesManager.uses_pages_directory``, set once per
+process; no option changes it, no code of ours runs before it), and routes that server's first requests in it: a
+direct link such as ``/playground`` then runs ``pages/playground.py`` alone, without app.py. Only a call of the
+public ``st.navigation`` turns the mode off, for every later run. So ``page`` tells, per run, whether app.py is
+running the page: if not, it registers the navigation (leaving the legacy mode for good) and reruns at once, so
+that the first visitor's page, too, is run by app.py: the same frame, the same widgets (the ids Streamlit gives
+them depend on the route), the same link checks after the page. This is the only place that knows about it.
 """
 from __future__ import annotations
 
-import threading
+import contextvars
+import functools
+from collections.abc import Callable
 
 import streamlit as st
 import torch
@@ -18,9 +24,11 @@ import torch
 from mha.core import i18n
 from mha.app import internals, share
 from mha.app.pages import PAGES, url_path
-from mha.app.controls import _css_text, lang, sidebar_controls, t
+from mha.app.sidebar import sidebar_controls
+from mha.app.widgets import _css_text, lang, t
 
-_inside_app = threading.local()  # set while app.py's run_app() runs in this script thread
+# True while app.py's run_app() runs, in this script run (a script run has a thread, and so a context, of its own)
+_in_app: contextvars.ContextVar[bool] = contextvars.ContextVar("in_app", default=False)
 
 # Korean is written with spaces between words, and a word broken across lines (숫/자는) reads badly: lines break
 # only between words (keep-all); a word longer than its line (a long token) may still break, rather than overflow.
@@ -65,7 +73,7 @@ def _navigation():
 
 def run_app() -> None:
     """Draw the frame and run the page the URL asks for (app.py)."""
-    _inside_app.active = True
+    token = _in_app.set(True)
     try:
         _config_and_controls()
         page = _navigation()
@@ -76,15 +84,31 @@ def run_app() -> None:
         page.run()
         share.after_page()  # only now is every URL parameter of the page's controls known
     finally:
-        _inside_app.active = False
+        _in_app.reset(token)
 
 
-def page_setup() -> None:
-    """First call of every page: when Streamlit ran the page file without app.py, switch to app.py's navigation
-    and rerun through it."""
-    if getattr(_inside_app, "active", False):
-        return
+def _through_app() -> None:
+    """Streamlit ran a page file without app.py (its legacy routing, see the module's docstring): switch to app.py's
+    navigation and rerun through it."""
     internals.limit_uploads()  # the very first run of a fresh server may come here first
     _navigation()  # registering the pages switches this server to st.navigation for every run from now on
     st.rerun()  # ... including this one: run again, through app.py, like every later run
 
+
+def page(body: Callable[[], None]) -> Callable[[], None]:
+    """Decorates the function that draws a page (``mha.app.sections.<name>.page``, called by ``pages/<name>.py``):
+    run by app.py's ``run_app()`` it draws the page; run alone by Streamlit's legacy routing, it hands the run over
+    to app.py first."""
+    @functools.wraps(body)
+    def run() -> None:
+        if not _in_app.get():
+            _through_app()
+        body()
+    return run
+
+
+def page_setup() -> None:
+    """First call of a page file not yet drawn by a ``page`` function (pages/explain.py, pages/lab.py): the same
+    check as ``page``."""
+    if not _in_app.get():
+        _through_app()

@@ -1,15 +1,23 @@
-"""Pieces of the Playground page (pages/playground.py): the first screen's note on random heads, with the one-click
-switch to trained ones, the all-heads grid of each head's output (the third matrix beside weights and scores), and
-a pretrained model's model view (every layer x head; a click opens that layer and head)."""
+"""The Playground page (``page``, which pages/playground.py calls) and its pieces: the first screen's note on random
+heads, with the one-click switch to trained ones, the all-heads grid of each head's output (the third matrix beside
+weights and scores), and a pretrained model's model view (every layer x head; a click opens that layer and head)."""
 from __future__ import annotations
 
 import numpy as np
 import streamlit as st
 
-from mha.charts import figures
+from mha.charts import figures, head_view_data, heatmap_data
+from mha.app import frame
 from mha.app.compute import SEEDED
-from mha.app.controls import cached_figure, named_choice, session_weights, settings, t
+from mha.app.components.head_view import head_view
+from mha.app.components.heatmap_view import heatmaps, picked
+from mha.app.compute import cached_figure
+from mha.app.state import current_view, session_weights, settings
+from mha.app.widgets import chart_words, head_picker, named_choice, t, token_picker, weights_scale
+from mha.app.sections import explain as steps
 from mha.app.sections.model_view import model_view, pretrained_layers
+from mha.app.sections.neuron import neuron_section
+from mha.core.markup import escape_markdown
 from mha.weights.view import View
 
 MATRICES = ("weights", "scores", "head_outputs")  # the Playground's ``matrix`` link values
@@ -89,3 +97,100 @@ def outputs_section(view, grid_kind: str, words, d_model: int) -> None:
         if output_box.open:
             st.plotly_chart(cached_figure(figures.features_heatmap, view.output, view.labels, kind="output",
                                           col_title=words.d_model_feature, words=words), key="output")
+
+
+@frame.page
+def page() -> None:
+    """Scores, weights and every head's output for the learner's sentence, live."""
+    st.title(t("pg_title"))
+    view = current_view()
+    if view is None:
+        st.stop()
+    s = settings()
+    words = chart_words()  # the words inside the charts, in the page's language
+    H, T = view.num_heads, len(view.tokens)
+    Tk = len(view.key_tokens)  # keys: == T unless cross-attention
+    st.caption(t("pg_intro", n=T, d_model=s.d_model, num_heads=H, head_dim=view.head_dim,
+                 causal=t("pg_causal_suffix") if s.causal else ""))
+    random_note(view)  # random heads look pale: one line says why, one click gives trained ones
+    if view.fully_masked.any():
+        st.warning(t("pg_fully_masked", n=int(view.fully_masked.any(axis=0).sum())))
+
+    grid_kind = matrix_choice(words)  # weights / scores / head_outputs (the all-heads section shows it)
+    kind = "scores" if grid_kind == "scores" else "weights"  # the enlarged head below: weights under head_outputs
+    mats = view.weights if kind == "weights" else view.scores
+    allowed = view.allowed if kind == "weights" else None
+
+    st.subheader(t("pg_all_heads"))
+    masked_note = t("pg_masked_note") if not view.allowed.all() else ""
+    # One colour rule for every weights chart of this view (the grid, the enlarged head, the cell's row of weights): its
+    # top is worked out once over all heads, "0 … 1" unless long rows or the learner's "fit to data" ask for less.
+    layers = every_layer(view)  # a pretrained model's every layer (the model view below): one colour rule over all
+    scale = weights_scale(view.weights if layers is None else layers[0],
+                          toggle=grid_kind == "weights")  # no switch over head outputs
+    top = scale.top if kind == "weights" else 1.0
+    suffix = {"full": "", "fit": "_fit", "long": "_fitted"}[scale.reason] if kind == "weights" else ""
+    if grid_kind != "head_outputs":
+        st.caption(t(f"pg_all_heads_help_{kind}{suffix}", n_keys=Tk, top=f"{top:.2g}", masked=masked_note))
+
+    def pick_head() -> None:
+        """A click on a panel of the all-heads grid: its head becomes the enlarged one."""
+        head = picked("grid").get("head")
+        if head is not None and head < H:
+            st.session_state["head"] = head
+
+    # Drawn in the page (mha.app.components.heatmap_view): Plotly's SVG took ~300 ms of a change for this grid alone
+    # (#16.3). The enlarged head's panel is framed; picking another head redraws only the enlarged one, which tells
+    # the grid.
+    enlarged = st.session_state.get("head")
+    if grid_kind == "head_outputs":  # the design card's third heatmap, one click beside weights and scores
+        head_outputs_grid(view, words)
+    else:
+        heatmaps(heatmap_data.prepare(mats, view.labels, view.key_labels, kind=kind, allowed=allowed, words=words,
+                                      pick="head", top=top if kind == "weights" else None, group="pg",
+                                      marked=enlarged if isinstance(enlarged, int) and enlarged < H else None),
+                 key="grid", on_pick=pick_head)
+        st.caption(t("pg_grid_click_hint"))
+    model_section(view, words, layers, scale.top)  # pretrained: every layer x head; a click opens one below
+
+    st.subheader(t("hv_section_title"))
+    st.caption(t("hv_section_help"))
+    head_view(view.weights, view.labels, view.key_labels, key="pg_head_view", words=head_view_data.words(s.lang),
+              top=scale.top)  # on the view's colour scale: at 43 tokens (weights ~1/43) lines were all but invisible
+
+    def pick_cell() -> None:
+        """A click on a cell of the enlarged head: it becomes the query and key below."""
+        cell = picked("one_head_chart")
+        if "query" in cell and cell["query"] < T and cell["key"] < Tk:
+            st.session_state["cell_query"], st.session_state["cell_key"] = cell["query"], cell["key"]
+
+    @st.fragment
+    def one_head() -> None:
+        """Picking a head or a cell reruns only this part: the model's numbers come from the cache."""
+        st.subheader(t("pg_one_head"))
+        head = head_picker("head", H)
+        st.caption(t("pg_click_hint"))
+        c1, c2 = st.columns(2)
+        qi = token_picker(t("pg_cell_query"), "cell_query", view.labels, container=c1)
+        kj = token_picker(t("pg_cell_key"), "cell_key", view.key_labels, container=c2)
+        scale_range = None if kind == "weights" else figures.symmetric_range(mats)  # every head's scores: one scale
+        heatmaps(heatmap_data.prepare(mats[head][None], view.labels, view.key_labels, kind=kind, heads=[head],
+                                      allowed=allowed[head][None] if allowed is not None else None, words=words,
+                                      layout="single", pick="cell", selected=(qi, kj), scale_range=scale_range,
+                                      top=top if kind == "weights" else None, group="pg"),
+                 key="one_head_chart", on_pick=pick_cell)
+        st.markdown(t("pg_cell_summary", head=head, q=escape_markdown(view.labels[qi]), i=qi + 1,  # prose counts from 1
+                      k=escape_markdown(view.key_labels[kj]), j=kj + 1, score=float(view.scores[head, qi, kj]),
+                      weight=float(view.weights[head, qi, kj]),
+                      masked=t("pg_cell_masked") if not view.allowed[head, qi, kj] else ""))
+        # Folded sections send their charts only when open (three charts here; #16.3); the link keeps them open.
+        cell_box = st.expander(t("cb_open"), key="show_cell", bind="query-params")
+        with cell_box:
+            if cell_box.open:
+                steps.cell_breakdown(view, head, qi, kj, key="pg_cell", border=False, top=scale.top)
+        neuron_section(view, head, qi, kj, top=scale.top)  # the query's row of keys, folded, bound to the link
+        steps.weights_table(view, head)
+
+    one_head()
+
+    outputs_section(view, grid_kind, words, s.d_model)  # head outputs and the output, folded
