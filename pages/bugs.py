@@ -16,8 +16,9 @@ from mha.app.frame import page_setup
 from mha.app.sections.masks import SIDE_BY_SIDE_TOKENS
 from mha.core.i18n import code_comments
 from mha.core.markup import escape_markdown
-from mha.app.controls import (cached, cached_figure, chart_words, current_view, head_picker, named_choice,
-                               session_weights, settings, t, token_picker, weights_scale)
+from mha.app.compute import cached, cached_figure
+from mha.app.state import current_view, session_weights, settings
+from mha.app.widgets import chart_words, head_picker, named_choice, t, token_picker, weights_scale
 
 page_setup()
 

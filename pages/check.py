@@ -6,7 +6,8 @@ Thin: the sections are in ``mha.app.sections.check``; the code runs in the sandb
 import streamlit as st
 
 from mha.app.sections import check as ck
-from mha.app.controls import current_view, settings, t
+from mha.app.state import current_view, settings
+from mha.app.widgets import t
 from mha.app.frame import page_setup
 
 page_setup()

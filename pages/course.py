@@ -5,7 +5,8 @@ The step is in the link (``/course?step=3``): a teacher can send any step. The s
 import streamlit as st
 
 from mha.app.sections import course as course_page
-from mha.app.controls import settings, t
+from mha.app.state import settings
+from mha.app.widgets import t
 from mha.app.frame import page_setup
 from mha.core.markup import escape_markdown
 

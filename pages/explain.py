@@ -9,8 +9,9 @@ from mha.weights.batch import PAD
 from mha.app.sections.explain import cell_breakdown, course_step, extras, pick_cell
 from mha.app.frame import page_setup
 from mha.core.markup import escape_for_plotly
-from mha.app.controls import (cached_figure, chart_words, current_view, head_picker, named_choice, settings, t,
-                               token_picker, weights_scale)
+from mha.app.compute import cached_figure
+from mha.app.state import current_view, settings
+from mha.app.widgets import chart_words, head_picker, named_choice, t, token_picker, weights_scale
 
 page_setup()
 

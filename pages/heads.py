@@ -5,7 +5,8 @@ Thin: the sections are ``mha.app.sections.heads`` (their numbers from ``mha.less
 """
 import streamlit as st
 
-from mha.app.controls import chart_words, current_view, session_weights, settings, t
+from mha.app.state import current_view, session_weights, settings
+from mha.app.widgets import chart_words, t
 from mha.app.frame import page_setup
 from mha.app.sections.heads import SECTION_VIEWS, HeadsView, about_key, section_picker
 

@@ -7,7 +7,9 @@ import streamlit as st
 from mha.charts import figures
 from mha.core import i18n
 from mha.app.compute import SEEDED, view as compute_view
-from mha.app.controls import START_PARAM, cached_figure, chart_words, t
+from mha.app.compute import cached_figure
+from mha.app.sidebar import START_PARAM
+from mha.app.widgets import chart_words, t
 from mha.app.frame import page_setup
 from mha.app.pages import PAGES
 from mha.weights.view import DEFAULT_TEXT, ViewSpec

@@ -5,7 +5,8 @@ layer-1 head off removes the stripe. Thin: the pieces are ``mha.app.sections.ind
 import streamlit as st
 
 from mha.app.sections import induction as ip
-from mha.app.controls import settings, t
+from mha.app.state import settings
+from mha.app.widgets import t
 from mha.app.frame import page_setup
 
 page_setup()

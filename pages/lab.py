@@ -8,7 +8,9 @@ from mha.lessons import explain
 from mha.charts import explain as xf
 from mha.app.sections.explain import sweep
 from mha.app.frame import page_setup
-from mha.app.controls import cached_figure, chart_words, current_view, head_picker, settings, t, weights_scale
+from mha.app.compute import cached_figure
+from mha.app.state import current_view, settings
+from mha.app.widgets import chart_words, head_picker, t, weights_scale
 
 page_setup()
 

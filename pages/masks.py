@@ -7,7 +7,8 @@ with torch from ``mha.weights.torch_check``.
 import streamlit as st
 
 from mha.app.sections import masks as mp
-from mha.app.controls import current_view, head_picker, settings, t
+from mha.app.state import current_view, settings
+from mha.app.widgets import head_picker, t
 from mha.app.frame import page_setup
 from mha.weights.batch import apply_mask, sentence_mask
 

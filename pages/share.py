@@ -4,7 +4,8 @@ import streamlit as st
 from mha.weights import export
 from mha.app import share
 from mha.app.frame import page_setup
-from mha.app.controls import current_view, file_uploader, session_weights, settings, t
+from mha.app.state import current_view, session_weights, settings
+from mha.app.widgets import file_uploader, t
 
 page_setup()
 

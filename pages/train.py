@@ -3,7 +3,8 @@ learner's own sentence. Thin: the pieces are ``mha.app.sections.train`` (and the
 import streamlit as st
 
 from mha.app.sections import train as tp
-from mha.app.controls import settings, t
+from mha.app.state import settings
+from mha.app.widgets import t
 from mha.app.frame import page_setup
 
 page_setup()

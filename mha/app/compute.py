@@ -4,7 +4,8 @@
   per distinct input, keyed on the function, its arguments (a ``ViewSpec`` as it is, a ``View`` by its spec, arrays
   by a digest of their bytes) and the sha256 of the uploaded file the parameters came from ("" = seeded). The
   uploaded tensors themselves are never hashed nor shared: only someone with the very same file gets that result.
-- ``view(spec, weights)``: ``run_view`` through the same recipe.
+- ``view(spec, weights)``: ``run_view`` through the same recipe; ``pretrained_layers(view)``: every layer of a
+  pretrained view's model, from one run.
 - ``cached_figure(builder, *args, **kwargs)``: a pure figure builder's figure, once per distinct input.
 
 Every computation runs under one concurrency limit, ``HEAVY_WORK`` (two at a time on a 2-core machine); a cache
@@ -28,7 +29,7 @@ import numpy as np
 from mha.charts.figures import readable_ticks
 from mha.core.lru import ByteLRU, freeze, nbytes
 from mha.core.tokens import PieceLabel
-from mha.weights.view import View, ViewSpec, pretrained_content, run_view
+from mha.weights.view import View, ViewSpec, pretrained_content, pretrained_every_layer, run_view
 
 MB = 2 ** 20
 # Many visitors, few cores: at most two model computations at once; the others wait their turn. torch itself uses
@@ -119,7 +120,7 @@ def _takes_state_dict(fn: Callable) -> bool:
 def cached(fn: Callable, *args, weights: Weights, store: ByteLRU = RESULTS, **kwargs):
     """``fn(*args, **kwargs)`` computed at most once per distinct input under ``HEAVY_WORK``, then shared (read-only).
 
-    ``weights``: the parameters this session's views run on (``controls.session_weights``); their sha256 is part of
+    ``weights``: the parameters this session's views run on (``state.session_weights``); their sha256 is part of
     every key, and ``fn`` gets their state_dict as ``state_dict=`` when it has that parameter. A ``View`` among the
     arguments is keyed by its spec: it must be one computed on these same weights. ``fn`` must be a module-level
     function of its arguments and the parameters alone. Raises what ``fn`` raises (errors are not cached)."""
@@ -136,6 +137,14 @@ def cached(fn: Callable, *args, weights: Weights, store: ByteLRU = RESULTS, **kw
 def view(spec: ViewSpec, weights: Weights = SEEDED) -> View:
     """``run_view(spec)`` on these parameters, cached. Raises TextError, BatchError or ValueError like run_view."""
     return cached(run_view, spec, weights=weights, store=VIEWS)
+
+
+def pretrained_layers(view: View) -> tuple[np.ndarray, np.ndarray]:
+    """Every layer's weights of a pretrained view's sentence, (L, H, T, T), and their mask (1, T, T): one run
+    through all layers, cached like every computation (keyed on the spec without its layer: the same numbers for
+    every layer shown). The model view draws them (``mha.app.sections.model_view``), the saved HTML file too."""
+    spec = dataclasses.replace(view.spec, layer=0)
+    return cached(pretrained_every_layer, spec, weights=SEEDED)
 
 
 def cached_figure(builder: Callable, *args, **kwargs):

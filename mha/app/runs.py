@@ -356,7 +356,7 @@ def trained_for_view(spec) -> bool:
     (``mha.weights.train.TRAINED``); False, with a message on the page, when the queue is full."""
     import streamlit as st
 
-    from mha.app.controls import t
+    from mha.app.widgets import t
     from mha.weights.train import TASKS, trained_key, trained_module, trained_ready
     from mha.weights.view import train_steps
 

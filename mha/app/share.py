@@ -15,24 +15,24 @@ computation is keyed on the file's sha256, never on the tensors.
 from __future__ import annotations
 
 import re
-
 from pathlib import Path
 from typing import Callable
 from urllib.parse import quote, urlencode, urlsplit
 
 import streamlit as st
 
-from mha.weights import export
-from mha.core import i18n
+from mha.app import internals, sources
+from mha.app.components import link_box as link_box_component
+from mha.app.compute import Weights, pretrained_layers
 from mha.app.pages import OWN_MODULE_PAGES, PAGES, url_path
+from mha.app.state import CUSTOM_WEIGHTS_KEY, SHARED_KEYS, settings
+from mha.app.widgets import INDEX_FORM, chart_words, lang, link_value, t
+from mha.core import i18n
 from mha.core.markup import escape_markdown
-from mha.app import internals
-from mha.app.components.component import in_page
-from mha.app.compute import Weights
-from mha.app.controls import CUSTOM_WEIGHTS_KEY, INDEX_FORM, SHARED_KEYS, link_value, settings, t
+from mha.weights import export
 from mha.weights.view import D_MODEL_CHOICES, head_choices
 
-_INDEX_FORM = INDEX_FORM  # a position as a link may write it (mha.app.controls.token_picker reads it)
+_INDEX_FORM = INDEX_FORM  # a position as a link may write it (mha.app.widgets.token_picker reads it)
 
 TEXT_PARAMS = ("text", "kv_text")  # where an empty value means what it says: no text
 
@@ -128,15 +128,6 @@ def _context_url() -> str | None:
         return None
 
 
-_LINK_HTML = '<div class="mha-link"><code class="mha-url"></code><button type="button" class="mha-copy"></button></div>'
-
-
-def _component() -> Callable:
-    # link_box.js / link_box.css in components/. The address bar is the truth (Streamlit updates it for every
-    # bound widget, fragments included); the text is only set with textContent: a sentence never becomes markup.
-    return in_page("mha_share_link", _LINK_HTML, Path(__file__).parent / "components" / "link_box")
-
-
 def link_box(url_path: str | None = None) -> str:
     """The sidebar box with the link to this exact view and a copy button. Returns the link (kept for tests).
 
@@ -150,10 +141,9 @@ def link_box(url_path: str | None = None) -> str:
     st.session_state["_share_prev_page"] = page
     sb = st.sidebar
     sb.markdown(f"**🔗 {t('share_link_title')}**", help=t("share_link_help"))
-    with sb:
-        _component()(data={"link": link, "ensure": {"lang": params["lang"]}, "copy": t("share_copy"),
-                           "copied": t("share_copied"), "failed": t("share_copy_failed")},
-                     key="share_link_box", default={})
+    with sb:  # mha.app.components.link_box: the browser shows the live address from then on
+        link_box_component.link_box(link, {"lang": params["lang"]}, copy=t("share_copy"), copied=t("share_copied"),
+                                    failed=t("share_copy_failed"))
     st.session_state["_share_link"] = link
     return link
 
@@ -293,8 +283,6 @@ def weights_note(page_path: str) -> None:
     """On every page, before its content: which weights are in use (``mha.app.sources.weights_note``: random,
     trained, or a pretrained layer with its badge), and while an uploaded file replaces them, say so (or why not).
     ``page_path``: the URL path of the page this run shows (the frame's st.navigation() result: '' for home)."""
-    from mha.app import sources
-
     if page_path in {url_path(p) for p in OWN_MODULE_PAGES}:
         return  # Train and Induction train modules of their own: the sidebar's weights are not what they show
     w = custom_weights()
@@ -387,7 +375,6 @@ def view_html(view, parameters: str) -> Callable[[], bytes]:
     word (and a pretrained model's every layer, cached with the Playground's) is read now, in the page's run; the
     file is built from these plain values when the learner clicks."""
     from mha.charts import head_view_data
-    from mha.app.controls import chart_words, lang
 
     language = lang()
     text = " ".join(str(tok) for tok, pad in zip(view.tokens, view.query_is_pad, strict=True) if not pad)
@@ -398,11 +385,7 @@ def view_html(view, parameters: str) -> Callable[[], bytes]:
         named += f" · {Path(spec.model.rstrip('/')).name or spec.model}"
     caption = t("share_html_caption", d_model=spec.d_model, num_heads=view.num_heads, head_dim=view.head_dim,
                 n=int((~view.query_is_pad).sum()), parameters=named)
-    layers = None
-    if view.spec.source == "pretrained":
-        from mha.app.sections.model_view import pretrained_layers
-
-        layers = pretrained_layers(view)
+    layers = pretrained_layers(view) if view.spec.source == "pretrained" else None
     words = dict(words=chart_words(), head_view_words=head_view_data.words(language),
                  headings=(t("pg_all_heads"), t("hv_section_title"), t("mv_title")), title=title, caption=caption,
                  lang=language, layers=layers, layer=view.spec.layer)
@@ -412,12 +395,12 @@ def view_html(view, parameters: str) -> Callable[[], bytes]:
 def html_file(weights, labels, key_labels, *, allowed=None, words, head_view_words, headings, title: str,
               caption: str = "", lang: str = "en", layers=None, layer: int = 0) -> bytes:
     """Weights (H, Tq, Tk) as one HTML file (``mha.charts.standalone``): the all-heads grid and the head view, and with
-    ``layers`` (every layer's weights (L, H, Tq, Tk) and their mask, ``model_view.pretrained_layers``) the model
+    ``layers`` (every layer's weights (L, H, Tq, Tk) and their mask, ``compute.pretrained_layers``) the model
     view, ``layer`` framed; the components' own scripts and styles inlined, on the Playground's colour rule
     (without its "fit" switch: over every layer when there are several)."""
-    from mha.charts import figures, head_view_data, heatmap_data, standalone
     from mha.app.components import head_view, heatmap_view
     from mha.app.components.component import asset
+    from mha.charts import figures, head_view_data, heatmap_data, standalone
 
     top = figures.weights_top(weights if layers is None else layers[0])
     grid = heatmap_data.prepare(weights, labels, key_labels, kind="weights", allowed=allowed, words=words, top=top)

@@ -2,7 +2,7 @@
 every page shows about the weights in use (with the pretrained badge), and the model loading with its progress bar.
 
 URL parameters (each control's key): ``source``, ``task``, ``train_steps`` (trained), ``model``, ``layer``
-(pretrained). ``mha.app.controls.sidebar_controls`` draws ``source_controls()`` first: the other controls depend on
+(pretrained). ``mha.app.sidebar.sidebar_controls`` draws ``source_controls()`` first: the other controls depend on
 it (a pretrained layer fixes d_model, num_heads and the causal mask, and has no seed, positions or keys/values text).
 The numbers come from ``mha.weights.view`` (``run_view`` dispatches on ``ViewSpec.source``) through ``mha.app.compute``.
 """
@@ -14,10 +14,13 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from mha.core import i18n
-from mha.weights import pretrained
+from mha.app import compute, internals
 from mha.app.compute import HEAVY_WORK
+from mha.app.state import model_info, settings
+from mha.app.widgets import int_input, lang, named_choice, t
+from mha.core import i18n
 from mha.core.markup import escape_markdown
+from mha.weights import pretrained
 from mha.weights.train import MAX_TRAIN_STEPS, TASKS
 from mha.weights.view import SOURCES, load_pretrained, pretrained_options
 
@@ -52,12 +55,6 @@ class SourceChoice:
         return TASKS[self.task].steps if self.train_steps is None else self.train_steps
 
 
-def _t(key: str, /, **fmt) -> str:
-    from mha.app.controls import t
-
-    return t(key, **fmt)
-
-
 def error_message(err: pretrained.PretrainedError, lang: str) -> str:
     """The learner's message for a PretrainedError, in ``lang``: the catalog's text when the error carries every
     placeholder it needs, else the error's own English text (escaped: it may hold what the visitor typed)."""
@@ -71,21 +68,19 @@ def error_message(err: pretrained.PretrainedError, lang: str) -> str:
 def source_controls(sb) -> SourceChoice:
     """Draw the source picker and its own controls in the sidebar ``sb``; load a pretrained model (with a progress
     bar the first time). Returns the choice; a model that cannot load gets its message next to the control."""
-    from mha.app.controls import int_input, named_choice
-
     # The link holds the id (random, trained, pretrained); the buttons show names in the page's language.
-    source = named_choice(_t("src_source"), SOURCES, "source", {k: _t(f"src_name_{k}") for k in SOURCES},
-                          default="random", container=sb, help=_t("src_source_help"))
+    source = named_choice(t("src_source"), SOURCES, "source", {k: t(f"src_name_{k}") for k in SOURCES},
+                          default="random", container=sb, help=t("src_source_help"))
     if source != "random":
-        sb.caption(_t(f"src_caption_{source}"))
+        sb.caption(t(f"src_caption_{source}"))
     if source == "trained":
         # Shown by their names in the page's language; the link holds the id ("previous", "prev_next").
-        task = named_choice(_t("src_task"), list(TASKS), "task", {k: _t(TASKS[k].name_key) for k in TASKS},
-                            default="previous", container=sb, help=_t("src_task_help"), select=True)
-        sb.caption(f"**{_t(TASKS[task].name_key)}**: {_t(TASKS[task].description_key)}")
-        steps = int_input(_t("src_train_steps"), "train_steps", 1, MAX_TRAIN_STEPS, None, container=sb,
-                          placeholder=_t("src_train_steps_placeholder", steps=TASKS[task].steps),
-                          help=_t("src_train_steps_help", max_steps=MAX_TRAIN_STEPS))
+        task = named_choice(t("src_task"), list(TASKS), "task", {k: t(TASKS[k].name_key) for k in TASKS},
+                            default="previous", container=sb, help=t("src_task_help"), select=True)
+        sb.caption(f"**{t(TASKS[task].name_key)}**: {t(TASKS[task].description_key)}")
+        steps = int_input(t("src_train_steps"), "train_steps", 1, MAX_TRAIN_STEPS, None, container=sb,
+                          placeholder=t("src_train_steps_placeholder", steps=TASKS[task].steps),
+                          help=t("src_train_steps_help", max_steps=MAX_TRAIN_STEPS))
         return SourceChoice("trained", task=task, train_steps=None if steps is None else int(steps))
     if source == "pretrained":
         return _pretrained_controls(sb)
@@ -104,20 +99,16 @@ def _choice_label(choice: pretrained.Choice) -> str:
 
 
 def _pretrained_controls(sb) -> SourceChoice:
-    from mha.app.controls import int_input
-
     ids = [c.id for c in pretrained.CHOICES]
     labels = {c.id: _choice_label(c) for c in pretrained.CHOICES}
-    labels[OTHER] = _t("src_model_other")
-    from mha.app import internals
-
+    labels[OTHER] = t("src_model_other")
     linked = internals.link_values().get("model") or [pretrained.DEFAULT_MODEL]  # before the box has read the link
     current = (st.session_state.get("model") or linked[0] or pretrained.DEFAULT_MODEL).strip()
     st.session_state[MODEL_PICK_KEY] = current if current in ids else OTHER  # mirrors the text box (and the link)
-    sb.selectbox(_t("src_model_list"), ids + [OTHER], key=MODEL_PICK_KEY, format_func=labels.get,
+    sb.selectbox(t("src_model_list"), ids + [OTHER], key=MODEL_PICK_KEY, format_func=labels.get,
                  on_change=_pick_model)
-    model = sb.text_input(_t("src_model"), value=pretrained.DEFAULT_MODEL, key="model", bind="query-params",
-                          help=_t("src_model_help"), max_chars=400)
+    model = sb.text_input(t("src_model"), value=pretrained.DEFAULT_MODEL, key="model", bind="query-params",
+                          help=t("src_model_help"), max_chars=400)
     model = (model or "").strip()
     info, error = load_info(model, sb)
     if error:
@@ -129,11 +120,11 @@ def _pretrained_controls(sb) -> SourceChoice:
     asked = (internals.link_values().get("layer") or [""])[0].strip()
     if asked.isdigit() and int(asked) > last:  # a link's layer past this model's: the last (the link note says so)
         internals.keep_link_values("layer", [str(last)])
-    layer = int_input(_t("src_layer", last=last), "layer", 0, last, 0, container=sb,
-                      help=_t("src_layer_help", n=info.num_layers))
-    kind = _t("src_kind_decoder" if info.causal else "src_kind_encoder")
+    layer = int_input(t("src_layer", last=last), "layer", 0, last, 0, container=sb,
+                      help=t("src_layer_help", n=info.num_layers))
+    kind = t("src_kind_decoder" if info.causal else "src_kind_encoder")
     family = pretrained.FAMILIES[info.family].name
-    sb.caption(_t("src_model_info", family=family, layers=info.num_layers, heads=info.num_heads,
+    sb.caption(t("src_model_info", family=family, layers=info.num_layers, heads=info.num_heads,
                   d_model=info.d_model, kind=kind))
     return SourceChoice("pretrained", model=model, layer=int(layer), info=info)
 
@@ -141,8 +132,6 @@ def _pretrained_controls(sb) -> SourceChoice:
 def load_info(model: str, container) -> tuple[pretrained.ModelInfo | None, str | None]:
     """Load ``model`` (cached across sessions) and return (its info, None), or (None, the message). The first load
     shows a progress bar in ``container``: bytes downloaded, then the weights being read."""
-    from mha.app.controls import lang
-
     box = container.empty()
     bar = [None]
 
@@ -151,8 +140,8 @@ def load_info(model: str, container) -> tuple[pretrained.ModelInfo | None, str |
             if model in _LOADED:
                 return
         mb = 1e6
-        text = (_t("src_downloading", done=done / mb, total=total / mb) if stage == "download"
-                else _t("src_loading", mb=total / mb))
+        text = (t("src_downloading", done=done / mb, total=total / mb) if stage == "download"
+                else t("src_loading", mb=total / mb))
         frac = min(max(done / total, 0.0), 1.0) if total and stage == "download" else 0.0
         if bar[0] is None:
             bar[0] = box.progress(frac, text=text)
@@ -187,19 +176,16 @@ def load_info(model: str, container) -> tuple[pretrained.ModelInfo | None, str |
 def weights_note() -> None:
     """At the top of every page: which weights are in use; for a pretrained layer, the badge with the largest
     difference between our weights and the model's own attention. (An uploaded file has its own note: share.)"""
-    from mha.app import compute
-    from mha.app.controls import model_info, settings
-
     s = settings()
     if s.source == "trained":
         task = TASKS[s.task]
-        st.info(_t("src_note_trained", task=_t(task.name_key), steps=s.steps, seed=s.seed, d_model=s.d_model,
+        st.info(t("src_note_trained", task=t(task.name_key), steps=s.steps, seed=s.seed, d_model=s.d_model,
                    num_heads=s.num_heads, half=s.d_model // 2), icon="🎓")
     elif s.source == "pretrained":
         info = model_info()
         if not s.model_ok or info is None:
             return  # the message is next to the model control; the page says so too
-        st.info(_t("src_note_pretrained", model=escape_markdown(s.model, 80, code=True), layer=s.layer,
+        st.info(t("src_note_pretrained", model=escape_markdown(s.model, 80, code=True), layer=s.layer,
                    num_layers=info.num_layers, d_model=info.d_model, num_heads=info.num_heads), icon="🧠")
         try:
             view = compute.view(s.spec())
@@ -209,7 +195,7 @@ def weights_note() -> None:
         pieces(view)
         coverage_note(view, s.model)
     else:
-        st.caption("🎲 " + _t("src_note_random", seed=s.seed))
+        st.caption("🎲 " + t("src_note_random", seed=s.seed))
 
 
 def piece_pairs(view, limit: int = 16) -> list[tuple[str, str]]:
@@ -230,7 +216,7 @@ def pieces(view) -> None:
     if pairs:
         shown = ", ".join(f"{escape_markdown(label, 24, code=True)} = {escape_markdown(piece, 24, code=True)}"
                           for label, piece in pairs)
-        st.caption(_t("src_tokens_pieces", pairs=shown))
+        st.caption(t("src_tokens_pieces", pairs=shown))
 
 
 def coverage_note(view, model: str) -> None:
@@ -242,10 +228,10 @@ def coverage_note(view, model: str) -> None:
                               [str(p) in specials for p in view.tokens], text=view.spec.text)
     if cov.covered:
         return
-    msg = _t("src_coverage", pieces=cov.pieces, unknown=cov.unknown, below=cov.below_letter)
+    msg = t("src_coverage", pieces=cov.pieces, unknown=cov.unknown, below=cov.below_letter)
     models = pretrained.covering_models(cov.script, model)
     if models:
-        msg += " " + _t(f"src_coverage_models_{cov.script}", models=", ".join(models))
+        msg += " " + t(f"src_coverage_models_{cov.script}", models=", ".join(models))
     with st.container(key="src_coverage"):
         st.warning(msg, icon="🔤")
 
@@ -254,7 +240,7 @@ def badge(view) -> None:
     """The check of a pretrained view: max |our weights - the model's output_attentions| over every sentence."""
     diff = float(view.note_args.get("weights_diff", float("nan")))
     ok = diff <= BADGE_TOLERANCE
-    label = _t("src_badge_ok" if ok else "src_badge_bad", diff=diff, tol=BADGE_TOLERANCE)
+    label = t("src_badge_ok" if ok else "src_badge_bad", diff=diff, tol=BADGE_TOLERANCE)
     with st.container(key="src_badge"):
         st.badge(label, icon="✅" if ok else "⚠️", color="green" if ok else "red",
-                 help=_t("src_badge_help", tol=BADGE_TOLERANCE))
+                 help=t("src_badge_help", tol=BADGE_TOLERANCE))

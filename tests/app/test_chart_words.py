@@ -1,5 +1,5 @@
 """Words inside charts follow the language: every figure builder takes ``words=`` (``figures.Words``), the pages
-pass ``controls.chart_words()``, and a Korean page shows no English chart word (while the English page does).
+pass ``widgets.chart_words()``, and a Korean page shows no English chart word (while the English page does).
 
 The English chart words checked are the literal parts of every ``Words`` field's English text, matched as whole
 words: "head" is caught in "head 0" but not in the identifier "head_dim", "weight" not in "weights".
@@ -18,7 +18,7 @@ from apptest_utils import FOLDED, all_open, charts_by_key, open_page
 from mha.lessons import explain, heads
 from mha.charts import figures
 from mha.core import i18n
-from mha.app import compute, controls
+from mha.app import compute, widgets
 from mha.charts import explain as xf
 from mha.charts import heads as hf
 from mha.charts import neuron as nf
@@ -28,7 +28,7 @@ from mha.weights.view import ViewSpec, run_view
 
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
 EN = figures.Words()
-KO = controls._chart_words("ko")
+KO = widgets._chart_words("ko")
 HOSTILE = "<b>x</b>"  # a token Plotly would render as bold if it were not escaped
 FIELDS = [f.name for f in dataclasses.fields(figures.Words)]
 
@@ -92,7 +92,7 @@ def test_every_field_has_a_catalog_entry_whose_english_is_the_default_and_whose_
     for name in FIELDS:
         assert i18n.text(f"ch_{name}", "en") == getattr(EN, name), name
         assert HANGUL.search(getattr(KO, name)), f"ch_{name} has no Korean: {getattr(KO, name)!r}"
-    assert controls._chart_words("en") == EN
+    assert widgets._chart_words("en") == EN
 
 
 def test_words_are_hashable_and_the_code_names_are_kept():
@@ -184,8 +184,8 @@ def json_spec(fig) -> dict:
 def test_english_and_korean_figures_are_separate_cache_entries():
     compute.FIGURES.clear()
     try:
-        en = compute.cached_figure(figures.heads_grid, W, LABELS, LABELS, kind="weights", words=controls._chart_words("en"))
-        ko = compute.cached_figure(figures.heads_grid, W, LABELS, LABELS, kind="weights", words=controls._chart_words("ko"))
+        en = compute.cached_figure(figures.heads_grid, W, LABELS, LABELS, kind="weights", words=widgets._chart_words("en"))
+        ko = compute.cached_figure(figures.heads_grid, W, LABELS, LABELS, kind="weights", words=widgets._chart_words("ko"))
         assert ko is not en
         assert [a.text for a in en.layout.annotations] == [f"head {h}" for h in range(H)]
         assert [a.text for a in ko.layout.annotations] == [f"헤드 {h}" for h in range(H)]

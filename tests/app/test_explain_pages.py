@@ -14,7 +14,7 @@ from mha.lessons import explain
 from mha.core import i18n
 from mha.core.attention import MultiHeadAttention
 from mha.core.inputs import init_weights
-from mha.app.controls import CUSTOM_WEIGHTS_KEY
+from mha.app.state import CUSTOM_WEIGHTS_KEY
 from mha.weights.view import ViewSpec, build_model, run_view
 
 EXPLAIN, LAB, PLAYGROUND = "pages/explain.py", "pages/lab.py", "pages/playground.py"

@@ -25,7 +25,7 @@ from streamlit.testing.v1 import AppTest
 
 from apptest_utils import all_open, bound_url_keys, chart_specs, nonfinite_in, open_page
 from mha.app.pages import PAGES
-from mha.app.controls import SHARED_KEYS
+from mha.app.state import SHARED_KEYS
 
 PAGE_FILES = [path for path, *_ in PAGES]
 HUNT = os.environ.get("MHA_FUZZ_EXAMPLES")  # a local bug hunt: more examples, random ones

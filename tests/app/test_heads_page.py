@@ -363,7 +363,7 @@ def test_uploaded_weights_are_what_the_page_switches_off():
 
     from mha.core.attention import MultiHeadAttention
     from mha.core.inputs import init_weights
-    from mha.app.controls import CUSTOM_WEIGHTS_KEY
+    from mha.app.state import CUSTOM_WEIGHTS_KEY
 
     sd = {k: v.clone() for k, v in init_weights(MultiHeadAttention(16, 4), 1234).state_dict().items()}
     at = open_link(PAGE, state={CUSTOM_WEIGHTS_KEY: {"sha": "f" * 64, "name": "mine.pt", "d_model": 16,

@@ -8,7 +8,7 @@ from pathlib import Path
 from apptest_utils import open_page
 
 from mha.core import i18n
-from mha.app.controls import START_PARAM
+from mha.app.sidebar import START_PARAM
 from mha.app.pages import PAGES
 from mha.weights.view import DEFAULT_TEXT
 

@@ -243,14 +243,14 @@ def test_a_korean_page_shows_no_particle_pair(page, params):
 
 
 def test_every_uploader_is_the_one_uploader():
-    """Streamlit's English in a drop zone is written over in Korean only by mha.app.controls.file_uploader."""
+    """Streamlit's English in a drop zone is written over in Korean only by mha.app.widgets.file_uploader."""
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
     direct = [str(p.relative_to(root)) for p in [*root.glob("mha/**/*.py"), *root.glob("pages/*.py"), root / "app.py"]
               if re.search(r"\bst\.file_uploader\(|\.file_uploader\(", p.read_text(encoding="utf-8"))
-              and p.name != "controls.py"]
-    assert not direct, f"use mha.app.controls.file_uploader in {direct}"
+              and p.name != "widgets.py"]
+    assert not direct, f"use mha.app.widgets.file_uploader in {direct}"
 
 
 from test_i18n import PAGES, korean_pages  # noqa: E402,F401 (the fixture: every page opened once in Korean)

@@ -15,7 +15,7 @@ from mha.weights.batch import PAD, decode_mask, encode_mask, sentence_mask
 from mha.app.pages import PAGES
 from mha.core.attention import MultiHeadAttention
 from mha.core.inputs import init_weights
-from mha.app.controls import CUSTOM_WEIGHTS_KEY
+from mha.app.state import CUSTOM_WEIGHTS_KEY
 from mha.weights.view import ViewSpec, run_view
 
 MASKS, BUGS = "pages/masks.py", "pages/bugs.py"

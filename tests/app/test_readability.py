@@ -15,11 +15,11 @@ from mha.charts import figures
 from mha.core import i18n
 from mha.charts import explain as xf
 from mha.charts import heads as hf
-from mha.app import controls
+from mha.app import widgets
 from mha.weights.view import ViewSpec, run_view
 
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
-KO = controls._chart_words("ko")
+KO = widgets._chart_words("ko")
 
 
 def labels(n: int, word: str = "tok") -> list[str]:

@@ -397,7 +397,7 @@ def _upload(at, name: str, data: bytes):
 
 
 def test_every_attack_through_the_uploader_gets_a_message_and_the_page_keeps_working(tmp_path):
-    from mha.app.controls import CUSTOM_WEIGHTS_KEY
+    from mha.app.state import CUSTOM_WEIGHTS_KEY
 
     target = tmp_path / "ran.txt"
     rng = random.Random(7)

@@ -141,7 +141,7 @@ def test_head_patterns_name_trained_heads_and_random_ones():
 
 
 def test_the_trained_export_loads_into_the_course_class():
-    from mha.app.controls import Settings
+    from mha.app.state import Settings
     from mha.app.compute import SEEDED
     from mha.app.share import parameters_bytes_callable, parameters_name
 
@@ -158,7 +158,7 @@ def test_the_trained_export_loads_into_the_course_class():
 
 def test_the_pretrained_export_needs_qkv_bias(models):
     from mha.app.compute import SEEDED
-    from mha.app.controls import Settings
+    from mha.app.state import Settings
     from mha.app.share import parameters_bytes_callable
 
     spec = pre_spec(models["bert"], layer=1)
@@ -412,7 +412,7 @@ def test_step_by_step_explains_each_sources_input(models):
 def test_an_uploaded_file_replaces_trained_parameters_not_a_pretrained_layer(models):
     from apptest_utils import canvas_charts, canvas_values
 
-    from mha.app.controls import CUSTOM_WEIGHTS_KEY
+    from mha.app.state import CUSTOM_WEIGHTS_KEY
     from mha.weights.view import build_model
 
     sd = {k: v.clone() for k, v in build_model(16, 4, 7).state_dict().items()}

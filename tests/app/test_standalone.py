@@ -13,7 +13,7 @@ from apptest_utils import open_page
 from mha.charts import head_view_data, standalone
 from mha.core import i18n
 from mha.app import share
-from mha.app.controls import _chart_words
+from mha.app.widgets import _chart_words
 from mha.weights.view import ViewSpec, run_view
 
 HOSTILE = "</script><img src=x onerror=alert(1)>"

@@ -205,7 +205,7 @@ def _chart_z(at, key: str) -> np.ndarray:
 
 
 def _output_of(at) -> np.ndarray:
-    from mha.app.controls import CUSTOM_WEIGHTS_KEY
+    from mha.app.state import CUSTOM_WEIGHTS_KEY
 
     w = at.session_state[CUSTOM_WEIGHTS_KEY] if CUSTOM_WEIGHTS_KEY in at.session_state else None
     s = at.session_state["_settings"]
@@ -254,7 +254,7 @@ def test_the_upload_control_refuses_bad_files_with_a_clear_message(tmp_path, cas
     errors = [e.value for e in at.error]
     assert len(errors) == 1 and "이 파일은 사용하지 않았습니다" in errors[0]  # in the page's language
     assert {"payload": "텐서가 아닌", "shape": "16×8", "oversized": "MB"}[case] in errors[0]
-    from mha.app.controls import CUSTOM_WEIGHTS_KEY
+    from mha.app.state import CUSTOM_WEIGHTS_KEY
 
     assert CUSTOM_WEIGHTS_KEY not in at.session_state  # nothing was kept
     assert not any("업로드한 가중치" in i.value for i in at.info)
@@ -282,7 +282,7 @@ def test_every_file_refused_for_its_size_gets_the_apps_message(tmp_path):
 
 def test_a_refused_file_replaces_the_previous_files_message_and_weights():
     at = _upload(_share_page(lang="en"), "good.pt", _saved(CourseMHA(32, 4).state_dict()))
-    from mha.app.controls import CUSTOM_WEIGHTS_KEY
+    from mha.app.state import CUSTOM_WEIGHTS_KEY
 
     assert at.success and "good.pt" in at.success[0].value and CUSTOM_WEIGHTS_KEY in at.session_state
     at = _upload(at, "big.pt", b"\0" * int(9.2 * 10**6))  # between the loader's 9 MB and the widget's 10

@@ -52,7 +52,7 @@ def hover(page, panel: int, i: int, j: int, part: int = 0) -> str:
 def saved_file(tmp_path) -> str:
     from mha.charts import head_view_data
     from mha.app import share
-    from mha.app.controls import _chart_words
+    from mha.app.widgets import _chart_words
 
     rng = np.random.default_rng(1)
     w = rng.random((2, 4, 4))
@@ -111,7 +111,7 @@ def test_a_pretrained_views_file_has_a_model_view_that_answers(browser, tmp_path
 
     from mha.charts import head_view_data
     from mha.app import share
-    from mha.app.controls import _chart_words
+    from mha.app.widgets import _chart_words
     from mha.weights.pretrained import load_model
     from mha.weights.view import ViewSpec, pretrained_every_layer, run_view
 

@@ -2,8 +2,7 @@
 import pathlib
 import re
 
-from mha.app.components import component, head_view, heatmap_view
-from mha.app import share
+from mha.app.components import component, head_view, heatmap_view, link_box
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -12,7 +11,7 @@ def test_every_component_reads_its_own_files():
     stems = {
         "mha_head_view": pathlib.Path(head_view.__file__),
         "mha_heatmaps": pathlib.Path(heatmap_view.__file__),
-        "mha_share_link": pathlib.Path(share.__file__).parent / "components" / "link_box",
+        "mha_share_link": pathlib.Path(link_box.__file__),
     }
     for name, stem in stems.items():
         js, css = component.asset(stem, ".js"), component.asset(stem, ".css")

@@ -38,8 +38,8 @@ def pure_files() -> list[Path]:
 def test_the_walk_finds_what_it_looks_for():
     """The check itself can fail: the Streamlit layer's own files do import streamlit, found by the same walk."""
     assert pure_files() and len(pure_files()) > 10
-    assert any(m.split(".")[0] == "streamlit" for m in imported_modules(APP / "controls.py"))
-    assert "mha.app.controls.t" in imported_modules(APP / "frame.py")
+    assert any(m.split(".")[0] == "streamlit" for m in imported_modules(APP / "widgets.py"))
+    assert "mha.app.widgets.t" in imported_modules(APP / "frame.py")
 
 
 def test_no_streamlit_outside_mha_app():

@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from mha.lessons import bugs
-from mha.app.controls import t, table
+from mha.app.widgets import t, table
 
 
 def fmt(x) -> str:

@@ -21,7 +21,8 @@ import streamlit as st
 
 from mha.charts import figures
 from mha.core import i18n
-from mha.app.controls import CUSTOM_WEIGHTS_KEY, chart_words, file_uploader, hide, lang, t
+from mha.app.state import CUSTOM_WEIGHTS_KEY
+from mha.app.widgets import chart_words, file_uploader, hide, lang, t
 from mha.check import code_link, examples
 from mha.core.errors import LearnerError
 from mha.core.tokens import display_labels

@@ -219,12 +219,20 @@ def _one_head(view: View, head: int, key: str) -> None:
                                   words=chart_words()), key=key)
 
 
+def _intro(text_key: str, view: View) -> bool:
+    """A step on a trained module: its text and the trained note; False, with a note, when the sentence has
+    fewer than two tokens (the step compares a token with the one next to it)."""
+    st.markdown(t(text_key))
+    trained_note(view)
+    if _n(view) < 2:
+        st.info(t("co_needs_two"))
+        return False
+    return True
+
+
 def step_mask(v: dict[str, View]) -> None:
     free, masked = v["free"], v["masked"]
-    st.markdown(t("co_mask_text"))
-    trained_note(free)
-    if _n(free) < 2:
-        st.info(t("co_needs_two"))
+    if not _intro("co_mask_text", free):
         return
     c = course.cheating(free, masked)
     left, right = st.columns(2, gap="medium")
@@ -271,10 +279,7 @@ def step_heads(v: dict[str, View]) -> None:
 
 def step_several(v: dict[str, View]) -> None:
     one, two = v["one"], v["two"]
-    st.markdown(t("co_several_text"))
-    trained_note(one)
-    if _n(one) < 2:
-        st.info(t("co_needs_two"))
+    if not _intro("co_several_text", one):
         return
     got = {1: course.slot_weights(one), 2: course.slot_weights(two)}
     options = [t("co_several_yes"), t("co_several_no")]

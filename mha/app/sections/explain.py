@@ -11,7 +11,8 @@ from mha.lessons import explain
 from mha.charts import explain as xf
 from mha.core.markup import escape_for_plotly, escape_markdown
 from mha.app.compute import SEEDED, cached, cached_figure
-from mha.app.controls import chart_words, session_weights, t
+from mha.app.state import session_weights
+from mha.app.widgets import chart_words, t
 from mha.weights.view import View
 
 

@@ -19,8 +19,10 @@ from mha.lessons import heads
 from mha.charts import heads as hf
 from mha.app import compute, runs
 from mha.app.compute import Weights
-from mha.app.controls import (Settings, cached, head_picker, hide, int_input, keep_index, lang, link_value, t,
-                              table, token_picker, weights_scale)
+from mha.app.compute import cached
+from mha.app.state import Settings
+from mha.app.widgets import (head_picker, hide, int_input, keep_index, lang, link_value, t, table, token_picker,
+                             weights_scale)
 from mha.weights.batch import PAD
 from mha.charts.figures import Words
 from mha.core.markup import escape_markdown

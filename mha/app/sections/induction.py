@@ -17,7 +17,8 @@ from mha.lessons import induction_view as iv
 from mha.charts import train as tf
 from mha.app.sections import live
 from mha.app.compute import HEAVY_WORK
-from mha.app.controls import cached_figure, chart_words, int_input, t, token_picker, weights_scale
+from mha.app.compute import cached_figure
+from mha.app.widgets import chart_words, int_input, t, token_picker, weights_scale
 from mha.app.sections.model_view import model_view
 from mha.core.tokens import TextError, display_labels
 from mha.core.markup import escape_markdown

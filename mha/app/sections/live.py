@@ -28,7 +28,7 @@ from typing import Any, Callable, Iterator, Optional
 import streamlit as st
 
 from mha.app import compute, runs
-from mha.app.controls import hide, t
+from mha.app.widgets import hide, t
 from mha.core.lru import freeze
 from mha.charts.train import CurveWords
 

@@ -15,8 +15,9 @@ import torch
 
 from mha.charts import figures
 from mha.weights import torch_check as tc
-from mha.app.controls import (Settings, cached, cached_figure, chart_words, lang, named_choice, session_weights, t,
-                              table, token_picker, weights_scale)
+from mha.app.compute import cached, cached_figure
+from mha.app.state import Settings, session_weights
+from mha.app.widgets import chart_words, lang, named_choice, t, table, token_picker, weights_scale
 from mha.core.i18n import code_comments
 from mha.weights.batch import (CUSTOM_STARTS, MAX_CUSTOM, PAD, MaskTextError, apply_cell_edits, block_row, custom_start,
     decode_mask, encode_mask, mask_kinds)

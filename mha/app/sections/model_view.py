@@ -4,22 +4,19 @@ canvas heatmaps (``mha.app.components.heatmap_view``, layout "model"; the payloa
 Every layer's weights travel once, within ``heatmap_data.MODEL_VIEW_BYTES`` (a caption says what was left out). A
 click on a thumbnail (or Enter on it) calls the page's ``on_open(layer, head)``, checked first (``read_pick``): the
 page opens that layer and head below, from numbers it already has (a pretrained model ran through every layer once
-for this view: ``mha.weights.view.pretrained_every_layer``).
+for this view: ``mha.app.compute.pretrained_layers``).
 """
 from __future__ import annotations
 
-import dataclasses
 import functools
 from typing import Callable, Sequence
 
 import numpy as np
 import streamlit as st
 
-from mha.charts import heatmap_data
-from mha.app.compute import SEEDED, cached
-from mha.app.controls import t
 from mha.app.components.heatmap_view import heatmaps
-from mha.weights.view import View, pretrained_every_layer
+from mha.app.widgets import t
+from mha.charts import heatmap_data
 
 
 def _on_pick(key: str, panels: dict, on_open: Callable[[int, int], None]) -> None:
@@ -37,7 +34,7 @@ def model_view(weights: np.ndarray, labels: Sequence[str], key_labels: Sequence[
                top: float, allowed=None, marked: tuple[int, int] | None = None, first_layer: int = 0,
                on_open: Callable[[int, int], None] | None = None) -> dict:
     """Draw ``weights`` (L, H, Tq, Tk) as the model view under its title and help; ``top``: the page's weights colour
-    rule (``controls.weights_scale``'s top, or ``figures.weights_top`` over every layer with its ``fit``). Returns
+    rule (``widgets.weights_scale``'s top, or ``figures.weights_top`` over every layer with its ``fit``). Returns
     the payload drawn (for tests)."""
     L, H = weights.shape[:2]
     st.subheader(t("mv_title"))
@@ -55,11 +52,3 @@ def model_view(weights: np.ndarray, labels: Sequence[str], key_labels: Sequence[
     if dropped["values"]:
         st.caption(t("mv_dropped_values", cells=int(np.prod(weights.shape))))
     return payload
-
-
-def pretrained_layers(view: View) -> tuple[np.ndarray, np.ndarray]:
-    """Every layer's weights of a pretrained view's sentence, (L, H, T, T), and their mask (1, T, T): one run
-    through all layers, cached like every computation (keyed on the spec without its layer: the same numbers for
-    every layer shown)."""
-    spec = dataclasses.replace(view.spec, layer=0)
-    return cached(pretrained_every_layer, spec, weights=SEEDED)

@@ -11,11 +11,11 @@ from mha.app import frame
 from mha.app.compute import SEEDED
 from mha.app.components.head_view import head_view
 from mha.app.components.heatmap_view import heatmaps, picked
-from mha.app.compute import cached_figure
+from mha.app.compute import cached_figure, pretrained_layers
 from mha.app.state import current_view, session_weights, settings
 from mha.app.widgets import chart_words, head_picker, named_choice, t, token_picker, weights_scale
 from mha.app.sections import explain as steps
-from mha.app.sections.model_view import model_view, pretrained_layers
+from mha.app.sections.model_view import model_view
 from mha.app.sections.neuron import neuron_section
 from mha.core.markup import escape_markdown
 from mha.weights.view import View
@@ -56,7 +56,7 @@ def head_outputs_grid(view: View, words) -> None:
 
 
 def every_layer(view: View) -> tuple[np.ndarray, np.ndarray] | None:
-    """A pretrained view's weights at every layer and their mask (``model_view.pretrained_layers``), else None:
+    """A pretrained view's weights at every layer and their mask (``compute.pretrained_layers``), else None:
     the page's weights colour rule is worked out over them all."""
     return pretrained_layers(view) if view.spec.source == "pretrained" else None
 

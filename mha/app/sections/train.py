@@ -19,7 +19,9 @@ from mha.charts import train as tf
 from mha.weights import train_runs as runs
 from mha.app.sections import live
 from mha.app.compute import SEEDED, cached
-from mha.app.controls import Settings, cached_figure, chart_words, int_input, named_choice, t, weights_scale
+from mha.app.compute import cached_figure
+from mha.app.state import Settings
+from mha.app.widgets import chart_words, int_input, named_choice, t, weights_scale
 from mha.weights.view import text_batch
 from mha.core.tokens import TextError, display_labels
 from mha.core.markup import escape_markdown
