@@ -15,7 +15,9 @@ from mha.charts import explain as xf
 from mha.app.sections import explain as steps
 from mha.app import runs
 from mha.app.compute import SEEDED, view as compute_view
-from mha.app.controls import cached_figure, chart_words, settings, t, table
+from mha.app.compute import cached_figure
+from mha.app.state import settings
+from mha.app.widgets import chart_words, t, table
 from mha.app.components.heatmap_view import heatmaps
 from mha.weights.batch import BatchError
 from mha.core.tokens import TextError
