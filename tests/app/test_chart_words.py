@@ -13,17 +13,17 @@ import string
 
 import numpy as np
 import pytest
+from harness.apptest import FOLDED, all_open, charts_by_key, open_page
 
-from apptest_utils import FOLDED, all_open, charts_by_key, open_page
-from mha.lessons import explain, heads
-from mha.charts import figures
-from mha.core import i18n
 from mha.app import compute, widgets
+from mha.app.pages import PAGES
 from mha.charts import explain as xf
+from mha.charts import figures
 from mha.charts import heads as hf
 from mha.charts import neuron as nf
+from mha.core import i18n
+from mha.lessons import explain, heads
 from mha.lessons.bugs import BUG_NAMES
-from mha.app.pages import PAGES
 from mha.weights.view import ViewSpec, run_view
 
 HANGUL = re.compile(r"[\uac00-\ud7a3]")

@@ -13,8 +13,8 @@ import time
 
 import numpy as np
 import pytest
+from harness.apptest import heatmaps, open_page
 
-from apptest_utils import heatmaps, open_page
 from mha.check import code_link, examples
 
 PAGE = "pages/check.py"
@@ -298,7 +298,7 @@ def test_a_nan_in_a_tensor_never_reaches_a_chart(fake_worker):
     fake_worker.answers.append(answer)
     at = open_page(PAGE, text="a b c")
     run_check(at)
-    from apptest_utils import nonfinite_in
+    from harness.apptest import nonfinite_in
 
     for el in at.get("plotly_chart"):
         assert nonfinite_in(json.loads(el.proto.spec)) == []
@@ -398,8 +398,9 @@ def test_the_page_is_off_when_the_host_says_so(monkeypatch):
 
 
 def test_home_and_the_bug_zoo_lead_here():
-    from mha.core.i18n import text
     from urllib.parse import parse_qs
+
+    from mha.core.i18n import text
 
     home = open_page(None)
     assert any(text("nav_check", "en") in el.proto.label for el in home.get("page_link"))

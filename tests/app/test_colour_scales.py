@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from harness.apptest import canvas_as_spec, canvas_charts, charts_by_key, decode, heatmaps, nonfinite_in, open_page
 
-from apptest_utils import canvas_as_spec, canvas_charts, charts_by_key, decode, heatmaps, nonfinite_in, open_page
-from mha.lessons import bugs
 from mha.charts import figures
 from mha.core.i18n import text as i18n_text
+from mha.lessons import bugs
 
 SIZES = {n: " ".join(f"w{i}" for i in range(n)) for n in (5, 8, 16, 43)}
 VIEW_SIZES = (5, 16, 43)  # the three the issue looked at; 8 tokens: short rows that "fit" still brightens

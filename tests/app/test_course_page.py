@@ -8,12 +8,11 @@ import urllib.parse
 import numpy as np
 import pytest
 import torch
+from harness.apptest import canvas_charts, canvas_values, charts_by_key, open_page
 
-from apptest_utils import canvas_charts, canvas_values, charts_by_key, open_page
-
-from mha.lessons import course
-from mha.core import i18n
 from mha.app.pages import PAGES
+from mha.core import i18n
+from mha.lessons import course
 from mha.weights.view import run_view
 
 PAGE = "pages/course.py"

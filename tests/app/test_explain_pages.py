@@ -8,13 +8,13 @@ import math
 
 import numpy as np
 import pytest
+from harness.apptest import all_numbers_finite, decode, open_page
 
-from apptest_utils import FOLDED, all_numbers_finite, decode, open_page
-from mha.lessons import explain
+from mha.app.state import CUSTOM_WEIGHTS_KEY
 from mha.core import i18n
 from mha.core.attention import MultiHeadAttention
 from mha.core.inputs import init_weights
-from mha.app.state import CUSTOM_WEIGHTS_KEY
+from mha.lessons import explain
 from mha.weights.view import ViewSpec, build_model, run_view
 
 EXPLAIN, LAB, PLAYGROUND = "pages/explain.py", "pages/lab.py", "pages/playground.py"
@@ -48,26 +48,8 @@ def markdown(at) -> str:
     return "\n".join(m.value for m in at.markdown)
 
 
-def open_with(page: str, **values):
-    """Open ``page``, then set controls through session state and rerun, every folded section open (its charts are
-    sent only then: apptest_utils.FOLDED).
-
-    Not through URL parameters: on the first run after ``AppTest.switch_page`` the page runs in Streamlit's
-    legacy multipage mode and the sidebar starts from its defaults (num_heads then gets adjusted to d_model 16),
-    and parameters of another page's widgets are dropped on the home page. Session state sets both reliably.
-    """
-    at = open_page(page)
-    if "d_model" in values:  # first: the num_heads selector offers only the divisors of d_model
-        at.selectbox(key="d_model").set_value(values.pop("d_model")).run()
-    for key, value in {**dict.fromkeys(FOLDED.get(page, ()), True), **values}.items():
-        at.session_state[key] = value
-    at.run()
-    assert not at.exception
-    return at
-
-
 def test_step_by_step_shows_the_modules_numbers_at_every_step():
-    at = open_with(EXPLAIN, **CAUSAL, ex_head=2)
+    at = open_page(EXPLAIN, then=dict(**CAUSAL, ex_head=2))
     view = run_view(CAUSAL_SPEC)
     model = build_model(24, 3, 7)
     head, hd = 2, 8
@@ -112,7 +94,7 @@ def test_step_by_step_shows_the_modules_numbers_at_every_step():
 
 
 def test_picking_a_cell_shows_its_breakdown_with_the_heatmaps_numbers():
-    at = open_with(EXPLAIN, **CAUSAL, ex_head=1)
+    at = open_page(EXPLAIN, then=dict(**CAUSAL, ex_head=1))
     at.selectbox(key="ex_cell_query").set_value(4)
     at.selectbox(key="ex_cell_key").set_value(2)
     at.run()
@@ -142,7 +124,7 @@ def test_picking_a_cell_shows_its_breakdown_with_the_heatmaps_numbers():
 
 
 def test_large_d_model_breakdown_stays_readable():
-    at = open_with(EXPLAIN, d_model=512, num_heads=1)
+    at = open_page(EXPLAIN, then=dict(d_model=512, num_heads=1))
     view = run_view(ViewSpec(d_model=512, num_heads=1))
     b = explain.cell_breakdown(view, 0, 0, 0)
     wf = charts(at)["ex_cell_sum"]["data"][0]
@@ -153,7 +135,8 @@ def test_large_d_model_breakdown_stays_readable():
 
 
 def test_cross_attention_and_korean():
-    at = open_with(EXPLAIN, text="where is the cat", kv_text="the cat sleeps on a warm mat", lang="ko", num_heads=2)
+    at = open_page(EXPLAIN, then=dict(text="where is the cat", kv_text="the cat sleeps on a warm mat", lang="ko",
+                                      num_heads=2))
     view = run_view(ViewSpec(text="where is the cat", kv_text="the cat sleeps on a warm mat", num_heads=2))
     c = charts(at)
     assert z(c["ex_weights"]).shape == (4, 7)
@@ -167,17 +150,18 @@ def test_cross_attention_and_korean():
 
 def test_mask_step_hint_fits_the_kind_of_attention():
     """The causal toggle is disabled in cross-attention: the mask step must not send the learner to it."""
-    cross = open_with(EXPLAIN, text="I like cats", kv_text="the cat sat on the mat today")
+    cross = open_page(EXPLAIN, then=dict(text="I like cats", kv_text="the cat sat on the mat today"))
     infos = [i.value for i in cross.info]
     assert i18n.text("ex_no_mask", "en") not in infos
     assert not any("Turn on the causal mask" in i for i in infos)
     assert i18n.text("ex_no_mask_cross", "en", pad="[PAD]") in infos
-    self_att = open_with(EXPLAIN, text="I like cats")  # self-attention, causal off: turning it on is the hint
+    # self-attention, causal off: turning it on is the hint
+    self_att = open_page(EXPLAIN, then=dict(text="I like cats"))
     assert i18n.text("ex_no_mask", "en") in [i.value for i in self_att.info]
 
 
 def test_lab_compares_scaling_and_temperature_on_the_sentence():
-    at = open_with(LAB, d_model=512, num_heads=2, lab_head=1)
+    at = open_page(LAB, then=dict(d_model=512, num_heads=2, lab_head=1))
     view = run_view(ViewSpec(d_model=512, num_heads=2))
     c = charts(at)
     assert all(all_numbers_finite(spec) for spec in c.values())
@@ -224,14 +208,14 @@ def test_lab_compares_scaling_and_temperature_on_the_sentence():
 
 
 def test_lab_says_how_cold_a_small_head_dims_softmax_is_in_korean():
-    at = open_with(LAB, d_model=16, num_heads=4, lang="ko")  # head_dim 4: τ = 0.5, only a little colder
+    at = open_page(LAB, then=dict(d_model=16, num_heads=4, lang="ko"))  # head_dim 4: τ = 0.5, only a little colder
     captions = " ".join(cap.value for cap in at.caption)
     assert i18n.text("lab_cold_slightly", "ko") in captions and "아주 차가운" not in captions
     assert any(m.label == "평균 엔트로피 (비트)" for m in at.metric)
 
 
 def test_playground_shows_the_breakdown_of_the_selected_cell():
-    at = open_with(PLAYGROUND, **CAUSAL, head=2, matrix="scores")
+    at = open_page(PLAYGROUND, then=dict(**CAUSAL, head=2, matrix="scores"))
     at.selectbox(key="cell_query").set_value(5)
     at.selectbox(key="cell_key").set_value(3)
     at.run()
@@ -249,8 +233,8 @@ def test_playground_shows_the_breakdown_of_the_selected_cell():
 def test_step_by_step_uses_this_sessions_uploaded_weights():
     """A visitor who uploaded weights sees their module at every step, the steps the View does not keep included."""
     own = init_weights(MultiHeadAttention(16, 4), seed=4321).state_dict()
-    at = open_with(EXPLAIN, **{CUSTOM_WEIGHTS_KEY: {"sha": "test-4321", "name": "own.pt", "d_model": 16,
-                                                    "state_dict": own}})
+    at = open_page(EXPLAIN, then={CUSTOM_WEIGHTS_KEY: {"sha": "test-4321", "name": "own.pt", "d_model": 16,
+                                                       "state_dict": own}})
     view = run_view(ViewSpec(), state_dict=own)
     c = charts(at)
     np.testing.assert_allclose(z(c["ex_chart_query"]), view.x @ own["query_linear.weight"].numpy().T, atol=1e-5)

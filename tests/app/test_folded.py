@@ -2,15 +2,14 @@
 shows open, and every folded section sends its charts once it is opened — by a click (its state in session state)
 or by a link naming it (``show_cell=true``), and the link then keeps it open.
 
-Which sections are folded, and their URL parameters: apptest_utils.FOLDED.
+Which sections are folded, and their URL parameters: harness.apptest.FOLDED.
 """
 from __future__ import annotations
 
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-
-from apptest_utils import FOLDED, canvas_charts, canvas_values, charts_by_key, open_page
+from harness.apptest import FOLDED, canvas_charts, canvas_values, charts_by_key, open_page
 
 PLAYGROUND, EXPLAIN = "pages/playground.py", "pages/explain.py"
 # Each folded section's charts (chart keys), by its URL parameter.

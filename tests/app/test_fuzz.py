@@ -1,7 +1,7 @@
 """Fuzzing through AppTest: random and hostile text, random links, on every page of mha.app.pages.PAGES.
 
 Pass = no exception of any kind (``at.exception`` empty: neither an uncaught error nor an exception element) and no
-NaN or infinity anywhere in any chart (``apptest_utils.nonfinite_in`` decodes base64 arrays). Two kinds of input:
+NaN or infinity anywhere in any chart (``harness.apptest.nonfinite_in`` decodes base64 arrays). Two kinds of input:
 
 - text: fragments a hostile or unlucky visitor types (HTML, Markdown, ``javascript:`` links, style attributes,
   right-to-left overrides, control characters, emoji sequences, very long tokens, format braces, a typed
@@ -19,11 +19,11 @@ from __future__ import annotations
 import os
 
 import pytest
+from harness.apptest import all_open, bound_url_keys, chart_specs, nonfinite_in, open_page
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
-from apptest_utils import all_open, bound_url_keys, chart_specs, nonfinite_in, open_page
 from mha.app.pages import PAGES
 from mha.app.state import SHARED_KEYS
 
@@ -108,7 +108,7 @@ def link_params(draw, page_keys: list[str], other_keys: list[str]) -> dict:
 
 # ---------------------------------------------------------------------------------------------------- running
 def open_at(page: str, params: dict) -> AppTest:
-    """A new session opening ``page`` by a link with these parameters (apptest_utils.open_page)."""
+    """A new session opening ``page`` by a link with these parameters (harness.apptest.open_page)."""
     return open_page(page, params)
 
 

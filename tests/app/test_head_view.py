@@ -7,7 +7,8 @@ import json
 import numpy as np
 import pytest
 import torch
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mha.charts import head_view_data as hvd
 from mha.core import i18n
@@ -184,7 +185,7 @@ def test_words_in_both_languages(lang):
 def test_playground_sends_the_views_weights_and_labels():
     """The Playground's head view gets the same weights as its all-heads grid (two paths to the browser), the
     sentence's tokens, and Korean words; cross-attention keeps its own key tokens."""
-    from apptest_utils import canvas_charts, canvas_values, open_page
+    from harness.apptest import canvas_charts, canvas_values, open_page
 
     at = open_page("pages/playground.py", text="the cat sat on the mat", kv_text="a dog ran", num_heads="2",
                    lang="ko")
@@ -210,7 +211,7 @@ def test_top_must_be_a_weight(top):
 def test_playground_lines_follow_the_views_colour_scale(n):
     """At 43 tokens every weight is near 1/43: on 0 … 1 the lines were all but invisible. The head view's full
     strength is the top of the view's colour scale, the one its grid says in its colour bar."""
-    from apptest_utils import canvas_charts, open_page
+    from harness.apptest import canvas_charts, open_page
 
     at = open_page("pages/playground.py", text=" ".join(f"w{i}" for i in range(n)))
     [p] = [json.loads(el.proto.json) for el in at.get("bidi_component")

@@ -7,11 +7,10 @@ from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 import pytest
-
+from harness.apptest import all_numbers_finite, charts_by_key, decode, heatmaps
+from harness.apptest import open_page as open_link
 from streamlit.testing.v1 import AppTest
 
-from apptest_utils import all_numbers_finite, charts_by_key, decode, heatmaps
-from apptest_utils import open_page as open_link
 from mha.core.i18n import text as tr
 from mha.weights.view import ViewSpec, build_model, run_view
 
@@ -27,7 +26,7 @@ EXTRA = {"order": {"heads_shuffle": "1"}}
 
 
 def open_page(**params) -> AppTest:
-    """A fresh session opening a link to the Heads page (apptest_utils.open_page)."""
+    """A fresh session opening a link to the Heads page (harness.apptest.open_page)."""
     return open_link(PAGE, **params)
 
 
@@ -361,9 +360,9 @@ def test_odd_input_never_breaks_any_section(params, section):
 def test_uploaded_weights_are_what_the_page_switches_off():
     import torch
 
+    from mha.app.state import CUSTOM_WEIGHTS_KEY
     from mha.core.attention import MultiHeadAttention
     from mha.core.inputs import init_weights
-    from mha.app.state import CUSTOM_WEIGHTS_KEY
 
     sd = {k: v.clone() for k, v in init_weights(MultiHeadAttention(16, 4), 1234).state_dict().items()}
     at = open_link(PAGE, state={CUSTOM_WEIGHTS_KEY: {"sha": "f" * 64, "name": "mine.pt", "d_model": 16,

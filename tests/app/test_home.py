@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from apptest_utils import open_page
+from harness.apptest import open_page
 
-from mha.core import i18n
-from mha.app.sidebar import START_PARAM
 from mha.app.pages import PAGES
+from mha.app.sidebar import START_PARAM
+from mha.core import i18n
 from mha.weights.view import DEFAULT_TEXT
 
 

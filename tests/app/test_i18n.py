@@ -11,11 +11,10 @@ import string
 
 import pytest
 from google.protobuf.message import Message
-from streamlit.testing.v1 import AppTest
+from harness.apptest import open_page, page_root
 
-from apptest_utils import open_page, page_root
-from mha.core import i18n
 from mha.app.pages import PAGES
+from mha.core import i18n
 
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
 KO_TEXT = "고양이가 개를 봤다 그리고 고양이가 잤다"  # tokens in Korean: any English on the page is then the app's own

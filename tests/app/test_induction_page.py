@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from harness.apptest import charts_by_key, decode, heatmaps, nonfinite_in, open_page
 
+from mha.core.tokens import TextError
 from mha.lessons import induction as ind
 from mha.lessons import induction_view as iv
-from mha.core.tokens import TextError
-from tests.apptest_utils import charts_by_key, decode, heatmaps, nonfinite_in, open_page
 
 torch.set_num_threads(1)
 PAGE = "pages/induction.py"

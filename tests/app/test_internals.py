@@ -78,7 +78,7 @@ def test_no_other_file_of_the_app_touches_streamlit_internals():
 
 
 def test_tests_read_pages_through_public_apptest_apis():
-    """Tests walk ``at.sidebar`` / ``at.main`` (apptest_utils.page_root), not AppTest's private tree or state."""
+    """Tests walk ``at.sidebar`` / ``at.main`` (harness.apptest.page_root), not AppTest's private tree or state."""
     private = {"._tree", "._session_state", "._bindings_by_param", "._initial_query_params"}
     offenders = {str(p.relative_to(ROOT)): uses for p in (ROOT / "tests").rglob("*.py") if p != Path(__file__).resolve()
                  if (uses := [u for u in _private_streamlit_uses(p) if u in private])}

@@ -203,8 +203,8 @@ _PAIR_SHOWN = re.compile(_PAIR_RE)
 
 
 def _page_texts(at) -> list[str]:
+    from harness.apptest import page_root
     from test_i18n import visible_texts  # the one walker over a page's prose
-    from apptest_utils import page_root
     return [text for _, text in visible_texts(page_root(at))]
 
 
@@ -212,7 +212,7 @@ def test_the_cell_breakdown_counts_rows_from_1_and_picks_particles():
     """Query 3 (the 4th word, 친구와) is the 4th row in prose, in Korean and English; the particles fit the numbers."""
     import json
 
-    from apptest_utils import open_page
+    from harness.apptest import open_page
 
     text = "나는 오늘 학교에서 친구와 맛있는 점심을 먹었다"
     for lang, want in (("ko", "4번째 행"), ("en", "4th row")):
@@ -232,7 +232,7 @@ def test_the_cell_breakdown_counts_rows_from_1_and_picks_particles():
     ("pages/train.py", {"tr_at": "300"}), ("pages/masks.py", {"mask": "padding"}), ("pages/heads.py", {}),
 ])
 def test_a_korean_page_shows_no_particle_pair(page, params):
-    from apptest_utils import open_page
+    from harness.apptest import open_page
 
     at = open_page(page, lang="ko", text="나는 오늘 학교에서 친구와 맛있는 점심을 먹었다", **params)
     assert not at.exception
@@ -279,10 +279,8 @@ def test_chart_words_need_no_particle_choice():
 
 def test_the_train_page_names_its_task_without_the_id():
     """'**이전 단어** (`previous`)' showed the link's id in prose: the task is named in the page's language only."""
-    from apptest_utils import open_page
-
+    from harness.apptest import open_page, page_root
     from test_i18n import visible_texts
-    from apptest_utils import page_root
 
     at = open_page("pages/train.py", lang="ko", tr_task="prev_next")
     texts = [_LINK_TARGET.sub("]", t) for kind, t in visible_texts(page_root(at)) if kind not in _WIDGET_IDS]

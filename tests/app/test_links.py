@@ -12,9 +12,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 import pytest
+from harness.apptest import all_numbers_finite, chart_specs, open_page, page_root
 from streamlit.testing.v1 import AppTest
 
-from apptest_utils import all_numbers_finite, chart_specs, open_page, page_root
 from mha.app.pages import PAGES, url_path
 from mha.app.share import build_link
 from mha.weights.view import DEFAULT_D_MODEL, DEFAULT_NUM_HEADS, DEFAULT_SEED, DEFAULT_TEXT
@@ -33,7 +33,7 @@ SKIP_TYPES = {"button", "download_button", "file_uploader", "plotly_chart", "bid
 
 
 def open_link(page: str, params: dict) -> AppTest:
-    """A new session opening ``page`` by a link with ``params`` (apptest_utils.open_page)."""
+    """A new session opening ``page`` by a link with ``params`` (harness.apptest.open_page)."""
     return open_page(page, params)
 
 

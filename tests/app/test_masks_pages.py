@@ -5,17 +5,25 @@ from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 import pytest
+from harness.apptest import (
+    all_numbers_finite,
+    canvas_charts,
+    canvas_values,
+    chart_specs,
+    decode,
+    heatmaps,
+    open_page,
+    table,
+)
 from streamlit.testing.v1 import AppTest
 
-from apptest_utils import (all_numbers_finite, canvas_charts, canvas_values, chart_specs, decode, heatmaps, open_page,
-                           table)
-from mha.lessons import bugs
-from mha.core import i18n
-from mha.weights.batch import PAD, decode_mask, encode_mask, sentence_mask
 from mha.app.pages import PAGES
+from mha.app.state import CUSTOM_WEIGHTS_KEY
+from mha.core import i18n
 from mha.core.attention import MultiHeadAttention
 from mha.core.inputs import init_weights
-from mha.app.state import CUSTOM_WEIGHTS_KEY
+from mha.lessons import bugs
+from mha.weights.batch import PAD, decode_mask, encode_mask, sentence_mask
 from mha.weights.view import ViewSpec, run_view
 
 MASKS, BUGS = "pages/masks.py", "pages/bugs.py"
@@ -548,7 +556,8 @@ def test_the_three_charts_sit_side_by_side_only_while_cells_hold_their_text(text
     """Side by side a 43-key map had 4 px wide cells in a third of the page, and the default sentence's scores 16 px
     cells with "−∞−∞−∞−∞" running together (#27.4): in thirds only while every cell of the charts with a colour bar
     keeps MIN_TEXT_CELL px (measured here on the charts' own layout), else one under another at the page's width."""
-    from apptest_utils import charts_by_key
+    from harness.apptest import charts_by_key
+
     from mha.app.sections.masks import MIN_TEXT_CELL, THIRD_PX
 
     at = open_page("pages/masks.py", text=text, mk_kind="causal")
@@ -572,7 +581,8 @@ def test_bug_zoo_long_sentences_get_the_token_maps_at_full_width(n, bug):
     """At 43 tokens the correct map in half the page (the second handout's class) and the bug / correct / difference
     maps in thirds were strips of thin cells: past SIDE_BY_SIDE_TOKENS (as on Masks) they get the page's width. The
     heads x heads map (H x H) stays laid out for half the page."""
-    from apptest_utils import charts_by_key
+    from harness.apptest import charts_by_key
+
     from mha.app.sections.masks import SIDE_BY_SIDE_TOKENS
 
     at = open_page(BUGS, text=" ".join(f"w{i}" for i in range(n)), bz_bug=bug, num_heads="4")

@@ -4,14 +4,14 @@ help), and text the vocabulary does not cover is said with numbers. Tiny local m
 from __future__ import annotations
 
 import pytest
-import torch
-
 import tiny_models
-from apptest_utils import canvas_charts, open_page
+import torch
+from harness.apptest import canvas_charts, open_page
 from silent_hub import silent_hub  # noqa: F401  (the fixture)
-from mha.weights import pretrained
+
 from mha.core.i18n import text as i18n_text
 from mha.core.markup import escape_markdown
+from mha.weights import pretrained
 
 TEXT = "the cat playing\nthe dog"
 

@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 import tiny_models
 import torch
-from apptest_utils import canvas_charts, open_page
+from harness.apptest import canvas_charts, open_page
 
 from mha.charts import figures
 from mha.charts import heatmap_data as hm
-from mha.weights import pretrained as P
 from mha.core.i18n import text as i18n_text
+from mha.weights import pretrained as P
 from mha.weights.view import ViewSpec, pretrained_every_layer, run_view
 
 TOL = 1e-5  # float32, two code paths
@@ -258,8 +258,8 @@ def test_the_induction_page_shows_both_layers_and_opens_a_head():
     assert not at.exception
     mv = canvas_charts(at)["ind_model_view"]
     assert (mv["H"], mv["cols"]) == (8, 4) and mv["titles"][4] == "L2 H0"
-    from apptest_utils import charts_by_key
-    from apptest_utils import heatmaps as plotly_heatmaps
+    from harness.apptest import charts_by_key
+    from harness.apptest import heatmaps as plotly_heatmaps
 
     charts = charts_by_key(at)
     values = hm.unpack(mv)["values"].reshape(2, 4, mv["Tq"], mv["Tk"])

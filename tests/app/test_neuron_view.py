@@ -12,11 +12,11 @@ from urllib.parse import parse_qs, urlsplit
 import numpy as np
 import pytest
 import tiny_models
-from apptest_utils import charts_by_key, decode, open_page
+from harness.apptest import charts_by_key, decode, open_page
 
 from mha.charts import neuron as neuron_figures
-from mha.weights import pretrained as P
 from mha.charts.figures import axis_labels
+from mha.weights import pretrained as P
 from mha.weights.view import ViewSpec, run_view
 
 TOL = 1e-5  # float32 module numbers against float64 arithmetic
@@ -163,7 +163,7 @@ def test_long_rows_use_the_pages_weights_scale():
     text = " ".join(["the cat sat on the mat and the dog saw a bird"] * 4)  # 48 tokens: weights near 1/48
     at = open_page(PLAYGROUND, text=text, show_neuron="true", num_heads="4")
     assert not at.exception
-    from apptest_utils import canvas_charts
+    from harness.apptest import canvas_charts
 
     top = canvas_charts(at)["grid"]["hi"]  # the grid's colour scale: the page's one weights rule
     assert top < 1

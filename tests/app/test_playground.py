@@ -3,9 +3,16 @@ import math
 
 import numpy as np
 import pytest
-import torch
+from harness.apptest import (
+    all_numbers_finite,
+    all_open,
+    canvas_charts,
+    canvas_values,
+    charts_by_key,
+    heatmaps,
+    open_page,
+)
 
-from apptest_utils import all_numbers_finite, all_open, canvas_charts, canvas_values, charts_by_key, heatmaps, open_page
 from mha.charts.heatmap_data import unpack
 from mha.core.inputs import token_inputs
 from mha.core.tokens import tokenize

@@ -4,8 +4,7 @@ weights and scores (``matrix=head_outputs``); Home offers the guided path first.
 from __future__ import annotations
 
 import numpy as np
-
-from apptest_utils import canvas_charts, canvas_values, charts_by_key, decode, open_page
+from harness.apptest import canvas_charts, canvas_values, charts_by_key, decode, open_page
 
 from mha.core import i18n
 from mha.weights.view import DEFAULT_TEXT, ViewSpec, run_view

@@ -10,14 +10,14 @@ import time
 
 import numpy as np
 import pytest
-
 import tiny_models
-from apptest_utils import all_open, chart_specs, open_page
-from mha.charts import figures
-from mha.weights import pretrained
-from mha.charts import heads as hf
+from harness.apptest import all_open, chart_specs, open_page
+
 from mha.app import compute
+from mha.charts import figures
+from mha.charts import heads as hf
 from mha.core.tokens import PieceLabel, piece_label
+from mha.weights import pretrained
 from mha.weights.view import ViewSpec, run_view
 
 MARK = figures.RAW_MARK[0]  # the invisible separator between a readable label and its raw piece

@@ -10,12 +10,12 @@ import re
 import numpy as np
 import pytest
 
-from mha.lessons import bugs, explain
-from mha.charts import figures
-from mha.core import i18n
-from mha.charts import explain as xf
-from mha.charts import heads as hf
 from mha.app import widgets
+from mha.charts import explain as xf
+from mha.charts import figures
+from mha.charts import heads as hf
+from mha.core import i18n
+from mha.lessons import bugs, explain
 from mha.weights.view import ViewSpec, run_view
 
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
@@ -225,7 +225,7 @@ def test_the_labs_pair_is_no_wider_than_its_cells_labels_and_titles_need(n):
 def test_the_labs_temperature_map_gets_the_page_width_for_long_sentences(n):
     """43 keys in the 360 px column beside the row statistics were a 2-3 px strip: past 12 tokens the map is laid
     out for the page's width (its cells as square_geometry draws them alone)."""
-    from apptest_utils import charts_by_key, open_page
+    from harness.apptest import charts_by_key, open_page
 
     at = open_page("pages/lab.py", text=" ".join(f"w{i}" for i in range(n)))
     assert not at.exception

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 import torch
 
-from mha.lessons import heads
-from mha.weights import train as tr
 from mha.core.attention import MultiHeadAttention
 from mha.core.i18n import text as i18n_text
+from mha.lessons import heads
+from mha.weights import train as tr
 
 # (pattern the head is built for, the sink a broad head names): one head each, in this order
 BUILT = [("first", None), ("last", None), ("special", None), ("previous", None), ("next", None), ("self", None),
@@ -179,7 +179,8 @@ def sink_bert(folder):
 def test_the_heads_page_names_a_pretrained_models_heads_with_its_tokens(tmp_path, monkeypatch, lang):
     """The page's table against match_heads on the model's own weights (the shown layer, real tokens): the [CLS]
     head and the [SEP] head are named with their tokens."""
-    from apptest_utils import open_page, table
+    from harness.apptest import open_page, table
+
     from mha.weights import pretrained
 
     monkeypatch.setenv("MHA_ALLOW_DOWNLOADS", "0")

@@ -18,12 +18,14 @@ import zipfile
 
 import pytest
 import torch
-from hypothesis import given, settings, strategies as st
+from course_mha import MultiHeadAttention as CourseMHA
+from harness.uploads import refused, saved
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from course_mha import MultiHeadAttention as CourseMHA
-from mha.weights import export
 from mha.core.markup import escape_markdown
+from mha.weights import export
 
 WJ = "\u2060"
 
@@ -140,12 +142,6 @@ def test_there_is_one_escaping_helper():
 # ----------------------------------------------------------------------------------------------- crafted files
 
 
-def saved(obj) -> bytes:
-    buf = io.BytesIO()
-    torch.save(obj, buf)
-    return buf.getvalue()
-
-
 def course_sd(d_model: int = 16) -> dict:
     return CourseMHA(d_model, 4).state_dict()
 
@@ -204,15 +200,6 @@ class RunsCode:
 
     def __reduce__(self):
         return (os.system, (f"touch {self.path}",))
-
-
-def refused(data: bytes, key: str | tuple[str, ...], **kw) -> export.WeightsError:
-    with pytest.raises(export.WeightsError) as info:
-        export.load_state_dict_bytes(data, **kw)
-    err = info.value
-    assert err.key in ((key,) if isinstance(key, str) else key), (err.key, str(err))
-    assert err.message("ko") != err.message("en")
-    return err
 
 
 def test_a_zip_bomb_is_refused_from_its_directory_before_torch_load(monkeypatch):
@@ -380,15 +367,9 @@ def test_fuzzed_files_only_ever_raise_weights_error():
 # ------------------------------------------------------------------------------- through the uploader (AppTest)
 
 def _share_page():
-    from streamlit.testing.v1 import AppTest
+    from harness.apptest import open_page
 
-    from apptest_utils import APP, TIMEOUT
-
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.query_params["lang"] = "en"
-    at.switch_page("pages/share.py")
-    at.run()
-    return at
+    return open_page("pages/share.py", lang="en")
 
 
 def _upload(at, name: str, data: bytes):
@@ -442,9 +423,8 @@ def test_a_file_name_is_shown_as_typed(name):
 # ------------------------------------------------------------------------------------------------- the long link
 
 def test_990_long_unknown_link_parameters_go_in_one_message_and_the_note_names_five(monkeypatch):
+    from harness.apptest import open_page
     from streamlit.runtime.state.query_params import QueryParams
-
-    from apptest_utils import open_page
 
     sent = []
     original = QueryParams._send_query_param_msg
@@ -492,7 +472,8 @@ def test_the_server_watches_no_files_and_keeps_public_demo_settings():
 def test_a_400_kb_text_link_is_cut_where_the_link_is_read(lang):
     """#23.7: a ``text=`` of 400 KB came back ~3 times (the box's value, the address bar, the link box). The link
     reader keeps the MAX_CHARS that are ever read, says so next to the text box, and nothing sent back is long."""
-    from apptest_utils import open_page
+    from harness.apptest import open_page
+
     from mha.core.i18n import text as i18n_text
     from mha.weights.view import MAX_CHARS
 

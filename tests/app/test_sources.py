@@ -9,18 +9,18 @@ import shutil
 
 import numpy as np
 import pytest
-import torch
-
 import tiny_models
-from apptest_utils import all_open, open_page
-from silent_hub import TIMEOUT_S, silent_hub  # noqa: F401  (the fixture)
+import torch
 from course_mha import MultiHeadAttention as CourseMHA
+from harness.apptest import all_open, open_page
+from silent_hub import TIMEOUT_S, silent_hub  # noqa: F401  (the fixture)
+
+from mha.core.attention import MultiHeadAttention
+from mha.core.i18n import text as i18n_text
 from mha.lessons import heads
+from mha.lessons.explain import extras
 from mha.weights import pretrained, pretrained_files
 from mha.weights import torch_check as tc
-from mha.core.attention import MultiHeadAttention
-from mha.lessons.explain import extras
-from mha.core.i18n import text as i18n_text
 from mha.weights.train import layout_inputs, trained_module
 from mha.weights.view import ViewSpec, check_spec, model_for, pretrained_options, pretrained_run, run_view, spec_inputs
 
@@ -141,9 +141,9 @@ def test_head_patterns_name_trained_heads_and_random_ones():
 
 
 def test_the_trained_export_loads_into_the_course_class():
-    from mha.app.state import Settings
     from mha.app.compute import SEEDED
     from mha.app.share import parameters_bytes_callable, parameters_name
+    from mha.app.state import Settings
 
     s = Settings(text="a b c", d_model=16, num_heads=2, causal=False, seed=1, positional=True, lang="en",
                  source="trained", task="prev_next", train_steps=40)
@@ -158,8 +158,8 @@ def test_the_trained_export_loads_into_the_course_class():
 
 def test_the_pretrained_export_needs_qkv_bias(models):
     from mha.app.compute import SEEDED
-    from mha.app.state import Settings
     from mha.app.share import parameters_bytes_callable
+    from mha.app.state import Settings
 
     spec = pre_spec(models["bert"], layer=1)
     s = Settings(text=TEXT, d_model=spec.d_model, num_heads=spec.num_heads, causal=False, seed=0, positional=True,
@@ -218,7 +218,7 @@ def test_every_page_on_a_local_pretrained_model(models, page, lang):
 
 def test_the_playground_shows_the_models_tokens(models):
     at = open_page("pages/playground.py", source="pretrained", model=str(models["bert"]), text="the cat playing")
-    from apptest_utils import canvas_charts
+    from harness.apptest import canvas_charts
 
     grid = canvas_charts(at)["grid"]  # drawn in the page: readable labels, raw pieces for the hover
     assert grid["q"] == grid["k"] == ["[CLS]", "the", "cat", "play", "…ing", "[SEP]"]
@@ -302,7 +302,7 @@ def test_the_heads_page_names_what_each_head_does():
     at = open_page("pages/heads.py", source="trained", task="prev_next", num_heads="2",
                    text="the cat saw the dog and the dog saw it")
     assert not at.exception
-    from apptest_utils import table
+    from harness.apptest import table
 
     df = table(at, "heads_names_table")
     pattern_col = i18n_text("src_col_pattern", "en")
@@ -322,7 +322,7 @@ def test_the_heads_page_says_what_does_not_apply(models):
 def test_the_link_carries_the_source_and_reopens_the_same_view(models, source):
     from urllib.parse import parse_qs, urlsplit
 
-    from apptest_utils import chart_specs
+    from harness.apptest import chart_specs
 
     given = (dict(source="trained", task="next", train_steps="150", num_heads="2", seed="3") if source == "trained"
              else dict(source="pretrained", model=str(models["bert"]), layer="1"))
@@ -410,7 +410,7 @@ def test_step_by_step_explains_each_sources_input(models):
 
 
 def test_an_uploaded_file_replaces_trained_parameters_not_a_pretrained_layer(models):
-    from apptest_utils import canvas_charts, canvas_values
+    from harness.apptest import canvas_charts, canvas_values
 
     from mha.app.state import CUSTOM_WEIGHTS_KEY
     from mha.weights.view import build_model

@@ -1,11 +1,11 @@
 """What keeps a rerun fast (#16 item 3), as properties rather than timings: the timings are in bench/ (bench_browser.py,
 profile_rerun.py) and bench/REPORT.md."""
 import numpy as np
-import pytest
 import plotly.io as pio
+import pytest
 
-from mha.charts import figures
 from mha.app.compute import figure_nbytes
+from mha.charts import figures
 
 
 def _figures(T: int, H: int = 4):
@@ -116,9 +116,8 @@ CACHED_PAGES = ["pages/playground.py", "pages/heads.py", "pages/explain.py", "pa
 def test_a_warm_visit_builds_no_figure(page):
     """Back on a page already drawn (same settings, nothing changed), every chart comes from the figures cache:
     Plotly's figure building was most of a warm page switch's server time (bench/profile_rerun.py)."""
-    from apptest_utils import all_open, open_page
-
     import plotly.graph_objects as go
+    from harness.apptest import all_open, open_page
 
     at = open_page(page, all_open(page))  # folded sections open: their charts too
     assert not at.exception

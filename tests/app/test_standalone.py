@@ -8,12 +8,12 @@ import re
 
 import numpy as np
 import pytest
-from apptest_utils import open_page
+from harness.apptest import open_page
 
-from mha.charts import head_view_data, standalone
-from mha.core import i18n
 from mha.app import share
 from mha.app.widgets import _chart_words
+from mha.charts import head_view_data, standalone
+from mha.core import i18n
 from mha.weights.view import ViewSpec, run_view
 
 HOSTILE = "</script><img src=x onerror=alert(1)>"

@@ -8,12 +8,12 @@ from urllib.parse import parse_qsl, urlsplit
 import numpy as np
 import pytest
 import torch
+from harness.apptest import charts_by_key, decode, heatmaps, nonfinite_in, open_page
 
-from mha.weights import train as tr
-from mha.charts import train as tf
-from mha.weights import train_runs as runs
 from mha.app import compute
-from tests.apptest_utils import charts_by_key, decode, heatmaps, nonfinite_in, open_page
+from mha.charts import train as tf
+from mha.weights import train as tr
+from mha.weights import train_runs as runs
 
 torch.set_num_threads(1)
 SENTENCE = "the cat sat on the mat and the dog ran"

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from harness.apptest import open_page
 
-from apptest_utils import open_page
-from mha.lessons import heads
 from mha.core.i18n import text as tr
+from mha.lessons import heads
 from mha.weights.train import TRAIN_LEN, pattern_matrix
 from mha.weights.view import ViewSpec, run_view
 

@@ -1,32 +1,17 @@
 """Uploading your own weights: only tensors are ever read, files are size-capped, names and shapes are checked
 against d_model, and every refusal says what is wrong in both languages."""
-import io
 import pickle
 
 import numpy as np
 import pytest
 import torch
-
 from course_mha import MultiHeadAttention as CourseMHA  # the course's class, copied verbatim from the seed
-from mha.weights import export
+from harness.uploads import refused, saved
+
 from mha.core.i18n import text
+from mha.weights import export
 from mha.weights.export import MAX_ABS_WEIGHT, load_state_dict_bytes
 from mha.weights.view import D_MODEL_CHOICES, ViewSpec, build_model, run_view
-
-
-def _saved(obj) -> bytes:
-    buf = io.BytesIO()
-    torch.save(obj, buf)
-    return buf.getvalue()
-
-
-def _refused(data: bytes, key: str, **kw) -> export.WeightsError:
-    with pytest.raises(export.WeightsError) as info:
-        export.load_state_dict_bytes(data, **kw)
-    err = info.value
-    assert err.key == key, str(err)
-    assert err.message("ko") != err.message("en")  # a Korean message too, not the English one
-    return err
 
 
 class _Payload:
@@ -44,13 +29,13 @@ def test_a_pickle_with_a_payload_is_refused_and_never_run(tmp_path, wrap):
     target = tmp_path / "pwned.txt"
     payload = _Payload(target)
     if wrap == "torch_zip":
-        data = _saved(payload)
+        data = saved(payload)
     elif wrap == "legacy_pickle":  # torch's pre-zip format is a plain protocol-2 pickle stream
         data = pickle.dumps(payload, protocol=2)
     else:
         sd = build_model(16, 4, 0).state_dict()
-        data = _saved({**sd, "output_linear.bias": payload})
-    err = _refused(data, "share_err_unsafe")
+        data = saved({**sd, "output_linear.bias": payload})
+    err = refused(data, "share_err_unsafe")
     assert not target.exists()
     assert "state_dict" in str(err)  # says what to save instead
 
@@ -64,12 +49,12 @@ def test_a_modern_pickle_with_a_payload_is_refused_too(tmp_path):
 
 
 def test_a_whole_pickled_module_is_refused():
-    _refused(_saved(CourseMHA(16, 4)), "share_err_unsafe")
+    refused(saved(CourseMHA(16, 4)), "share_err_unsafe")
 
 
 def test_wrong_shape_names_the_tensor_and_the_d_model_the_file_fits():
-    data = _saved(CourseMHA(32, 4).state_dict())
-    err = _refused(data, "share_err_shape", d_model=16, num_heads=4)
+    data = saved(CourseMHA(32, 4).state_dict())
+    err = refused(data, "share_err_shape", d_model=16, num_heads=4)
     assert "query_linear.weight" in str(err) and "32×32" in str(err) and "16×16" in str(err)
     assert "d_model=32" in str(err)  # how to fix it
 
@@ -79,7 +64,7 @@ def test_oversized_file_is_refused_before_unpickling(monkeypatch):
         raise AssertionError("torch.load must not see an oversized file")
 
     monkeypatch.setattr(torch, "load", never)
-    err = _refused(b"\0" * (export.MAX_WEIGHTS_BYTES + 1), "share_err_too_big")
+    err = refused(b"\0" * (export.MAX_WEIGHTS_BYTES + 1), "share_err_too_big")
     assert "MB" in str(err)
 
 
@@ -91,35 +76,35 @@ def test_other_names_list_what_is_expected():
     # the other seed's class (embed_size, heads): values / keys / queries / fc_out
     sd = {"values.weight": torch.zeros(4, 4), "keys.weight": torch.zeros(4, 4), "queries.weight": torch.zeros(4, 4),
           "fc_out.weight": torch.zeros(16, 16), "fc_out.bias": torch.zeros(16)}
-    err = _refused(_saved(sd), "share_err_keys")
+    err = refused(saved(sd), "share_err_keys")
     assert "query_linear.weight" in str(err) and "fc_out.bias" in str(err)
 
 
 @pytest.mark.parametrize("data,key", ids=["junk", "empty", "list", "tensor"], argvalues=[
     (b"not a torch file at all", "share_err_not_torch"),
     (b"", "share_err_empty"),
-    (_saved([torch.zeros(2)]), "share_err_not_dict"),
-    (_saved(torch.zeros(16, 16)), "share_err_not_dict"),
+    (saved([torch.zeros(2)]), "share_err_not_dict"),
+    (saved(torch.zeros(16, 16)), "share_err_not_dict"),
 ])
 def test_files_that_are_not_a_state_dict(data, key):
-    _refused(data, key)
+    refused(data, key)
 
 
 def test_truncated_file_is_not_torch():
-    data = _saved(CourseMHA(16, 4).state_dict())
-    _refused(data[: len(data) // 2], "share_err_not_torch")
+    data = saved(CourseMHA(16, 4).state_dict())
+    refused(data[: len(data) // 2], "share_err_not_torch")
 
 
 def test_non_float_and_non_finite_values_are_refused():
     sd = CourseMHA(16, 4).state_dict()
-    _refused(_saved({**sd, "key_linear.weight": torch.ones(16, 16, dtype=torch.int64)}), "share_err_dtype")
+    refused(saved({**sd, "key_linear.weight": torch.ones(16, 16, dtype=torch.int64)}), "share_err_dtype")
     bad = sd["value_linear.weight"].clone()
     bad[3, 5] = float("nan")
-    err = _refused(_saved({**sd, "value_linear.weight": bad}), "share_err_not_finite")
+    err = refused(saved({**sd, "value_linear.weight": bad}), "share_err_not_finite")
     assert "value_linear.weight" in str(err)
     big = sd["output_linear.bias"].clone()
     big[0] = -3 * MAX_ABS_WEIGHT  # finite, but no trained model has it; it could overflow float32 downstream
-    err = _refused(_saved({**sd, "output_linear.bias": big}), "share_err_too_large")
+    err = refused(saved({**sd, "output_linear.bias": big}), "share_err_too_large")
     assert "output_linear.bias" in str(err)
 
 
@@ -129,7 +114,7 @@ def test_the_largest_weights_allowed_keep_every_intermediate_finite():
 
     d_model = max(D_MODEL_CHOICES)
     sd = {name: torch.full(t.shape, MAX_ABS_WEIGHT) for name, t in CourseMHA(d_model, 4).state_dict().items()}
-    loaded = load_state_dict_bytes(_saved(sd), d_model)
+    loaded = load_state_dict_bytes(saved(sd), d_model)
     view = run_view(ViewSpec(text=" ".join(f"w{i}" for i in range(MAX_TOKENS)), d_model=d_model, num_heads=4),
                     state_dict=loaded)
     for name in ("q", "k", "v", "scores", "weights", "head_outputs", "concat", "output"):
@@ -139,16 +124,16 @@ def test_the_largest_weights_allowed_keep_every_intermediate_finite():
 def test_a_huge_tensor_that_is_only_a_view_is_refused_by_shape_without_materialising_it():
     sd = CourseMHA(16, 4).state_dict()
     huge = torch.zeros(1).expand(100_000, 100_000)  # 10^10 elements on a storage of one: shape must stop it
-    _refused(_saved({**sd, "query_linear.weight": huge}), "share_err_bad_d_model")
-    _refused(_saved({**sd, "query_linear.weight": huge}), "share_err_shape", d_model=16)
+    refused(saved({**sd, "query_linear.weight": huge}), "share_err_bad_d_model")
+    refused(saved({**sd, "query_linear.weight": huge}), "share_err_shape", d_model=16)
 
 
 def test_num_heads_must_divide_d_model():
-    _refused(_saved(CourseMHA(16, 4).state_dict()), "share_err_heads", d_model=16, num_heads=3)
+    refused(saved(CourseMHA(16, 4).state_dict()), "share_err_heads", d_model=16, num_heads=3)
 
 
 def test_d_model_comes_from_the_file_when_not_given():
-    sd = export.load_state_dict_bytes(_saved(CourseMHA(24, 3).state_dict()))
+    sd = export.load_state_dict_bytes(saved(CourseMHA(24, 3).state_dict()))
     assert export.infer_d_model(sd) == 24 and set(sd) == set(export.COURSE_KEYS)
     assert all(t.dtype == torch.float32 for t in sd.values())
 
@@ -158,7 +143,7 @@ def test_d_model_comes_from_the_file_when_not_given():
                                   lambda sd: {k: v.double() for k, v in sd.items()}])
 def test_common_ways_of_saving_are_accepted(wrap):
     course = CourseMHA(16, 4)
-    sd = export.load_state_dict_bytes(_saved(wrap(course.state_dict())), d_model=16, num_heads=4)
+    sd = export.load_state_dict_bytes(saved(wrap(course.state_dict())), d_model=16, num_heads=4)
     for k, v in course.state_dict().items():
         torch.testing.assert_close(sd[k], v.float())
 
@@ -167,7 +152,7 @@ def test_the_app_runs_on_uploaded_course_weights_and_matches_the_course_class():
     """A state_dict saved from the course's class drives the view: its output equals the course module's."""
     torch.manual_seed(11)
     course = CourseMHA(16, 4)  # the course's own (random) initialisation, not our seeded one
-    sd = export.load_state_dict_bytes(_saved(course.state_dict()), d_model=16, num_heads=4)
+    sd = export.load_state_dict_bytes(saved(course.state_dict()), d_model=16, num_heads=4)
     spec = ViewSpec(text="Orange is my favorite fruit", d_model=16, num_heads=4, seed=0)
     mine = run_view(spec, state_dict=sd)
     seeded = run_view(spec)
@@ -187,7 +172,7 @@ def test_every_error_key_has_a_string():
 # ------------------------------------------------------------------------------------- through the app (AppTest)
 
 def _share_page(**params):
-    from apptest_utils import open_page
+    from harness.apptest import open_page
 
     return open_page("pages/share.py", **params)
 
@@ -199,7 +184,7 @@ def _upload(at, name: str, data: bytes):
 
 
 def _chart_z(at, key: str) -> np.ndarray:
-    from apptest_utils import charts_by_key, heatmaps
+    from harness.apptest import charts_by_key, heatmaps
 
     return heatmaps(charts_by_key(at)[key])[0]
 
@@ -216,7 +201,7 @@ def _output_of(at) -> np.ndarray:
 def test_uploading_course_weights_runs_the_app_on_them_for_this_session_only():
     torch.manual_seed(5)
     course = CourseMHA(32, 4)
-    at = _upload(_share_page(lang="en"), "my <b>weights</b>.pt", _saved(course.state_dict()))
+    at = _upload(_share_page(lang="en"), "my <b>weights</b>.pt", saved(course.state_dict()))
     assert "d_model=32" in at.success[0].value  # the file's d_model was taken over ...
     assert at.session_state["d_model"] == 32  # ... and the control set to it
     assert "`my <b>weights</b>.pt`" in at.success[0].value  # the file name in a code span: shown, never markup
@@ -245,8 +230,8 @@ def test_uploading_course_weights_runs_the_app_on_them_for_this_session_only():
 def test_the_upload_control_refuses_bad_files_with_a_clear_message(tmp_path, case):
     target = tmp_path / "pwned.txt"
     data = {
-        "payload": _saved(_Payload(target)),
-        "shape": _saved({**CourseMHA(16, 4).state_dict(), "key_linear.weight": torch.zeros(16, 8)}),
+        "payload": saved(_Payload(target)),
+        "shape": saved({**CourseMHA(16, 4).state_dict(), "key_linear.weight": torch.zeros(16, 8)}),
         "oversized": b"\0" * (export.MAX_WEIGHTS_BYTES + 1),
     }[case]
     at = _upload(_share_page(lang="ko"), "weights.pt", data)
@@ -276,12 +261,12 @@ def test_every_file_refused_for_its_size_gets_the_apps_message(tmp_path):
     styles = " ".join(el.proto.body for el in at.get("html"))
     assert "9MB per file" in styles and "10MB" not in styles
     assert text("share_upload_help", "en", max_mb=9.0).split("\n")[0][:40] in " ".join(m.value for m in at.markdown)
-    err = _refused(b"\0" * int(9.2 * 10**6), "share_err_too_big")
+    err = refused(b"\0" * int(9.2 * 10**6), "share_err_too_big")
     assert "9.2 MB" in str(err) and "at most 9 MB" in str(err)
 
 
 def test_a_refused_file_replaces_the_previous_files_message_and_weights():
-    at = _upload(_share_page(lang="en"), "good.pt", _saved(CourseMHA(32, 4).state_dict()))
+    at = _upload(_share_page(lang="en"), "good.pt", saved(CourseMHA(32, 4).state_dict()))
     from mha.app.state import CUSTOM_WEIGHTS_KEY
 
     assert at.success and "good.pt" in at.success[0].value and CUSTOM_WEIGHTS_KEY in at.session_state
@@ -297,7 +282,7 @@ def test_a_file_name_with_bidi_overrides_is_shown_as_typed_not_reordered(lang):
     """U+202E (right-to-left override) would show "evil\\u202egnp.pt" as "eviltp.png": the message and Streamlit's
     own file chip (restyled for that file, found by its raw name) show it with the override as a space."""
     raw = "evil\u202egnp\u2066.pt"
-    at = _upload(_share_page(lang=lang), raw, _saved(CourseMHA(16, 4).state_dict()))
+    at = _upload(_share_page(lang=lang), raw, saved(CourseMHA(16, 4).state_dict()))
     shown = at.success[0].value
     assert "`evil gnp .pt`" in shown and "\u202e" not in shown and "\u2066" not in shown
     styles = " ".join(el.proto.body for el in at.get("html"))

@@ -12,9 +12,8 @@ from __future__ import annotations
 import re
 import time
 
+from harness.chromium import wait_app_idle
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-from .conftest import wait_app_idle
 
 HM = ".hm"
 

@@ -2,9 +2,10 @@
 
 Every test in tests/browser/ is marked ``browser`` (declared in pytest.ini) and gets:
 
-- ``server``: the app (``streamlit run app.py``) started once for the session on a free 127.0.0.1 port;
-  ``fresh_server``: a factory for a server of its own, for what only a freshly started server shows;
-- ``page``: a new browser page (English locale) whose console is collected. At the end of the test a screenshot
+- ``server``: the app (``streamlit run app.py``, ``harness.server``) started once for the session on a free
+  127.0.0.1 port; ``fresh_server``: a factory for a server of its own, for what only a freshly started server shows;
+- ``page``: a new browser page (English locale, the server's URL as its base: ``harness.chromium.goto(page,
+  "playground", num_heads=2)``) whose console is collected. At the end of the test a screenshot
   goes to ``test-artifacts/`` and the test fails on any console error, uncaught page error or JavaScript dialog,
   except the two 404s of Streamlit bug #7074 (see ``_is_known_streamlit_404``).
 
@@ -13,29 +14,18 @@ Browser: Debian's /usr/bin/chromium when it exists, else Playwright's own Chromi
 """
 from __future__ import annotations
 
-import os
 import re
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from harness.chromium import ACTION_TIMEOUT_MS, CHROMIUM, VIEWPORT, available, launch, wait_app_idle
+from harness.server import ROOT, Server
+from harness.server import launch as launch_server
 
-ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
-DEBIAN_CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]
-VIEWPORT = {"width": 1400, "height": 1000}
-IDLE_TIMEOUT_MS = 60_000  # the first run of a fresh server imports torch: seconds on a busy 2-core machine
-ACTION_TIMEOUT_MS = 15_000  # finding and clicking an element that is already drawn
 
 
 def app_pages() -> list[tuple[str, str, str]]:
@@ -55,60 +45,9 @@ def pytest_collection_modifyitems(items):
 
 
 # ---------------------------------------------------------------------------------------------------- server
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@dataclass
-class Server:
-    url: str  # http://127.0.0.1:PORT
-    proc: subprocess.Popen
-    log: Path
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=10)
-
-
-    def wait_healthy(self, timeout: float = 60) -> "Server":
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"streamlit exited with code {self.proc.returncode}; see {self.log}")
-            try:
-                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as r:
-                    if r.read().strip() == b"ok":
-                        return self
-            except OSError:
-                time.sleep(0.2)
-        self.stop()
-        raise RuntimeError(f"streamlit was not healthy after {timeout:.0f} s; see {self.log}")
-
-
-def launch_server(name: str = "server") -> Server:
-    """Start ``streamlit run app.py`` on a free loopback port, headless, no usage stats, no file watcher, without
-    waiting for it. Its output goes to test-artifacts/<name>.log."""
-    ARTIFACTS.mkdir(exist_ok=True)
-    port = _free_port()
-    log = ARTIFACTS / f"{name}.log"
-    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-           "--server.port", str(port), "--server.address", "127.0.0.1",
-           "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
-    with open(log, "w") as out:
-        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, text=True)
-    return Server(url=f"http://127.0.0.1:{port}", proc=proc, log=log)
-
-
-def start_server(name: str = "server", timeout: float = 60) -> Server:
-    """A server that answers ok on /_stcore/health (see ``launch_server``)."""
-    return launch_server(name).wait_healthy(timeout)
+def start_server(name: str = "server") -> Server:
+    """The app on a server of its own (``harness.server``), its output in test-artifacts/<name>.log."""
+    return launch_server(log=ARTIFACTS / f"{name}.log").wait_healthy()
 
 
 @pytest.fixture(scope="session")
@@ -125,7 +64,7 @@ def fresh_server(request):
     started: list[Server] = []
 
     def make(count: int | None = None):
-        batch = [launch_server(f"fresh-{_safe_name(request.node.name)}-{len(started) + k}")
+        batch = [launch_server(log=ARTIFACTS / f"fresh-{_safe_name(request.node.name)}-{len(started) + k}.log")
                  for k in range(count or 1)]
         started.extend(batch)
         for s in batch:
@@ -145,13 +84,10 @@ def browser():
     except ImportError:
         pytest.skip("playwright is not installed (pip install -r requirements-test.txt)")
     with sync_playwright() as pw:
-        launch = {"args": CHROMIUM_ARGS, "headless": True}
-        if os.path.exists(DEBIAN_CHROMIUM):
-            launch["executable_path"] = DEBIAN_CHROMIUM
-        elif not os.path.exists(pw.chromium.executable_path):
-            pytest.skip(f"no Chromium: neither {DEBIAN_CHROMIUM} (apt-get install chromium) nor Playwright's own "
+        if not available(pw):
+            pytest.skip(f"no Chromium: neither {CHROMIUM} (apt-get install chromium) nor Playwright's own "
                         "(python -m playwright install chromium)")
-        b = pw.chromium.launch(**launch)
+        b = launch(pw)
         yield b
         b.close()
 
@@ -216,8 +152,10 @@ def save_screenshot(page, name: str, max_height: int = 5000) -> Path:
 
 @contextmanager
 def watched_page(browser, base_url: str, name: str):
-    """A new page (own context: no shared storage) that fails on console errors, page errors or dialogs."""
-    context = browser.new_context(viewport=VIEWPORT, locale="en-US")
+    """A new page (own context: no shared storage; ``base_url`` its base for relative paths) that fails on console
+    errors, page errors or dialogs."""
+    context = browser.new_context(viewport=VIEWPORT, locale="en-US",
+                                  **({"base_url": base_url} if base_url.startswith("http") else {}))
     page = context.new_page()
     page.set_default_timeout(ACTION_TIMEOUT_MS)
     w = watch_page(page, base_url)
@@ -265,34 +203,6 @@ def open_page(browser, request):
     assert not errors, "\n".join(errors)
 
 
-# ----------------------------------------------------------------------------------------------- app helpers
-APP = "[data-testid='stApp']"
-
-
-def wait_app_idle(page, rerun: bool = False, timeout_ms: int = IDLE_TIMEOUT_MS) -> None:
-    """Wait until the app is connected and its script is not running. With ``rerun``, first give a rerun that
-    an action just triggered up to 2 s to start, so the wait does not end on the state from before the action."""
-    if rerun:
-        try:
-            page.wait_for_selector(f"{APP}[data-test-script-state='running']", timeout=2000)
-        except Exception:  # the run was quicker than one poll: the checks below still wait for the DOM
-            pass
-    page.wait_for_selector(f"{APP}[data-test-connection-state='CONNECTED']", timeout=timeout_ms)
-    page.wait_for_selector(f"{APP}[data-test-script-state='notRunning']", timeout=timeout_ms)
-    # Charts are drawn after the script has finished (Plotly is loaded lazily, behind a skeleton): wait until no
-    # skeleton is left, every Plotly chart has its plot area and every canvas heatmap (mha.app.components.heatmap_view, in a
-    # component's shadow root) has drawn a picture. (After a rerun a canvas still shows its previous picture until
-    # the new one is drawn: tests/browser/canvas.py's wait_ready(other_than=...) waits for that.)
-    page.wait_for_function(
-        """() => !document.querySelector("[data-testid='stMain'] :is([data-testid='stSkeleton'],"
-                                          + "[data-testid='stSkeletonElement'])")
-                 && [...document.querySelectorAll("[data-testid='stPlotlyChart']")]
-                    .every(c => c.querySelector('.main-svg .cartesianlayer'))
-                 && [...document.querySelectorAll('*')].filter(e => e.shadowRoot)
-                    .flatMap(e => [...e.shadowRoot.querySelectorAll('.hm')]).every(h => h.dataset.ready)""",
-        timeout=timeout_ms)
-
-
 # ----------------------------------------------------------------------------- more helpers (journey, hostile input)
 # The Plotly data of every chart, as JSON-able values: typed arrays as lists, Plotly's own bookkeeping (uid, the
 # decoded copy of a base64 array, the points a click selected) left out, so two drawings of one view compare equal.
@@ -312,21 +222,6 @@ def plotly_data(page) -> dict[str, list]:
     return page.locator("[data-testid='stMain'] [data-testid='stPlotlyChart']").evaluate_all(_PLOTLY_DATA_JS)
 
 
-def plotly_array(value):
-    """A trace array as numpy: Plotly's base64 form ({"dtype", "bdata", "shape"}) or a plain (nested) list."""
-    import base64
-
-    import numpy as np
-
-    if isinstance(value, dict) and "bdata" in value:
-        a = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
-        shape = value.get("shape")
-        if shape:
-            a = a.reshape([int(s) for s in str(shape).split(",")])
-        return a
-    return np.asarray(value)
-
-
 def click_nav(page, url_path: str) -> None:
     """Go to another page the way a visitor does: its link in the sidebar navigation."""
     page.locator(f"[data-testid='stSidebarNavLink'][href$='/{url_path}']").click()
@@ -342,14 +237,6 @@ def copy_share_link(page) -> str:
     permissions: ``page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base_url)``)."""
     page.locator(f"{LINK_BOX} .mha-copy").click()
     return page.evaluate("navigator.clipboard.readText()")
-
-
-def open_url(page, url: str, timeout_ms: int = IDLE_TIMEOUT_MS) -> None:
-    """Load ``url`` and wait until its page has run and drawn: its title is there and the app is idle (just after
-    loading, the app may look idle for a moment before its first run has started)."""
-    page.goto(url)
-    page.wait_for_selector("[data-testid='stMain'] h1", timeout=timeout_ms)
-    wait_app_idle(page, timeout_ms=timeout_ms)
 
 
 def wait_for_link_box(page, link: str, timeout_s: float = 5) -> None:

@@ -5,20 +5,17 @@ shows, with its label in the page's language; the button sits under the picture 
 colour bar's title)."""
 from __future__ import annotations
 
-import urllib.parse
-
 import numpy as np
+from harness.chromium import goto
 from PIL import Image
 
 from mha.core.i18n import text as i18n_text
 
 from . import canvas as cv
-from .conftest import wait_app_idle
 
 
 def test_the_png_button_downloads_the_picture_shown(page, server):
-    page.goto(f"{server.url}/playground?" + urllib.parse.urlencode({"num_heads": 4, "head": 2}))
-    wait_app_idle(page)
+    goto(page, "playground", num_heads=4, head=2)
     for key, name in (("grid", "weights_all_heads.png"), ("one_head_chart", "weights_head_2.png")):
         cv.wait_ready(page, key)
         root = cv.chart(page, key)
@@ -49,7 +46,6 @@ def test_the_png_button_downloads_the_picture_shown(page, server):
 
 
 def test_the_png_button_speaks_korean(page, server):
-    page.goto(f"{server.url}/playground?lang=ko")
-    wait_app_idle(page)
+    goto(page, "playground", lang="ko")
     cv.wait_ready(page, "grid")
     assert cv.chart(page, "grid").locator(".hm-png").get_attribute("title") == i18n_text("ch_download_png", "ko")

@@ -4,11 +4,8 @@ the Induction grids' Hangul key names (14 tokens) stacked upright, not turned in
 over another. (The ⤓ PNG export: test_canvas_png_browser.py; the texts: tests/unit/test_chart_sizes.py.)"""
 from __future__ import annotations
 
-import urllib.parse
-
 import pytest
-
-from .conftest import wait_app_idle
+from harness.chromium import goto
 
 pytestmark = pytest.mark.browser
 
@@ -20,11 +17,6 @@ _BOXES_JS = """(root, sel) => [...root.querySelectorAll(sel)].filter(t => t.text
     const r = t.getBoundingClientRect();
     return [t.textContent, r.left, r.top, r.right, r.bottom, t.closest('[transform*=rotate]') !== null
             || (t.getAttribute('transform') || '').includes('rotate')]; })"""
-
-
-def goto(page, base: str, path: str, **params) -> None:
-    page.goto(f"{base}/{path}?{urllib.parse.urlencode(params)}")
-    wait_app_idle(page)
 
 
 def boxes(page, key: str, selector: str) -> list:
@@ -42,7 +34,7 @@ def overlaps(found: list, slack: float = 1.0) -> list[tuple[str, str]]:
 
 
 def test_induction_grids_stack_hangul_key_names_without_overlaps(page, server):
-    goto(page, server.url, "induction", lang="ko", ind_steps=30, ind_at=30, text=KO7)
+    goto(page, "induction", lang="ko", ind_steps=30, ind_at=30, text=KO7)
     for key in ("ind_grid_l1", "ind_grid_l2"):
         ticks = boxes(page, key, ".xaxislayer-above .xtick text")
         assert len(ticks) >= 14, (key, len(ticks))  # 14 tokens named under each panel
@@ -53,7 +45,7 @@ def test_induction_grids_stack_hangul_key_names_without_overlaps(page, server):
 
 
 def test_masked_scores_marks_do_not_run_together(page, server):
-    goto(page, server.url, "masks", lang="ko", mk_kind="causal")  # the default sentence: 5 tokens, 10 cells −∞
+    goto(page, "masks", lang="ko", mk_kind="causal")  # the default sentence: 5 tokens, 10 cells −∞
     marks = [b for b in boxes(page, "mk_scores_chart", "text") if b[0] == "−∞"]
     assert len(marks) == 10, marks
     assert not overlaps(marks, slack=0.0), overlaps(marks, slack=0.0)[:5]
@@ -63,7 +55,7 @@ def test_masked_scores_marks_do_not_run_together(page, server):
 
 
 def test_heads_qk_map_writes_no_name_over_another_at_38_tokens(page, server):
-    goto(page, server.url, "heads", lang="ko", hd_section="qk", d_model=128, num_heads=16, text=KO38)
+    goto(page, "heads", lang="ko", hd_section="qk", d_model=128, num_heads=16, text=KO38)
     names = boxes(page, "heads_qk_chart", ".scatterlayer .textpoint text")
     assert len(names) >= 20, len(names)  # many names still written, the rest on hover
     assert not overlaps(names), overlaps(names)[:5]

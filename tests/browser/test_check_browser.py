@@ -9,11 +9,13 @@ from __future__ import annotations
 import urllib.parse
 
 import pytest
+from harness.apptest import decode
+from harness.chromium import goto, wait_app_idle
 
 from mha.check import code_link, examples
 from mha.core.i18n import text as i18n_text
 
-from .conftest import open_url, plotly_array, plotly_data, save_screenshot, wait_app_idle
+from .conftest import plotly_data, save_screenshot
 
 pytestmark = pytest.mark.browser
 
@@ -36,7 +38,7 @@ def test_direct_link_with_code_then_check_shows_verdict_and_heatmaps(fresh_serve
     server = fresh_server()
     page = open_page(server.url, "en")
     code = examples.bug_code("softmax_over_queries")
-    open_url(page, _link(server.url, code, lang="en", text="the cat sat on the mat"))
+    goto(page, _link(server.url, code, lang="en", text="the cat sat on the mat"))
     assert page.locator(EDITOR).input_value() == code  # the first request of a fresh server: legacy routing too
     _check(page)
     step = i18n_text("ck_step_softmax", "en")
@@ -46,7 +48,7 @@ def test_direct_link_with_code_then_check_shows_verdict_and_heatmaps(fresh_serve
     keys = {k.split("-")[-1] if "-" in k else k: v for k, v in charts.items()}
     theirs = next(v for k, v in keys.items() if "ck_theirs_chart" in k)
     ours = next(v for k, v in keys.items() if "ck_ours_chart" in k)
-    a, b = plotly_array(theirs[0]["z"]), plotly_array(ours[0]["z"])
+    a, b = decode(theirs[0]["z"]), decode(ours[0]["z"])
     assert a.shape == b.shape == (6, 6)
     assert abs(a.sum(axis=0) - 1).max() < 1e-4 and abs(b.sum(axis=1) - 1).max() < 1e-4  # their columns, our rows
     assert page.locator(f"{MAIN} [data-testid='stCode']", has_text="dim=-1").count() >= 1  # the fix
@@ -57,7 +59,7 @@ def test_direct_link_with_code_then_check_shows_verdict_and_heatmaps(fresh_serve
 def test_korean_answer_and_a_syntax_error_under_the_editor(fresh_server, open_page):
     server = fresh_server()
     page = open_page(server.url, "ko")
-    open_url(page, _link(server.url, examples.bug_code("no_scaling"), lang="ko"))
+    goto(page, _link(server.url, examples.bug_code("no_scaling"), lang="ko"))
     _check(page)
     page.get_by_text(i18n_text("ck_step_scale", "ko"), exact=False).first.wait_for(timeout=ANSWER_MS)
     wait_app_idle(page)

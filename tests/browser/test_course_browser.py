@@ -6,11 +6,12 @@ from __future__ import annotations
 import re
 
 import pytest
+from harness.chromium import goto, wait_app_idle
 
-from mha.lessons import course
 from mha.core.i18n import text as i18n_text
+from mha.lessons import course
 
-from .conftest import open_url, save_screenshot, wait_app_idle
+from .conftest import save_screenshot
 
 pytestmark = pytest.mark.browser
 
@@ -26,14 +27,14 @@ def _url_step(page) -> str | None:
 def test_a_direct_link_to_a_step_opens_it_on_a_fresh_server(browser, fresh_server, open_page):
     server = fresh_server()
     page = open_page(server.url, "direct")
-    open_url(page, f"{server.url}/course?step=5&lang=ko")
+    goto(page, f"{server.url}/course?step=5&lang=ko")
     assert _step(page) == 5
     assert i18n_text("co_step_heads", "ko") in page.locator("[data-testid='stMain'] h2").first.inner_text()
     assert page.locator("h1").first.inner_text().strip().endswith(i18n_text("co_title", "ko"))
 
 
 def test_next_and_back_change_the_step_and_the_link(page, server):
-    open_url(page, f"{server.url}/course?step=2")
+    goto(page, f"{server.url}/course?step=2")
     assert _step(page) == 2
     page.locator(".st-key-co_next button").click()
     page.wait_for_function("() => new URLSearchParams(location.search).get('step') === '3'")
@@ -50,14 +51,14 @@ def test_next_and_back_change_the_step_and_the_link(page, server):
     page.locator(".st-key-co_next button").click()
     page.wait_for_function("() => new URLSearchParams(location.search).get('step') === '2'")
     wait_app_idle(page, rerun=True)
-    open_url(page, page.url)
+    goto(page, page.url)
     assert _step(page) == 2
 
 
 @pytest.mark.parametrize("lang", ["en", "ko"])
 def test_every_step_reveals_its_charts(page, server, lang):
     for number, step in enumerate(course.STEPS, start=1):
-        open_url(page, f"{server.url}/course?step={number}&lang={lang}")
+        goto(page, f"{server.url}/course?step={number}&lang={lang}")
         assert _step(page) == number and _url_step(page) in (str(number), None)
         page.locator(f".st-key-co_guess_{step} [role='radiogroup'] label").first.click()
         wait_app_idle(page, rerun=True)
@@ -76,7 +77,7 @@ def test_every_step_reveals_its_charts(page, server, lang):
 def test_the_playground_switches_to_trained_heads_in_one_click(page, server):
     """#27 point 2: the first screen says why random heads look pale, and one click gives trained heads (the
     sidebar's source and the address bar follow); each head's output is one click beside weights and scores."""
-    open_url(page, f"{server.url}/playground")
+    goto(page, f"{server.url}/playground")
     assert page.locator(".st-key-pg_random_note").is_visible()
     page.locator(".st-key-pg_to_trained button").click()
     page.wait_for_function("() => new URLSearchParams(location.search).get('source') === 'trained'")

@@ -6,7 +6,7 @@ import subprocess
 import sys
 import urllib.parse
 
-from .conftest import ROOT, _free_port
+from harness.server import ROOT, Server, free_port
 
 
 def healthcheck_command(port: int) -> str:
@@ -22,7 +22,7 @@ def test_the_healthcheck_passes_on_a_running_app_and_fails_without_one(server):
     port = urllib.parse.urlsplit(server.url).port
     up = subprocess.run([sys.executable, "-c", healthcheck_command(port)], capture_output=True, timeout=30)
     assert up.returncode == 0, up.stderr.decode()
-    down = subprocess.run([sys.executable, "-c", healthcheck_command(_free_port())], capture_output=True, timeout=30)
+    down = subprocess.run([sys.executable, "-c", healthcheck_command(free_port())], capture_output=True, timeout=30)
     assert down.returncode != 0
 
 
@@ -35,10 +35,10 @@ def test_the_images_command_serves_the_app_and_passes_its_healthcheck():
     text = (ROOT / "Dockerfile").read_text()
     cmd = json.loads(re.search(r"^CMD (\[.*\])\s*$", text, re.M).group(1))
     assert cmd[:3] == ["streamlit", "run", "app.py"] and "--server.port=8501" in cmd
-    port = _free_port()
+    port = free_port()
     argv = [sys.executable, "-m", *[a.replace("8501", str(port)) for a in cmd]]
     proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
+    with Server(url=f"http://127.0.0.1:{port}", proc=proc, script="the Dockerfile's CMD"):  # stopped on the way out
         deadline = time.monotonic() + 60
         while True:
             check = subprocess.run([sys.executable, "-c", healthcheck_command(port)], capture_output=True, timeout=30)
@@ -47,6 +47,3 @@ def test_the_images_command_serves_the_app_and_passes_its_healthcheck():
             assert proc.poll() is None, f"the image's command exited with {proc.returncode}"
             assert time.monotonic() < deadline, "no healthy server within 60 s"
             time.sleep(0.5)
-    finally:
-        proc.terminate()
-        proc.wait(timeout=15)

@@ -8,14 +8,14 @@ exposes (``data-*`` of its root and ``root.__hvDrawn``, set by the same code tha
 from __future__ import annotations
 
 import importlib.util
-import subprocess
-import sys
 
 import pytest
+from harness.chromium import goto
+from harness.server import ROOT, Server, start_server
 
 from mha.charts import head_view_data as hvd
 
-from .conftest import ARTIFACTS, ROOT, Server, _free_port, open_url
+from .conftest import ARTIFACTS
 
 APP_FILE = ROOT / "tests" / "browser" / "apps" / "head_view_app.py"
 HV = ".hv"
@@ -31,24 +31,10 @@ def _app_module():
 app = _app_module()
 
 
-def start_head_view_server(name: str = "head-view") -> Server:
-    """``streamlit run`` the head view app on a free loopback port (like conftest's ``launch_server``)."""
-    ARTIFACTS.mkdir(exist_ok=True)
-    port = _free_port()
-    log = ARTIFACTS / f"{name}.log"
-    cmd = [sys.executable, "-m", "streamlit", "run", str(APP_FILE), "--server.headless", "true",
-           "--server.port", str(port), "--server.address", "127.0.0.1",
-           "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
-    with open(log, "w") as out:
-        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, text=True)
-    return Server(url=f"http://127.0.0.1:{port}", proc=proc, log=log).wait_healthy()
-
-
 @pytest.fixture(scope="module")
 def hv_server():
-    s = start_head_view_server()
-    yield s
-    s.stop()
+    with start_server(APP_FILE.relative_to(ROOT), log=ARTIFACTS / "head-view.log") as s:
+        yield s
 
 
 def payload(H: int, T: int, Tk: int) -> dict:
@@ -56,10 +42,9 @@ def payload(H: int, T: int, Tk: int) -> dict:
 
 
 def open_view(page, server: Server, H: int, T: int, Tk: int | None = None, lang: str = "en"):
-    query = f"H={H}&T={T}" + (f"&Tk={Tk}" if Tk is not None else "") + f"&lang={lang}"
-    page.goto(f"{server.url}/?{query}")
     expected = payload(H, T, T if Tk is None else Tk)
-    page.wait_for_selector(f"{HV}[data-ready='{expected['sig']}']", timeout=60_000)
+    goto(page, f"{server.url}/", ready=f"{HV}[data-ready='{expected['sig']}']", H=H, T=T,
+         **({"Tk": Tk} if Tk is not None else {}), lang=lang)
     return page.locator(HV), expected
 
 
@@ -160,10 +145,8 @@ def test_largest_view_draws(page, hv_server):
 def test_playground_head_view(page, server):
     """In the Playground, below the all-heads grid: the sentence's tokens in both columns (a hostile one as text),
     every head's switch, and a hover answered in the page."""
-    from urllib.parse import quote
-
     text = "the cat <b>sat</b> on"
-    open_url(page, f"{server.url}/playground?text={quote(text)}&num_heads=2&lang=ko")
+    goto(page, "playground", text=text, num_heads=2, lang="ko")
     root = page.locator(HV)
     root.wait_for()
     page.wait_for_function("() => document.querySelector('.st-key-pg_head_view') !== null")

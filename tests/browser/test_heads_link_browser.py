@@ -11,10 +11,11 @@ import time
 import urllib.parse
 
 import pytest
+from harness.chromium import goto, wait_app_idle
 
 from mha.core.i18n import text as i18n_text
 
-from .conftest import LINK_BOX, open_url, save_screenshot, wait_app_idle
+from .conftest import LINK_BOX, save_screenshot
 
 pytestmark = pytest.mark.browser
 
@@ -62,7 +63,7 @@ def link_box_text(page) -> str:
 
 
 def test_a_korean_link_opens_its_section_and_clicks_write_the_id(page, server, open_page):
-    open_url(page, f"{server.url}/heads?hd_section=qk&lang=ko")
+    goto(page, f"{server.url}/heads?hd_section=qk&lang=ko")
     assert page.locator("h1").first.inner_text().strip() == i18n_text("hd_title", "ko")
     assert chosen(page) == title("qk", "ko")
     assert shown_sections(page) == {"qk"}  # that section, and only it
@@ -90,12 +91,12 @@ def test_a_korean_link_opens_its_section_and_clicks_write_the_id(page, server, o
 
     # The Korean link, opened by someone else (a new English browser): the same section, in Korean.
     other = open_page(server.url, "reopened")
-    open_url(other, link)
+    goto(other, link)
     assert chosen(other) == title("order", "ko") and shown_sections(other) == {"order"}
 
 
 def test_each_section_keeps_its_controls_and_the_back_button_returns(page, server):
-    open_url(page, f"{server.url}/heads")
+    goto(page, f"{server.url}/heads")
     assert chosen(page) == title("measure", "en") and shown_sections(page) == {"measure"}
     assert "hd_section" not in params(page)  # the first section is the default: not in the address
 
@@ -129,7 +130,7 @@ def test_each_section_keeps_its_controls_and_the_back_button_returns(page, serve
 
 
 def test_a_section_that_does_not_exist_opens_the_first_with_a_note(page, server):
-    open_url(page, f"{server.url}/heads?" + urllib.parse.urlencode({"hd_section": "<b>zzz</b>", "lang": "ko"}))
+    goto(page, f"{server.url}/heads?" + urllib.parse.urlencode({"hd_section": "<b>zzz</b>", "lang": "ko"}))
     assert chosen(page) == title("measure", "ko") and shown_sections(page) == {"measure"}
     assert "hd_section" not in params(page)
     note = page.locator("[data-testid='stMain'] [data-testid='stCaptionContainer']", has_text="hd_section=")

@@ -3,26 +3,19 @@ what the pointer says can be clicked, the keyboard after the mouse has been ther
 Read through tests/browser/canvas.py; fixtures: conftest.py."""
 from __future__ import annotations
 
-import urllib.parse
-
 import pytest
+from harness.chromium import goto, wait_app_idle
 
 from mha.core.i18n import text as i18n_text
 from mha.core.tokens import display_labels, tokenize
 from mha.weights.view import DEFAULT_TEXT
 
 from . import canvas as cv
-from .conftest import wait_app_idle
 
 pytestmark = pytest.mark.browser
 
 CHARTS = ("grid", "one_head_chart")
 CHOSEN_HEAD = "document.querySelector(\".st-key-head button[aria-checked='true']\")?.innerText.trim()"
-
-
-def goto(page, base: str, **params) -> None:
-    page.goto(f"{base}/playground" + ("?" + urllib.parse.urlencode(params) if params else ""))
-    wait_app_idle(page)
 
 
 def overlap(a: dict, b: dict) -> bool:
@@ -45,7 +38,7 @@ def test_the_tooltip_sits_beside_the_cell_it_names(page, server, width, lang):
     """The tooltip never covers the cell it describes (the enlarged head's cells are larger than the 12 px the
     tooltip used to keep from the pointer: it hid the cell's corner and its hover outline), and stays in the column."""
     page.set_viewport_size({"width": width, "height": 1000})
-    goto(page, server.url, lang=lang)
+    goto(page, "playground", lang=lang)
     for key in CHARTS:
         Tq, Tk = grid_shape(page, key)
         last = len(cv.panels(page, key)) - 1
@@ -63,7 +56,7 @@ def test_the_tooltip_sits_beside_the_cell_it_names(page, server, width, lang):
 def test_the_pointer_and_a_click_on_a_heads_title(page, server):
     """A hand over what a click answers (a cell; in the grid also a panel's title and key names), an arrow over the
     rest (the colour bar, the gaps); a click on the title "head 2" enlarges head 2, as a click on its cells does."""
-    goto(page, server.url, num_heads=4)
+    goto(page, "playground", num_heads=4)
     over = page.locator(".st-key-grid canvas.hm-over")
     cursor = lambda: over.evaluate("c => getComputedStyle(c).cursor")  # noqa: E731
     x, y = cv.cell_centre(page, "grid", 1, 2, 2)
@@ -89,7 +82,7 @@ def test_the_keys_take_up_where_the_mouse_left(page, server):
     """Tab to the enlarged head, point at a cell, move the mouse away: the arrows and Enter still work (they did
     nothing until the chart was focused again), from the cell the mouse left."""
     tokens = display_labels(tokenize(DEFAULT_TEXT).tokens)
-    goto(page, server.url, num_heads=4)
+    goto(page, "playground", num_heads=4)
     key = "one_head_chart"
     page.locator(f".st-key-{key} canvas.hm-over").focus()
     cv.hover_cell(page, key, 0, 3, 1)
@@ -113,7 +106,7 @@ def test_grid_panels_wrap_in_even_rows_and_use_the_width(page, server):
     3,500 px tall while three fit)."""
     text = " ".join(f"w{i}" for i in range(128))
     for heads, d_model in ((4, 16), (16, 256)):
-        goto(page, server.url, text=text, num_heads=heads, d_model=d_model)
+        goto(page, "playground", text=text, num_heads=heads, d_model=d_model)
         P = cv.panels(page, "grid")
         assert len(P) == heads and not cv.labels(page, "grid", "y")
         rows = sorted({p["y"] for p in P})
@@ -149,7 +142,7 @@ _OVERLAY_CELL_JS = """(r, [p, i, j]) => {
 def test_the_pointed_at_cell_is_outlined_dark_and_light(page, server):
     """The hover outline was one dark line: on the darkest cells (a trained head's ~1 weights, navy) it did not show.
     Now a dark line with a light one inside, on any cell big enough for both."""
-    goto(page, server.url, num_heads=4)
+    goto(page, "playground", num_heads=4)
     key = "one_head_chart"
     for cell in ((0, 1, 2), (0, 4, 0)):
         cv.hover_cell(page, key, *cell)
@@ -178,7 +171,7 @@ def test_the_grid_frames_the_enlarged_head_and_follows_the_picker(page, server):
     """The grid shows which head is enlarged below (a frame in the selection's orange): from the link, after the head
     picker (which reruns only the enlarged head: the grid is not redrawn, it is told in the page) and after a click
     on a panel."""
-    goto(page, server.url, num_heads=4, head=2)
+    goto(page, "playground", num_heads=4, head=2)
     cv.wait_ready(page, "grid")
     root = cv.chart(page, "grid")
     page.wait_for_function("r => r.dataset.marked === '2'", arg=root.element_handle(), timeout=10_000)
@@ -197,7 +190,7 @@ def test_the_grid_frames_the_enlarged_head_and_follows_the_picker(page, server):
 
 def test_the_tooltip_tells_a_repeated_word_by_its_position(page, server):
     """"the cat saw the dog": two keys read "the"; the tooltip names each by its position, as the token pickers do."""
-    goto(page, server.url, text="the cat saw the dog")
+    goto(page, "playground", text="the cat saw the dog")
     cv.wait_ready(page, "one_head_chart")
     first = cv.hover_cell(page, "one_head_chart", 0, 1, 0).split("\n")
     second = cv.hover_cell(page, "one_head_chart", 0, 1, 3).split("\n")
@@ -205,7 +198,7 @@ def test_the_tooltip_tells_a_repeated_word_by_its_position(page, server):
 
 
 def test_screen_readers_hear_what_each_chart_shows(page, server):
-    goto(page, server.url, num_heads=2, head=1, lang="ko")
+    goto(page, "playground", num_heads=2, head=1, lang="ko")
     for key in CHARTS:
         cv.wait_ready(page, key)
     label = lambda key: cv.chart(page, key).locator("canvas.hm-over").get_attribute("aria-label")  # noqa: E731

@@ -5,11 +5,10 @@ from __future__ import annotations
 import re
 
 import pytest
+from harness.chromium import goto, wait_app_idle
 
 from mha.core.i18n import text as i18n_text
 from mha.weights.view import DEFAULT_TEXT
-
-from .conftest import open_url, wait_app_idle
 
 pytestmark = pytest.mark.browser
 
@@ -17,7 +16,7 @@ pytestmark = pytest.mark.browser
 @pytest.mark.parametrize("width,lang", [(1100, "en"), (1400, "ko")])
 def test_home_descriptions_are_not_cut_off(page, server, width, lang):
     page.set_viewport_size({"width": width, "height": 1000})
-    open_url(page, f"{server.url}/?lang={lang}")
+    goto(page, f"{server.url}/?lang={lang}")
     cut = page.locator("[data-testid='stMain'] :is([data-testid='stCaptionContainer'], [data-testid='stPageLink'])"
                        ).evaluate_all("els => els.filter(e => e.scrollWidth > e.clientWidth + 1"
                                       " || [...e.querySelectorAll('*')].some(c => c.scrollWidth > c.clientWidth + 1"
@@ -28,7 +27,7 @@ def test_home_descriptions_are_not_cut_off(page, server, width, lang):
 
 
 def test_start_here_leads_into_the_playground_on_the_courses_sentence(page, server):
-    open_url(page, f"{server.url}/?text=words+the+learner+typed&d_model=32")
+    goto(page, f"{server.url}/?text=words+the+learner+typed&d_model=32")
     page.locator(".st-key-home_start a").click()
     page.wait_for_url(re.compile(r"/playground(\?|$)"))
     wait_app_idle(page, rerun=True)
@@ -41,7 +40,7 @@ def test_start_here_leads_into_the_playground_on_the_courses_sentence(page, serv
 def test_the_sidebar_controls_are_reached_without_scrolling(page, server, lang):
     # The sidebar outgrew a laptop window: opening num_heads scrolled it, and Streamlit's list closed on that scroll.
     # Rarely used controls are folded, d_model and num_heads share a row: both sit inside the 1000 px window.
-    open_url(page, f"{server.url}/playground?lang={lang}")
+    goto(page, f"{server.url}/playground?lang={lang}")
     height = page.viewport_size["height"]
     for key in ("d_model", "num_heads", "causal"):
         box = page.locator(f".st-key-{key}").bounding_box()

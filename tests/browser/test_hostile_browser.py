@@ -24,14 +24,14 @@ import time
 import urllib.parse
 
 import pytest
+from harness.chromium import goto, wait_app_idle
 
-from mha.core.i18n import ordinal, text as i18n_text
+from mha.core.i18n import ordinal
+from mha.core.i18n import text as i18n_text
 from mha.core.tokens import MAX_LABEL_CHARS, display_labels, safe_label, tokenize
 
-from .conftest import (
-    click_nav, copy_share_link, open_url, save_screenshot, wait_app_idle, wait_for_link_box,
-)
 from . import canvas as cv
+from .conftest import click_nav, copy_share_link, save_screenshot, wait_for_link_box
 from .test_playground_browser import click_cell
 
 pytestmark = pytest.mark.browser
@@ -216,7 +216,7 @@ def test_playground_shows_hostile_tokens_as_plain_text(page, server):
     hostile tokens clicked open, and the link box."""
     page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.url)
     # the folded cell breakdown and output open (#16.3): hostile tokens reach their charts too
-    open_url(page, f"{server.url}/playground?" + urllib.parse.urlencode({"text": HTML, "show_cell": "true",
+    goto(page, f"{server.url}/playground?" + urllib.parse.urlencode({"text": HTML, "show_cell": "true",
                                                                          "show_output": "true"}))
     for n, text in enumerate((HTML, SCRIPT_STYLE, MARKDOWN, ODD, SHORT_LONG)):
         if n:
@@ -255,7 +255,7 @@ def test_playground_shows_hostile_tokens_as_plain_text(page, server):
 
 def test_step_by_step_and_heads_show_hostile_tokens_as_plain_text(page, server):
     labels = labels_of(MIXED)
-    open_url(page, f"{server.url}/explain?" + urllib.parse.urlencode(
+    goto(page, f"{server.url}/explain?" + urllib.parse.urlencode(
         {"text": MIXED, "ex_show_embed": "true", "ex_show_qk": "true", "ex_show_cell": "true"}))  # folded: opened
     for key in ("ex_qk", "ex_cell_chart"):
         wait_for_tokens(page, key, "x", labels)
@@ -298,7 +298,7 @@ def test_notes_in_the_sidebar_and_on_other_pages_show_input_as_plain_text(page, 
     bad_d_model = "[a](https://evil.example/x)"
     unknown = "[k](https://evil.example)"
     params = {"text": lines, "d_model": bad_d_model, "num_heads": "**2**", unknown: "1"}
-    open_url(page, f"{server.url}/masks?" + urllib.parse.urlencode(params))
+    goto(page, f"{server.url}/masks?" + urllib.parse.urlencode(params))
     notes = sidebar_texts(page)
     first = tokenize(lines.splitlines()[0]).tokens
     assert safe_label(" ".join(first), max_chars=28) in notes, notes  # the preview of sentence 0, as text
@@ -312,7 +312,7 @@ def test_notes_in_the_sidebar_and_on_other_pages_show_input_as_plain_text(page, 
     save_screenshot(page, "hostile-masks")
 
     # The bug zoo's "as written" bug names the chosen token (query 0) in its caption.
-    open_url(page, f"{server.url}/bugs?" + urllib.parse.urlencode({"text": lines, "bz_bug": "seed_two_as_written"}))
+    goto(page, f"{server.url}/bugs?" + urllib.parse.urlencode({"text": lines, "bz_bug": "seed_two_as_written"}))
     caption = " ".join(page.locator("[data-testid='stMain'] [data-testid='stCaptionContainer']").all_inner_texts())
     assert "“__init__”" in caption, caption
     assert_nothing_injected(page, "Bug zoo")

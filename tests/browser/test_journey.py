@@ -17,17 +17,16 @@ import urllib.parse
 
 import numpy as np
 import pytest
+from harness.apptest import decode
+from harness.chromium import goto, wait_app_idle
 
-from mha.lessons import heads
 from mha.core.i18n import text as i18n_text
 from mha.core.tokens import display_labels, tokenize
+from mha.lessons import heads
 from mha.weights.view import DEFAULT_D_MODEL, DEFAULT_NUM_HEADS, ViewSpec, run_view
 
-from .conftest import (
-    click_nav, copy_share_link, open_url, plotly_array, plotly_data, save_screenshot, wait_app_idle,
-    wait_for_link_box,
-)
 from . import canvas as cv
+from .conftest import click_nav, copy_share_link, plotly_data, save_screenshot, wait_for_link_box
 from .test_playground_browser import choose, grey_corners, selected_option
 
 pytestmark = pytest.mark.browser
@@ -48,7 +47,7 @@ def en(key: str, **fmt) -> str:
 
 
 def trace_z(data: dict, chart_key: str, trace: int = 0) -> np.ndarray:
-    return plotly_array(data[chart_key][trace]["z"]).astype(np.float64)
+    return decode(data[chart_key][trace]["z"]).astype(np.float64)
 
 
 def wait_for_data(page, check, what: str, timeout_s: float = 20, explain=lambda data: "") -> dict:
@@ -112,7 +111,7 @@ def test_a_learners_journey_from_a_direct_link_to_a_shared_view(fresh_server, op
         save_screenshot(page, f"journey-{next(step):02d}-{name}")
 
     # 1. The first visitor of a just-started server, by a direct link.
-    open_url(page, f"{server.url}/playground")
+    goto(page, f"{server.url}/playground")
     assert page.locator("h1").first.inner_text().strip() == en("pg_title")
     assert shared_controls(page)["d_model"] == str(DEFAULT_D_MODEL)
     cv.poll(page, lambda: cv.titles(page, "grid") == [f"head {h}" for h in range(DEFAULT_NUM_HEADS)],
@@ -180,7 +179,7 @@ def test_a_learners_journey_from_a_direct_link_to_a_shared_view(fresh_server, op
         has_text="How this cell is made").first.inner_text()
     assert f"head {HEAD}, query {labels[i]} ({i}) → key {labels[j]} ({j})" in title, title
     row = plotly_data(page)["pg_cell_row"][0]  # the query's row of weights, after softmax
-    assert np.allclose(plotly_array(row["y"]).astype(float), expected.weights[HEAD, i], atol=1e-5)
+    assert np.allclose(decode(row["y"]).astype(float), expected.weights[HEAD, i], atol=1e-5)
     shot("cell")
 
     # 8. Korean: every word changes, no setting does.
@@ -216,7 +215,7 @@ def test_a_learners_journey_from_a_direct_link_to_a_shared_view(fresh_server, op
 
     # 10. The link, opened in a new browser context (English browser, nothing shared): the same view.
     again = open_page(server.url, "journey-reopened")
-    open_url(again, link)
+    goto(again, link)
     assert again.locator("h1").first.inner_text().strip() == ko("pg_title")
     assert shared_controls(again) == shared_controls(page)
     assert chosen_head(again, "head") == str(HEAD)

@@ -5,8 +5,7 @@ English at font-size 0: both are measured in the page. English pages keep Stream
 from __future__ import annotations
 
 import pytest
-
-from .conftest import open_url
+from harness.chromium import goto
 
 pytestmark = pytest.mark.browser
 
@@ -30,7 +29,7 @@ def _status_shown(page, disabled: bool = False):
 
 
 def test_korean_uploader_and_stop_button(page, server):
-    open_url(page, server.url + "/share?lang=ko")
+    goto(page, server.url + "/share?lang=ko")
     instructions = f"{DROPZONE} [data-testid='stFileUploaderDropzoneInstructions'] span"
     size, content, shown_size = page.evaluate(SHOWN, instructions)
     assert size == "0px" and content == '"파일 하나에 최대 9MB · PT, PTH, BIN"' and shown_size == "14px"
@@ -42,7 +41,7 @@ def test_korean_uploader_and_stop_button(page, server):
 
 
 def test_english_keeps_streamlits_words(page, server):
-    open_url(page, server.url + "/share?lang=en")
+    goto(page, server.url + "/share?lang=en")
     # the drop zone names the app's own limit (9 MB; the widget lets 10 MB through to say so in the app's words)
     _, content, _ = page.evaluate(SHOWN, f"{DROPZONE} [data-testid='stFileUploaderDropzoneInstructions'] span")
     assert content == '"9MB per file • PT, PTH, BIN"'

@@ -4,7 +4,9 @@ from __future__ import annotations
 import time
 import urllib.parse
 
-from .conftest import LINK_BOX, click_nav, open_url, wait_app_idle
+from harness.chromium import goto, wait_app_idle
+
+from .conftest import LINK_BOX, click_nav
 
 
 def box_text(page) -> str:
@@ -12,7 +14,7 @@ def box_text(page) -> str:
 
 
 def test_the_link_box_says_the_language_on_screen_after_switching_back_and_forth(page, server):
-    open_url(page, f"{server.url}/playground?lang=ko")
+    goto(page, f"{server.url}/playground?lang=ko")
     for lang in ("en", "ko", "en", "ko", "en"):
         page.locator(".st-key-lang button", has_text=lang).first.click()
         wait_app_idle(page, rerun=True)
@@ -42,7 +44,7 @@ def test_the_address_bar_always_says_the_language(page, server):
     """#16 item 12: "copy the address bar" (Home's advice) must open in the language on screen. Streamlit writes a
     control into the address only when it is not at its default, and lang's default follows the browser: so lang
     is put there from the first run, and kept through page switches and a switch back to the default."""
-    open_url(page, f"{server.url}/")  # an English browser, nothing in the link
+    goto(page, f"{server.url}/")  # an English browser, nothing in the link
     wait_address_lang(page, "en", "opened with no parameter")
     click_nav(page, "playground")
     wait_address_lang(page, "en", "after a page switch")

@@ -13,12 +13,14 @@ import urllib.parse
 
 import numpy as np
 import pytest
+from harness.apptest import decode
+from harness.chromium import goto, wait_app_idle
 from PIL import Image
 
-from mha.weights.batch import decode_mask
 from mha.core.i18n import text as i18n_text
+from mha.weights.batch import decode_mask
 
-from .conftest import LINK_BOX, open_url, plotly_array, plotly_data, save_screenshot, wait_app_idle
+from .conftest import LINK_BOX, plotly_data, save_screenshot
 
 pytestmark = pytest.mark.browser
 
@@ -81,9 +83,9 @@ def assert_view_shows(page, cells: str, tq: int, tk: int) -> None:
     wait_for(page, lambda: table_mask(page).shape == want.shape and (table_mask(page) == want).all(),
              f"table shows {table_mask(page).astype(int).tolist()}, expected {want.astype(int).tolist()}")
     data = plotly_data(page)
-    mask = plotly_array(data["mk_mask_chart"][0]["z"]).reshape(tq, tk).astype(bool)
+    mask = decode(data["mk_mask_chart"][0]["z"]).reshape(tq, tk).astype(bool)
     np.testing.assert_array_equal(mask, want)
-    weights = next(plotly_array(tr["z"]).reshape(tq, tk) for tr in data["mk_weights_chart"]
+    weights = next(decode(tr["z"]).reshape(tq, tk) for tr in data["mk_weights_chart"]
                    if tr.get("type") == "heatmap" and tr.get("name") != "masked")
     assert np.isfinite(weights).all() and (weights[~want] == 0).all()
 
@@ -91,9 +93,9 @@ def assert_view_shows(page, cells: str, tq: int, tk: int) -> None:
 @pytest.mark.parametrize("lang", ["en", "ko"])
 def test_custom_mask_from_a_link_a_click_and_a_typed_mask(page, server, lang):
     # The very first request to a server runs in another mode (see mha/app/frame.py; the last test covers it): not here.
-    open_url(page, f"{server.url}/")
+    goto(page, f"{server.url}/")
     cells = "1000.0110.0000.1011"  # query 2 ("sat") may attend to nothing
-    open_url(page, f"{server.url}/masks?text=the+cat+sat+down&mk_kind=custom&mk_cells={cells}&lang={lang}")
+    goto(page, f"{server.url}/masks?text=the+cat+sat+down&mk_kind=custom&mk_cells={cells}&lang={lang}")
     assert page.locator(".st-key-mk_cells label").inner_text().strip() == i18n_text("mk_cells", lang)
     assert_view_shows(page, cells, 4, 4)
     assert address_cells(page) == cells
@@ -136,7 +138,7 @@ def test_the_first_click_on_a_freshly_started_server_counts(fresh_server, open_p
     still reach the second: the first visitor's first click is not undone."""
     srv = fresh_server()
     page = open_page(srv.url, "fresh")
-    open_url(page, f"{srv.url}/masks?text=the+cat+sat&mk_kind=custom&mk_cells=100.110.111&lang=en")
+    goto(page, f"{srv.url}/masks?text=the+cat+sat&mk_kind=custom&mk_cells=100.110.111&lang=en")
     assert_view_shows(page, "100.110.111", 3, 3)
     click_cell(page, 0, 2)  # tick: query 0 may attend to key 2
     wait_app_idle(page, rerun=True)

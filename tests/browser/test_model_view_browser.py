@@ -4,14 +4,13 @@ Read through tests/browser/canvas.py; fixtures: conftest.py."""
 from __future__ import annotations
 
 import sys
-import urllib.parse
 from pathlib import Path
 
 import numpy as np
 import pytest
+from harness.chromium import goto, wait_app_idle
 
 from . import canvas as cv
-from .conftest import wait_app_idle
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: tiny_models
 import tiny_models  # noqa: E402
@@ -28,10 +27,10 @@ def folder(tmp_path_factory):
     return tiny_models.build("bert", tmp_path_factory.mktemp("mv_browser") / "bert", layers=LAYERS)
 
 
-def goto(page, base: str, folder, **params) -> None:
+def open_model_view(page, folder, **params) -> None:
+    """The Playground on ``folder``'s model at TEXT, its model view drawn."""
     query = {"source": "pretrained", "model": str(folder), "text": TEXT, **params}
-    page.goto(f"{base}/playground?{urllib.parse.urlencode(query)}")
-    wait_app_idle(page, timeout_ms=120_000)  # the first pretrained run imports transformers
+    goto(page, "playground", timeout_ms=120_000, **query)  # the first pretrained run imports transformers
     cv.wait_ready(page, KEY)
 
 
@@ -54,7 +53,7 @@ def layer_shown(page) -> str:
 
 
 def test_every_layer_and_head_is_a_thumbnail_whose_hover_names_it(page, server, folder):
-    goto(page, server.url, folder, layer="1")
+    open_model_view(page, folder, layer="1")
     panels = cv.panels(page, KEY)
     assert [(p["layer"], p["head"]) for p in panels] == [(v, h) for v in range(LAYERS) for h in range(HEADS)]
     assert cv.titles(page, KEY) == [f"L{v} H{h}" for v in range(LAYERS) for h in range(HEADS)]
@@ -73,7 +72,7 @@ def test_every_layer_and_head_is_a_thumbnail_whose_hover_names_it(page, server, 
 
 
 def test_a_click_opens_that_layer_and_head_below(page, server, folder):
-    goto(page, server.url, folder)
+    open_model_view(page, folder)
     assert layer_shown(page) == "0"
     grid_before = cv.ready(page, "grid")
     cv.click_cell(page, KEY, 2 * HEADS + 3, 1, 1)  # layer 2, head 3
@@ -89,7 +88,7 @@ def test_a_click_opens_that_layer_and_head_below(page, server, folder):
 
 
 def test_the_keyboard_moves_between_thumbnails_and_enter_opens_one(page, server, folder):
-    goto(page, server.url, folder)
+    open_model_view(page, folder)
     over = page.locator(f".st-key-{KEY} canvas.hm-over")
     over.focus()
     hover = lambda: cv.chart(page, KEY).evaluate("r => r.dataset.hover")  # noqa: E731
@@ -109,7 +108,7 @@ def test_the_keyboard_moves_between_thumbnails_and_enter_opens_one(page, server,
 
 
 def test_the_model_view_in_korean(page, server, folder):
-    goto(page, server.url, folder, lang="ko")
+    open_model_view(page, folder, lang="ko")
     assert cv.titles(page, KEY)[:2] == ["0층 헤드 0", "0층 헤드 1"]
     tip = cv.hover_cell(page, KEY, HEADS + 2, 0, 0)
     assert tip.split("\n")[0] == "1층 · 헤드 2", tip
@@ -120,7 +119,7 @@ def test_the_model_lists_other_model_is_not_cut(page, server, folder, lang):
     """A folder is 'another model' in the model list: its name fits the sidebar's box (it was cut, #26.6)."""
     from mha.core.i18n import text as i18n_text
 
-    goto(page, server.url, folder, lang=lang)
+    open_model_view(page, folder, lang=lang)
     shown = page.locator("[data-testid='stSidebar'] [data-testid='stSelectbox'] input[role='combobox']")
     want = i18n_text("src_model_other", lang)
     values = [shown.nth(n).input_value() for n in range(shown.count())]
@@ -137,9 +136,7 @@ def test_a_table_of_twelve_heads_is_shown_whole(page, server, tmp_path):
     """The Heads page's table, a row per head, on a 12-head model: every row in view, none behind a scroll bar
     (Streamlit shows ten rows by default: it was cut at head 9, #26.6)."""
     folder12 = tiny_models.build("bert", tmp_path / "bert12", d_model=48, num_heads=12, layers=2)
-    page.goto(f"{server.url}/heads?" + urllib.parse.urlencode({"source": "pretrained", "model": str(folder12),
-                                                                "text": TEXT}))
-    wait_app_idle(page, timeout_ms=120_000)
+    goto(page, "heads", timeout_ms=120_000, source="pretrained", model=str(folder12), text=TEXT)
     grid = page.locator(".st-key-heads_stats_table [data-testid='stDataFrame']")
     grid.wait_for(timeout=60_000)
     height = grid.bounding_box()["height"]
@@ -150,8 +147,7 @@ def test_a_table_of_twelve_heads_is_shown_whole(page, server, tmp_path):
 def test_a_repeated_words_ticks_hold_no_invisible_character(page, server):
     """What a learner selects and copies from a chart's axis: a repeated word is written as itself, without the
     zero-width space that keeps its row apart (#26.6)."""
-    page.goto(f"{server.url}/masks?" + urllib.parse.urlencode({"text": "the cat saw the dog"}))
-    wait_app_idle(page)
+    goto(page, "masks", text="the cat saw the dog")
     page.wait_for_selector(".js-plotly-plot .xtick text", timeout=60_000)
     ticks = page.evaluate("() => [...document.querySelectorAll('.js-plotly-plot .xtick text, "
                           ".js-plotly-plot .ytick text')].map(t => t.textContent)")

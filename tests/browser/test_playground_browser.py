@@ -13,15 +13,17 @@ import urllib.parse
 
 import numpy as np
 import pytest
+from harness.chromium import goto, wait_app_idle
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from mha.charts.figures import ENGLISH
-from mha.core.i18n import ordinal, text as i18n_text
+from mha.core.i18n import ordinal
+from mha.core.i18n import text as i18n_text
 from mha.core.tokens import display_labels, tokenize
 from mha.weights.view import DEFAULT_NUM_HEADS, DEFAULT_TEXT, ViewSpec, run_view
 
 from . import canvas as cv
-from .conftest import app_pages, wait_app_idle
+from .conftest import app_pages
 
 pytestmark = pytest.mark.browser
 
@@ -33,12 +35,6 @@ def en(key: str, **fmt) -> str:
 
 
 # ------------------------------------------------------------------------------------------------ DOM helpers
-def goto(page, base: str, path: str = "", **params) -> None:
-    query = ("?" + urllib.parse.urlencode(params)) if params else ""
-    page.goto(f"{base}/{path}{query}")
-    wait_app_idle(page)
-
-
 def selected_option(page, key: str) -> str:
     """What the selectbox with widget key ``key`` shows (a react-aria combobox in Streamlit 1.67)."""
     return page.locator(f".st-key-{key} input[role='combobox']").input_value().strip()
@@ -144,7 +140,7 @@ def grey_corners(page, key: str, T: int) -> list[tuple[bool, bool]]:
 def test_controls_repaint_and_the_link_reproduces_the_view(page, server, open_page):
     """Change the sentence, num_heads and the causal mask; each repaints the heatmaps; the URL carries the view, and
     the link opened anew draws the same pictures, pixel for pixel."""
-    goto(page, server.url, PLAYGROUND)
+    goto(page, PLAYGROUND)
     _page_checks(page, PLAYGROUND, "nav_playground")
     assert page.locator("h1").first.inner_text().strip() == en("pg_title")
     cv.wait_ready(page, "grid")
@@ -189,8 +185,7 @@ def test_controls_repaint_and_the_link_reproduces_the_view(page, server, open_pa
     # The copied link, opened in a new page, gives the same view: the same payloads and the same pixels.
     page.mouse.move(0, 0)  # nothing hovered (the hover outline is on a canvas of its own anyway)
     again = open_page(server.url, "reopened")
-    again.goto(page.url)
-    wait_app_idle(again)
+    goto(again, page.url)
     assert again.locator(".st-key-text textarea").input_value() == sentence
     assert selected_option(again, "num_heads") == "2"
     assert again.locator(".st-key-causal input[type='checkbox']").is_checked()
@@ -208,7 +203,7 @@ def test_hover_shows_each_cells_tokens_and_number(page, server):
     labels = display_labels(tokenize(spec.text).tokens)
     T, H = len(labels), spec.num_heads
     for kind, mats in (("weights", view.weights), ("scores", view.scores)):
-        goto(page, server.url, PLAYGROUND, text=spec.text, num_heads=H, causal="true", head=3, matrix=kind)
+        goto(page, PLAYGROUND, text=spec.text, num_heads=H, causal="true", head=3, matrix=kind)
         cells = [(p, i, j) for p in range(H) for i in range(T) for j in range(T)]
         shown = {}
         for p, i, j in cells:
@@ -235,7 +230,7 @@ HOSTILE = '<b>x</b> <a href=javascript:alert(1)>y</a> **z** <img src=x onerror=a
 
 
 def test_tokens_that_look_like_html_are_shown_as_text(page, server):
-    goto(page, server.url, PLAYGROUND, text=HOSTILE)
+    goto(page, PLAYGROUND, text=HOSTILE)
     expected = display_labels(tokenize(HOSTILE).tokens)
     assert "<" in expected and "evil" in expected and not any("\u202e" in s for s in expected)
     cv.wait_for_labels(page, "one_head_chart", "y", expected)
@@ -261,7 +256,7 @@ def test_clicking_a_cell_picks_its_query_and_key(page, server):
     the cell is outlined."""
     tokens = display_labels(tokenize(DEFAULT_TEXT).tokens)
     n = len(tokens)
-    goto(page, server.url, PLAYGROUND)
+    goto(page, PLAYGROUND)
     assert selected_option(page, "cell_query") == f"0: {tokens[0]}"
     cv.wait_ready(page, "one_head_chart")
     assert cv.selected(page, "one_head_chart") == "0,0"
@@ -279,7 +274,7 @@ def test_clicking_a_grid_panel_enlarges_its_head(page, server):
     """Issue 16 item 2: a click on a head's panel in the all-heads grid enlarges that head (picker, link and the
     enlarged head's numbers follow)."""
     view = run_view(ViewSpec(num_heads=4))
-    goto(page, server.url, PLAYGROUND, num_heads=4)
+    goto(page, PLAYGROUND, num_heads=4)
     assert page.locator(".st-key-head button[aria-checked='true']").inner_text().strip() == "0"
     cv.wait_ready(page, "grid")
     cv.click_cell(page, "grid", 2, 3, 1)
@@ -296,7 +291,7 @@ def test_keyboard_points_and_picks(page, server):
     cell, in the grid a head (the arrows cross into the next panel)."""
     tokens = display_labels(tokenize(DEFAULT_TEXT).tokens)
     T = len(tokens)
-    goto(page, server.url, PLAYGROUND, num_heads=4)
+    goto(page, PLAYGROUND, num_heads=4)
     cv.wait_ready(page, "one_head_chart")
     over = page.locator(".st-key-one_head_chart canvas.hm-over")
     over.focus()
@@ -328,7 +323,7 @@ def test_keyboard_points_and_picks(page, server):
 def test_token_pickers_read_the_new_tokens_after_the_sentence_changes(page, server):
     """#16 item 4: the Query token / Key token boxes kept showing the old sentence's words ("0: Orange") when the
     chosen positions were still valid for the new one. Position 0 (the default) and a picked position both follow."""
-    goto(page, server.url, PLAYGROUND, cell_key=2)  # key 2 picked (by a link: as the box would)
+    goto(page, PLAYGROUND, cell_key=2)  # key 2 picked (by a link: as the box would)
     old = display_labels(tokenize(DEFAULT_TEXT).tokens)
     assert (selected_option(page, "cell_query"), selected_option(page, "cell_key")) == (f"0: {old[0]}", f"2: {old[2]}")
     sentence = "cats sleep all day long"
@@ -369,8 +364,7 @@ def test_folded_sections_open_by_click_and_by_link_on_a_fresh_server(fresh_serve
     so; Step by step does the same for a folded step."""
     server = fresh_server()
     page = open_page(server.url, "folded-link")
-    page.goto(f"{server.url}/{PLAYGROUND}?show_cell=true&show_output=true")
-    wait_app_idle(page)
+    goto(page, PLAYGROUND, show_cell="true", show_output="true")
     _page_checks(page, PLAYGROUND, "nav_playground")
     for key in ("grid", "one_head_chart"):
         cv.wait_ready(page, key)
@@ -389,8 +383,7 @@ def test_folded_sections_open_by_click_and_by_link_on_a_fresh_server(fresh_serve
     page.wait_for_function("() => !new URLSearchParams(location.search).has('show_cell')")
 
     step = open_page(server.url, "folded-step")
-    step.goto(f"{server.url}/explain?ex_show_qk=true")
-    wait_app_idle(step)
+    goto(step, "explain", ex_show_qk="true")
     wait_for_charts(step, {"ex_qk", "ex_scores", "ex_weights", "ex_bar", "ex_cell_chart"})
     step.locator(".st-key-ex_show_cell summary").click()
     wait_app_idle(step, rerun=True)
@@ -402,7 +395,7 @@ def test_clicking_the_same_head_or_cell_again_after_picking_another(page, server
     """A click is an event, not a state: clicking head 2's panel, picking head 0 with the buttons, then clicking head
     2's panel again enlarges head 2 again; the same for a cell after the Query picker moved away from it."""
     tokens = display_labels(tokenize(DEFAULT_TEXT).tokens)
-    goto(page, server.url, PLAYGROUND, num_heads=4)
+    goto(page, PLAYGROUND, num_heads=4)
     chosen = "document.querySelector(\".st-key-head button[aria-checked='true']\")?.innerText.trim()"
     for head in ("2", "0", "2"):
         if head == "0":
@@ -425,7 +418,7 @@ def test_the_largest_view_answers_the_mouse(page, server):
     text = " ".join(f"w{i}" for i in range(128))
     view = run_view(ViewSpec(text=text, d_model=256, num_heads=16))
     labels = display_labels(tokenize(text).tokens)
-    goto(page, server.url, PLAYGROUND, text=text, d_model=256, num_heads=16, head=9)
+    goto(page, PLAYGROUND, text=text, d_model=256, num_heads=16, head=9)
     cv.wait_ready(page, "grid")
     assert cv.titles(page, "grid") == [f"head {h}" for h in range(16)]
     assert not cv.labels(page, "grid", "y") and cv.note(page, "grid") == ENGLISH.keys_on_hover

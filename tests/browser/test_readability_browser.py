@@ -9,16 +9,14 @@ overlaps another or the cells, the enlarged head's cells are near square, and Ko
 """
 from __future__ import annotations
 
-import urllib.parse
-
 import pytest
+from harness.apptest import all_open
+from harness.chromium import goto
 
-from apptest_utils import all_open
 from mha.core.i18n import text as i18n_text
 from mha.core.tokens import display_labels, tokenize
 
 from . import canvas as cv
-from .conftest import wait_app_idle
 
 pytestmark = pytest.mark.browser
 
@@ -40,11 +38,6 @@ _TEXTS_JS = """(root) => [
     .map(t => { const b = t.getBBox(), m = t.getCTM(), s = Math.hypot(m.a, m.b);  // s: Plotly's shrink-to-fit scale
                 return [t.closest('[class*=st-key-]')?.className.match(/st-key-(\\S+)/)?.[1]
                  || '?', t.textContent, s * parseFloat(getComputedStyle(t).fontSize), s * b.height]; })"""
-
-
-def goto(page, base: str, path: str, **params) -> None:
-    page.goto(f"{base}/{path}?{urllib.parse.urlencode(params)}")
-    wait_app_idle(page)
 
 
 def drawn_texts(page) -> list[tuple[str, str, float, float]]:
@@ -84,7 +77,7 @@ FOLDED_OPEN = {"playground": all_open("pages/playground.py"), "explain": all_ope
 
 def test_long_sentence_every_token_named_and_no_small_text(page, server):
     assert N_LONG == 43
-    goto(page, server.url, "playground", text=LONG, lang="ko", **FOLDED_OPEN["playground"])
+    goto(page, "playground", text=LONG, lang="ko", **FOLDED_OPEN["playground"])
     tokens = display_labels(tokenize(LONG).tokens)
     # the enlarged head names all 43 queries and keys, and its cells are near square
     cv.wait_for_labels(page, "one_head_chart", "y", tokens)
@@ -103,7 +96,7 @@ def test_long_sentence_every_token_named_and_no_small_text(page, server):
     assert not small, f"text drawn below {MIN_PX} px: {small[:10]}"
     assert word_break(page) == "keep-all"  # Korean: lines break between words only
 
-    goto(page, server.url, "explain", text=LONG, lang="ko", **FOLDED_OPEN["explain"])
+    goto(page, "explain", text=LONG, lang="ko", **FOLDED_OPEN["explain"])
     for key in ("ex_x", "ex_concat", "ex_output"):  # every row named (Plotly would drop every other one)
         assert len(first_subplot_ticks(page, key, "y")) == N_LONG, key
         assert not overlapping_ticks(page, key, "y"), (key, overlapping_ticks(page, key, "y")[:5])
@@ -113,7 +106,7 @@ def test_long_sentence_every_token_named_and_no_small_text(page, server):
 
 def test_wide_heads_and_short_sentences_are_readable(page, server):
     # head_dim 16 (the cell breakdown) and 16 heads (Step 9's head labels): nothing small, every row named
-    goto(page, server.url, "explain", d_model=256, num_heads=16, lang="en", **FOLDED_OPEN["explain"])
+    goto(page, "explain", d_model=256, num_heads=16, lang="en", **FOLDED_OPEN["explain"])
     assert len(first_subplot_ticks(page, "ex_concat", "y")) == len(tokenize("Orange is my favorite fruit").tokens)
     texts = drawn_texts(page)
     # the dot product's sum over its bar is measured too (Plotly shrank it to ~8 px to fit its bar)
@@ -121,7 +114,7 @@ def test_wide_heads_and_short_sentences_are_readable(page, server):
     small = [t for t in texts if t[2] < MIN_PX or 0 < t[3] < MIN_PX]
     assert not small, f"text drawn below {MIN_PX} px: {small[:10]}"
     assert word_break(page) != "keep-all"  # English keeps the browser's own line breaking
-    goto(page, server.url, "playground", text="the cat sat on the mat today", lang="en")
+    goto(page, "playground", text="the cat sat on the mat today", lang="en")
     cv.wait_ready(page, "one_head_chart")
     w, h = cv.cell_size(page, "one_head_chart")
     assert 0.8 <= w / h <= 1.25 and w >= 30, (w, h)  # 7 x 7 tokens: square cells, not 100 x 23 px
@@ -142,7 +135,7 @@ def test_wide_heads_and_short_sentences_are_readable(page, server):
 def test_charts_in_page_columns_keep_square_cells(page, server, path, params, keys):
     # charts laid out for columns wider than the ones they are drawn in get squeezed cells: the Masks page's and the
     # bug zoo's three side by side were 17 x 24 px, the lab's temperature map 28 x 40 px
-    goto(page, server.url, path, lang="ko", **params)
+    goto(page, path, lang="ko", **params)
     n = len(tokenize("Orange is my favorite fruit").tokens)
     for key in keys:
         box = plot_box(page, key)
@@ -156,7 +149,7 @@ def test_charts_in_page_columns_keep_square_cells(page, server, path, params, ke
 def test_colour_bar_titles_and_their_range_are_readable(page, server):
     # the weights bar says its range under its title ("범위 0 … 0.14 / (0 … 1 아님)" at 43 keys): it was a <sub>,
     # drawn at ~8 px
-    goto(page, server.url, "playground", text=LONG, lang="ko")
+    goto(page, "playground", text=LONG, lang="ko")
     cv.wait_ready(page, "grid")
     for key in ("grid", "one_head_chart"):  # the Playground's colour bars are on its canvases
         bar = cv.labels(page, key, "bar") + cv.labels(page, key, "tick")
@@ -168,7 +161,7 @@ def test_colour_bar_titles_and_their_range_are_readable(page, server):
 
 @pytest.mark.parametrize("path", ["heads", "lab", "masks", "bugs"])
 def test_other_pages_draw_no_small_chart_text_at_43_tokens(page, server, path):
-    goto(page, server.url, path, text=LONG, lang="ko")
+    goto(page, path, text=LONG, lang="ko")
     texts = drawn_texts(page)
     assert texts, f"{path}: no chart text found: the check could not fail"
     small = [t for t in texts if t[2] < MIN_PX or 0 < t[3] < MIN_PX]
@@ -181,7 +174,7 @@ def test_a_phone_wide_window_keeps_the_canvases_in_their_column(page, server):
     # (the colour bar's range cut off); it now puts fewer panels a row
     page.set_viewport_size({"width": 380, "height": 1000})
     text = " ".join(LONG.split()[:23])
-    goto(page, server.url, "playground", text=text, lang="ko")
+    goto(page, "playground", text=text, lang="ko")
     for key in ("grid", "one_head_chart"):
         cv.wait_ready(page, key)
         assert not cv.label_problems(page, key), (key, cv.label_problems(page, key)[:5])

@@ -11,11 +11,10 @@ import urllib.parse
 
 import pytest
 import torch
-
 from course_mha import MultiHeadAttention as CourseMHA
+from harness.chromium import goto, wait_app_idle
 from test_security import course_sd, nested, saved, saved_deep, zip_bomb  # the same crafted files
 
-from .conftest import open_url, wait_app_idle
 from .test_hostile_browser import assert_nothing_injected
 
 pytestmark = pytest.mark.browser
@@ -39,7 +38,7 @@ def _alert_text(page, kind: str) -> str:
 
 
 def test_uploaded_key_names_and_file_names_are_shown_as_typed(page, server):
-    open_url(page, f"{server.url}/share?lang=en")
+    goto(page, f"{server.url}/share?lang=en")
     sd = CourseMHA(16, 4).state_dict()
     _upload(page, "weights.pt", saved({**sd, **{k: torch.zeros(1) for k in KEY_PAYLOADS}}))
     shown = _alert_text(page, "Error")
@@ -55,7 +54,7 @@ def test_uploaded_key_names_and_file_names_are_shown_as_typed(page, server):
 
 
 def test_crafted_files_through_the_real_file_chooser(page, server):
-    open_url(page, f"{server.url}/share?lang=en")
+    goto(page, f"{server.url}/share?lang=en")
     for name, data, says in [
         ("bomb.pt", zip_bomb(32), "compressed"),
         ("sparse.pt", saved({**course_sd(), "key_linear.weight": torch.eye(16).to_sparse_csr()}), "sparse_csr"),
@@ -74,7 +73,7 @@ def test_a_100_kb_link_of_unknown_parameters_settles_and_is_cleaned(page, server
     unknown = {f"p{i:03d}": "x" * 520 for i in range(195)}
     query = urllib.parse.urlencode({"lang": "en", "text": "the cat sat", **unknown})
     assert len(query) > 100_000
-    open_url(page, f"{server.url}/playground?{query}")
+    goto(page, f"{server.url}/playground?{query}")
     page.wait_for_function("() => !location.search.includes('p000')", timeout=60_000)
     wait_app_idle(page)
     params = urllib.parse.parse_qs(urllib.parse.urlsplit(page.url).query)

@@ -4,25 +4,19 @@ conftest.py (every page fails on console errors and on Streamlit error boxes).""
 from __future__ import annotations
 
 import sys
-import urllib.parse
 from pathlib import Path
 
 import pytest
+from harness.chromium import goto, wait_app_idle
 
 from mha.core.i18n import text as i18n_text
 
 from . import canvas as cv
-from .conftest import wait_app_idle
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: tiny_models
 import tiny_models  # noqa: E402
 
 pytestmark = pytest.mark.browser
-
-
-def goto(page, base: str, path: str, **params) -> None:
-    page.goto(f"{base}/{path}?{urllib.parse.urlencode(params)}")
-    wait_app_idle(page, timeout_ms=120_000)  # a fresh server trains (or loads) before the first view
 
 
 def heads_in_grid(page) -> int:
@@ -33,7 +27,7 @@ def heads_in_grid(page) -> int:
 def test_a_trained_link_on_a_fresh_server(fresh_server, open_page):
     server = fresh_server()
     page = open_page(server.url, "trained")
-    goto(page, server.url, "playground", source="trained", task="previous")
+    goto(page, "playground", timeout_ms=120_000, source="trained", task="previous")
     note = i18n_text("src_note_trained", "en", task=i18n_text("tr_task_name_previous", "en"), steps=300, seed=0,
                      d_model=16, num_heads=4, half=8).replace("**", "")
     main = page.locator("[data-testid='stMain']")
@@ -51,7 +45,7 @@ def test_a_local_pretrained_model_shows_its_badge(fresh_server, open_page, tmp_p
     folder = tiny_models.build("bert", tmp_path / "bert")
     server = fresh_server()
     page = open_page(server.url, "pretrained")
-    goto(page, server.url, "playground", source="pretrained", model=str(folder), layer="1", text="the cat sat")
+    goto(page, "playground", timeout_ms=120_000, source="pretrained", model=str(folder), layer="1", text="the cat sat")
     page.wait_for_selector(".st-key-src_badge", timeout=120_000)  # a fresh server imports transformers first
     wait_app_idle(page)
     badge = page.locator(".st-key-src_badge")
@@ -66,7 +60,7 @@ def test_pretrained_ticks_read_as_labels_and_the_hover_names_the_raw_piece(fresh
     folder = tiny_models.build("gpt2", tmp_path / "gpt2")
     server = fresh_server()
     page = open_page(server.url, "pretrained")
-    goto(page, server.url, "playground", source="pretrained", model=str(folder), text="the cat playing")
+    goto(page, "playground", timeout_ms=120_000, source="pretrained", model=str(folder), text="the cat playing")
     page.wait_for_selector(".st-key-src_badge", timeout=120_000)
     wait_app_idle(page)
     shown = ["t", "…he", "cat", "play", "…ing"]  # readable: no "Ġ", no raw part on the axis

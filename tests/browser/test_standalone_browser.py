@@ -8,8 +8,9 @@ from __future__ import annotations
 import time
 
 import numpy as np
+from harness.chromium import goto
 
-from .conftest import wait_app_idle, watched_page
+from .conftest import watched_page
 
 HOSTILE = "</script><img src=x onerror=alert(1)>"
 
@@ -50,9 +51,9 @@ def hover(page, panel: int, i: int, j: int, part: int = 0) -> str:
 
 
 def saved_file(tmp_path) -> str:
-    from mha.charts import head_view_data
     from mha.app import share
     from mha.app.widgets import _chart_words
+    from mha.charts import head_view_data
 
     rng = np.random.default_rng(1)
     w = rng.random((2, 4, 4))
@@ -90,8 +91,7 @@ def test_the_saved_file_draws_and_answers_with_no_server(browser, tmp_path):
 
 
 def test_the_share_pages_download_opens_from_disk(browser, page, server, tmp_path):
-    page.goto(f"{server.url}/share?text=the+cat+sat+on+the+mat&num_heads=2&lang=ko")
-    wait_app_idle(page)
+    goto(page, "share", text="the cat sat on the mat", num_heads=2, lang="ko")
     with page.expect_download() as info:
         page.locator(".st-key-share_html button").click()
     path = tmp_path / "saved.html"
@@ -109,9 +109,9 @@ def test_the_share_pages_download_opens_from_disk(browser, page, server, tmp_pat
 def test_a_pretrained_views_file_has_a_model_view_that_answers(browser, tmp_path, monkeypatch):
     import tiny_models
 
-    from mha.charts import head_view_data
     from mha.app import share
     from mha.app.widgets import _chart_words
+    from mha.charts import head_view_data
     from mha.weights.pretrained import load_model
     from mha.weights.view import ViewSpec, pretrained_every_layer, run_view
 

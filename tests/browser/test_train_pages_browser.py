@@ -9,8 +9,10 @@ import urllib.parse
 
 import numpy as np
 import pytest
+from harness.apptest import decode
+from harness.chromium import goto, wait_app_idle
 
-from .conftest import open_url, plotly_array, plotly_data, save_screenshot, wait_app_idle
+from .conftest import plotly_data, save_screenshot
 
 pytestmark = pytest.mark.browser
 
@@ -20,7 +22,7 @@ PROGRESS = "[data-testid='stMain'] [data-testid='stProgress']"
 
 def _heatmaps(traces) -> list[np.ndarray]:
     """The attention heatmaps of a chart (the grey overlays of blocked cells, named "masked", left out)."""
-    return [plotly_array(tr["z"]).astype(float) for tr in traces
+    return [decode(tr["z"]).astype(float) for tr in traces
             if tr.get("type") == "heatmap" and "z" in tr and tr.get("name") != "masked"]
 
 
@@ -38,7 +40,7 @@ def _address_params(page) -> dict:
 def test_train_page_trains_stops_and_the_link_retrains_it(fresh_server, open_page):
     server = fresh_server()
     page = open_page(server.url, "train")
-    open_url(page, f"{server.url}/train?text=" + urllib.parse.quote(TEXT))
+    goto(page, f"{server.url}/train?text=" + urllib.parse.quote(TEXT))
     _set_number(page, "tr_steps", 3000)  # long enough to press Stop in the middle
     page.locator(".st-key-tr_train button").click()
     page.wait_for_selector(PROGRESS, timeout=60_000)
@@ -64,7 +66,7 @@ def test_train_page_trains_stops_and_the_link_retrains_it(fresh_server, open_pag
     assert params["tr_steps"] == [str(done)]
     link = page.evaluate("location.href")
     other = open_page(server.url, "train-link")
-    open_url(other, link, timeout_ms=120_000)
+    goto(other, link, timeout_ms=120_000)
     again = _heatmaps(plotly_data(other)["tr_heads"])
     for a, b in zip(heads, again):
         np.testing.assert_allclose(a, b, atol=1e-6)
@@ -77,7 +79,7 @@ def test_train_page_trains_stops_and_the_link_retrains_it(fresh_server, open_pag
     assert _address_params(page)["tr_steps"] == [str(done)]
     start = _heatmaps(plotly_data(page)["tr_heads"])
     third = open_page(server.url, "train-link-step-0")
-    open_url(third, page.evaluate("location.href"), timeout_ms=120_000)
+    goto(third, page.evaluate("location.href"), timeout_ms=120_000)
     shown = plotly_data(third)
     assert "tr_heads" in shown, sorted(shown)  # the trained view, not the Train button
     for a, b in zip(start, _heatmaps(shown["tr_heads"]), strict=True):  # at step 0, not at the last step
@@ -88,7 +90,7 @@ def test_train_page_trains_stops_and_the_link_retrains_it(fresh_server, open_pag
 def test_induction_page_trains_live_by_direct_link(fresh_server, open_page):
     server = fresh_server()
     page = open_page(server.url, "induction")
-    open_url(page, f"{server.url}/induction?lang=ko&text=" + urllib.parse.quote(TEXT))
+    goto(page, f"{server.url}/induction?lang=ko&text=" + urllib.parse.quote(TEXT))
     _set_number(page, "ind_steps", 60)
     page.locator(".st-key-ind_train button").click()
     page.wait_for_selector(PROGRESS, timeout=60_000)

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import pytest
 import torch
-
 from course_mha import MultiHeadAttention as CourseMHA
-
-from .conftest import open_url, wait_app_idle
+from harness.chromium import goto, wait_app_idle
 
 pytestmark = pytest.mark.browser
 
@@ -17,7 +15,7 @@ def test_the_file_chip_shows_a_bidi_override_name_in_order(page, server):
 
     buf = io.BytesIO()
     torch.save(CourseMHA(16, 4).state_dict(), buf)
-    open_url(page, f"{server.url}/share?lang=en")
+    goto(page, f"{server.url}/share?lang=en")
     page.locator(".st-key-share_upload input[type='file']").set_input_files(
         files=[{"name": "evil\u202egnp.pt", "mimeType": "application/octet-stream", "buffer": buf.getvalue()}])
     wait_app_idle(page, rerun=True)

@@ -6,8 +6,7 @@ showed it. Each link here is a new browser context (a new session), one after an
 from __future__ import annotations
 
 import pytest
-
-from .conftest import open_url
+from harness.chromium import goto
 
 pytestmark = pytest.mark.browser
 
@@ -27,5 +26,5 @@ def test_direct_links_show_the_weights_note_only_where_it_belongs(fresh_server, 
              ("/train?lang=ko&tr_at=300", "ko", False), ("/induction", "en", False), ("/heads?lang=ko", "ko", True)]
     for n, (link, lang, expected) in enumerate(cases):
         page = open_page(server.url, f"link{n}")
-        open_url(page, server.url + link)
+        goto(page, server.url + link)
         assert _shows_random_note(page, lang) is expected, link

@@ -1,8 +1,8 @@
 """Figure builders in mha/charts/figures.py: what reaches the browser for small and large all-heads grids."""
 import numpy as np
 import pytest
+from harness.apptest import all_numbers_finite, decode
 
-from apptest_utils import all_numbers_finite, decode
 from mha.charts import figures
 
 

@@ -1,4 +1,5 @@
-"""Helpers for AppTest: open a page with URL parameters, and read the data of the Plotly charts it drew."""
+"""The app in AppTest: open a page as a direct link does (``open_page``), and read what it drew (Plotly specs,
+canvas payloads, tables, the URL parameters bound to its widgets)."""
 from __future__ import annotations
 
 import base64
@@ -9,7 +10,7 @@ from types import SimpleNamespace
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 TIMEOUT = 90  # import torch alone takes ~3 s, AppTest's default timeout is 3 s
 
 # Folded sections whose charts are built and sent only while open (#16.3), by page: their URL parameters (a link
@@ -28,22 +29,29 @@ def all_open(page: str) -> dict[str, str]:
 
 
 def open_page(page: str | None = None, /, params: dict | None = None, *, context: dict | None = None,
-              state: dict | None = None, **more) -> AppTest:  # page positional-only: a link may have a "page"
+              state: dict | None = None, then: dict | None = None, app: str | Path = APP,
+              timeout: float = TIMEOUT, **more) -> AppTest:  # page positional-only: a link may have a "page"
     """A new session opening ``page`` (e.g. "pages/playground.py"; None or the home page's file = home) by a link
     with these URL parameters (a list value repeats the parameter), as a browser's direct link does: the one way
-    tests open a page.
+    tests and bench/ open a page in AppTest.
 
     The page is chosen before the first run, like a browser opening /playground?...: the sidebar controls are
     seeded from the parameters on that run (switching pages afterwards would start from a run at the defaults).
     ``context``: the browser's (default: an English browser at the page's URL on localhost:8501). ``state``:
     session state set before the first run (e.g. uploaded weights). Link parameters with any name (a fuzzer's:
     "context", "params", ...) go in ``params``; ``**more`` adds the usual ones.
+
+    ``then``: controls set after the first run through session state (widget key: value), every folded section
+    of the page opened with them (their charts are sent only then: ``FOLDED``), and the page run again; it must run
+    without an exception. ``d_model`` goes first, through its selectbox: the num_heads selector offers only its
+    divisors. For what a link cannot seed: another page's widgets, values a link is not bound to.
+    ``app``: another script (bench/'s baseline apps); ``timeout``: AppTest's per-run timeout in seconds.
     """
     params = {**(params or {}), **more}
     from mha.app.pages import PAGES, url_path
 
     home = page is None or page == PAGES[0][0]
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at = AppTest.from_file(str(app), default_timeout=timeout)
     at.context = {"locale": "en-US", "url": "http://localhost:8501/" + ("" if home else url_path(page))} \
         if context is None else context
     for k, v in (state or {}).items():
@@ -53,6 +61,14 @@ def open_page(page: str | None = None, /, params: dict | None = None, *, context
     if not home:
         at.switch_page(page)
     at.run()
+    if then is not None:
+        values = dict(then)
+        if "d_model" in values:
+            at.selectbox(key="d_model").set_value(values.pop("d_model")).run()
+        for key, value in {**dict.fromkeys(FOLDED.get(page, ()), True), **values}.items():
+            at.session_state[key] = value
+        at.run()
+        assert not at.exception, f"{page} with {then}: {at.exception[0].value}"
     return at
 
 
@@ -78,8 +94,8 @@ def charts_by_key(at: AppTest) -> dict:
 
 
 def canvas_charts(at: AppTest) -> dict:
-    """{key: payload} of every heatmap drawn on a canvas in the page (``mha.app.components.heatmap_view``: the Playground's
-    all-heads grid and enlarged head); ``mha.charts.heatmap_data.unpack`` gives their numbers."""
+    """{key: payload} of every heatmap drawn on a canvas in the page (``mha.app.components.heatmap_view``: the
+    Playground's all-heads grid and enlarged head); ``mha.charts.heatmap_data.unpack`` gives their numbers."""
     return {el.proto.id.split("-", 2)[-1]: json.loads(el.proto.json) for el in at.get("bidi_component")
             if el.proto.component_name == "mha_heatmaps"}
 
@@ -161,7 +177,7 @@ def bound_url_keys(at: AppTest) -> list[str]:
 
 
 def table(at: AppTest, key: str):
-    """The pandas data of the table drawn with ``mha.app.controls.table(..., key)`` (or an ``st.table`` in a
+    """The pandas data of the table drawn with ``mha.app.widgets.table(..., key)`` (or an ``st.table`` in a
     container keyed ``key``), found by that key."""
     def find(node):
         for child in getattr(node, "children", {}).values():
