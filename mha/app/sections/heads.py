@@ -1,8 +1,9 @@
 """The Heads page's sections (Streamlit layer): measure every head, compare two, switch some off, see q and k
-together, order and seeds. ``pages/heads.py`` picks the open section and calls ``SECTION_VIEWS[section](HeadsView)``.
+together, order and seeds. ``page`` (which ``pages/heads.py`` calls) picks the open section and calls
+``SECTION_VIEWS[section](HeadsView)``.
 
-The numbers come from ``mha.lessons.heads`` (pure, tested), the figures from ``mha.charts.heads``. Only the open section is
-computed; each section is a fragment (a control inside it reruns only the section), and everything beyond the
+The numbers come from ``mha.lessons.heads`` (pure, tested), the figures from ``mha.charts.heads``. Only the open
+section is computed; each section is a fragment (a control inside it reruns only the section), and everything beyond the
 shared view goes through ``compute.cached`` (keyed on the spec and the weights' sha256). The open section is part of
 the link: ``/heads?hd_section=ablate``.
 """
@@ -17,12 +18,12 @@ import streamlit as st
 from mha.charts import figures
 from mha.lessons import heads
 from mha.charts import heads as hf
-from mha.app import compute, runs
+from mha.app import compute, frame, runs
 from mha.app.compute import Weights
 from mha.app.compute import cached
-from mha.app.state import Settings
-from mha.app.widgets import (head_picker, hide, int_input, keep_index, lang, link_value, t, table, token_picker,
-                             weights_scale)
+from mha.app.state import Settings, current_view, session_weights, settings
+from mha.app.widgets import (chart_words, head_picker, hide, int_input, keep_index, lang, link_value, t, table,
+                             token_picker, weights_scale)
 from mha.weights.batch import PAD
 from mha.charts.figures import Words
 from mha.core.markup import escape_markdown
@@ -361,3 +362,20 @@ def seeds(c: HeadsView) -> None:
 
 
 SECTION_VIEWS = dict(zip(SECTIONS, (measure, compare, ablate, queries_keys, order, seeds)))
+
+
+@frame.page
+def page() -> None:
+    """Measure every head, compare two, switch some off, see q and k together, order and seeds."""
+    st.title(t("hd_title"))
+    intro = st.empty()  # the sizes, once the view is known
+    section = section_picker()  # before the view: a link's section outlives a moment without a sentence
+    view = current_view()
+    if view is None:
+        st.stop()
+    s = settings()
+    c = HeadsView.of(view, s, chart_words(), session_weights(s.d_model))
+    intro.caption(t("hd_intro", n=c.Tq, num_heads=c.H, head_dim=view.head_dim))
+    c.keep_choices_valid()  # num_heads or the sentence may have changed since a choice was made
+    st.caption(t(about_key(section, c)))
+    SECTION_VIEWS[section](c)
