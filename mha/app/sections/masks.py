@@ -1,6 +1,7 @@
 """The Masks page's pieces (Streamlit layer): the mask kind picker, the custom mask editor (a table of checkboxes
 and the same mask as URL-bound text), the mask / masked scores / weights charts, a query with nothing to attend to,
-the two boolean conventions and the live check against PyTorch. ``pages/masks.py`` calls them in order.
+the two boolean conventions and the live check against PyTorch. ``page`` (which ``pages/masks.py`` calls) calls them
+in order.
 
 Masks and masked attention come from ``mha.weights.batch``, the comparison with torch from ``mha.weights.torch_check``.
 """
@@ -15,12 +16,13 @@ import torch
 
 from mha.charts import figures
 from mha.weights import torch_check as tc
+from mha.app import frame
 from mha.app.compute import cached, cached_figure
-from mha.app.state import Settings, session_weights
-from mha.app.widgets import chart_words, lang, named_choice, t, table, token_picker, weights_scale
+from mha.app.state import Settings, current_view, session_weights, settings
+from mha.app.widgets import chart_words, head_picker, lang, named_choice, t, table, token_picker, weights_scale
 from mha.core.i18n import code_comments
 from mha.weights.batch import (CUSTOM_STARTS, MAX_CUSTOM, PAD, MaskTextError, apply_cell_edits, block_row, custom_start,
-    decode_mask, encode_mask, mask_kinds)
+    apply_mask, decode_mask, encode_mask, mask_kinds, sentence_mask)
 from mha.core.masks import to_torch_attn_mask
 from mha.core.markup import escape_markdown
 from mha.weights.view import View
@@ -282,3 +284,28 @@ def live_check(view: View, allowed: np.ndarray, kind: str, s: Settings) -> None:
             st.caption(t("mk_check_errors", out=result.output_error, w=result.weights_error, sdpa=result.sdpa_error))
             if result.torch_nan_rows.any():
                 st.caption(t("mk_check_nan", n=int(result.torch_nan_rows.sum())))
+
+
+@frame.page
+def page() -> None:
+    """The mask, the masked scores and the weights; a query with nothing to attend to; two conventions; the check."""
+    st.title(t("mk_title"))
+    view = current_view()
+    if view is None:
+        st.stop()
+    s = settings()
+    H, Tq, Tk = view.weights.shape
+    st.markdown(t("mk_intro"))
+    kind = kind_picker(view, s)
+    head = head_picker("mk_head", H)
+    if kind != "custom":
+        st.session_state.pop(TABLE, None)  # the table is gone with this run: a later one starts from the text
+    allowed = custom_mask(Tq, Tk, view.labels, view.key_labels) if kind == "custom" else None
+    if allowed is None:
+        allowed = sentence_mask("none" if kind == "custom" else kind, Tq, Tk, view.key_is_pad)
+    masked = apply_mask(view.q, view.k, view.v, allowed)
+
+    charts(view, allowed, masked, head)
+    fully_masked_row(view, allowed, masked, head, s)
+    polarity(view, allowed)
+    live_check(view, allowed, kind, s)
