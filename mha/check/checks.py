@@ -8,17 +8,15 @@ scores' spread stays near 1 from head_dim 4 to 64 (weights that keep each featur
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
 import torch
 
 from mha.check.projections import Roles
+from mha.check.request import Request, Target
 from mha.check.running import Run, Subject, build, call_function
 from mha.check.steps import BLOCKED, Theirs, locate
 from mha.check.trace import SOFTMAX_OPS
-
-if TYPE_CHECKING:  # annotations only: diagnose imports this module
-    from mha.check.diagnose import Request, Target
 
 
 CHECKS = ("rows_sum_to_one", "permutation", "causal_no_future", "heads_own_slice", "score_spread")

@@ -45,8 +45,7 @@ from __future__ import annotations
 import inspect
 import math
 import types
-from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Optional
 
 import torch
 import torch.nn as nn
@@ -55,6 +54,7 @@ from mha.core.attention import MultiHeadAttention, attention_steps
 from mha.check import bugs_known
 from mha.check.checks import class_checks, function_checks
 from mha.check.projections import Roles, copy_weights, find_roles
+from mha.check.request import Request, Target
 from mha.check.running import Run, Subject, build, call_function, shape_text
 from mha.check.steps import Compared, compare, first_wrong, locate, our_steps, pick_head, seeded, step_rows
 from mha.check.trace import LEARNER_FILENAME, Recorder, exception_text, safe_text, traceback_line
@@ -69,25 +69,6 @@ MASK_NAMES = ("mask", "attn_mask", "attention_mask")
 
 
 # --- what the learner gave us --------------------------------------------------------------------------------------
-
-@dataclass
-class Request:
-    x: torch.Tensor  # (1, T, d_model) float32
-    d_model: int
-    num_heads: int
-    allowed: Optional[torch.Tensor]  # (T, T) bool, True = may attend; None = no mask
-    seed: int
-    head: Optional[int]
-    lines: list  # the learner's source lines (1-based: lines[0] is line 1), or [] if unknown
-
-    @property
-    def tokens(self) -> int:
-        return self.x.size(1)
-
-    @property
-    def head_dim(self) -> int:
-        return self.d_model // self.num_heads
-
 
 def parse_request(request: dict, namespace: dict) -> Request:
     if not isinstance(request, dict):
@@ -118,19 +99,6 @@ def parse_request(request: dict, namespace: dict) -> Request:
         lines = [ln.rstrip("\n") for ln in linecache.getlines(LEARNER_FILENAME)]
     return Request(x=x, d_model=d, num_heads=h, allowed=allowed, seed=int(request.get("seed") or 0),
                    head=head if isinstance(head, int) and 0 <= head < h else None, lines=lines)
-
-
-@dataclass
-class Target:
-    kind: str  # "class" | "function"
-    obj: Any
-    name: str
-    swapped: bool = False  # constructor takes (num_heads, d_model)
-    order: str = "qkv"  # forward's tensors: "qkv" (the course), "vkq" (the second seed), "x" (self-attention only)
-    mask_name: Optional[str] = None  # the forward's mask parameter, if it takes one
-    mask_positional: bool = True
-    dim_name: str = "d_model"  # the constructor's name for d_model (for fixes written in their words)
-    mask_required: bool = False  # the mask parameter has no default: pass None for "no mask"
 
 
 def _learner_code(fn) -> bool:

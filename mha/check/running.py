@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
 import torch
 import torch.nn as nn
 
+from mha.check.request import Request, Target
 from mha.check.trace import Recorder, safe_text
-
-if TYPE_CHECKING:  # annotations only: diagnose imports this module
-    from mha.check.diagnose import Request, Target
 
 
 # --- running their code --------------------------------------------------------------------------------------------

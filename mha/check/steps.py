@@ -12,18 +12,16 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
 import torch
 
 from mha.core.attention import MultiHeadAttention
 from mha.check.projections import Roles
+from mha.check.request import Request
 from mha.check.running import Run
 from mha.check.trace import MATMUL_OPS, SDPA_OPS, SOFTMAX_OPS, Record, Recorder
 from mha.core.inputs import init_weights
-
-if TYPE_CHECKING:  # annotations only: diagnose imports this module
-    from mha.check.diagnose import Request
 
 
 BLOCKED = -1e4  # a score at or below this counts as blocked (learners write -1e9, -1e4, float('-inf'))
