@@ -2,7 +2,8 @@
 May import every layer below it; nothing below imports it.
 
 - ``frame``      the frame around every page: page config, sidebar, link box, navigation (``pages`` lists them)
-- ``controls``   the shared sidebar controls, cached computation and figures, translation ``t()``, chart words
+- ``sidebar``    the shared controls in the sidebar; ``state`` their ``Settings`` (``ViewSpec``'s fields), the view
+- ``widgets``    the one head / token picker, named choice, int input, uploader, keyed table; ``t()``, chart words
 - ``sources``    the weight sources (random, trained, pretrained, uploaded) as sidebar controls
 - ``compute``, ``runs``  cached and light computation in slots; long runs queued outside them (fair compute)
 - ``share``      links (the link box, cleaning the address), the parameters note, uploads, CSV downloads

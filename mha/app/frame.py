@@ -39,7 +39,7 @@ KOREAN_CSS = "<style>.stApp, .stApp * { word-break: keep-all !important; overflo
 def _streamlit_korean_css() -> str:
     """Streamlit's own English, written over in Korean where no option changes it: the running indicator's "Stop"
     (and "Stopping..."), every file uploader's "Upload" button. Each uploader's limits are written over by
-    ``controls.file_uploader``; what stays English is in docs/korean.md."""
+    ``widgets.file_uploader``; what stays English is in docs/korean.md."""
     status, upload = "[data-testid='stStatusWidget'] button", "[data-testid='stFileUploaderDropzone'] button p"
     return ("<style>" + _css_text(status, i18n.text("st_stop", "ko"), "14px")
             + f"{status} * {{ font-size: 0 !important; }} "

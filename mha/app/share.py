@@ -202,7 +202,7 @@ def _same_url_value(given: str, shown: str) -> bool:
 
 def _note_refused_page_values(raw: dict, bindings: dict) -> None:
     """A page control's link value that it could not use (garbage, out of range, repeated): name it, and what is
-    used instead, under the link box. (The sidebar's controls note theirs next to them: see controls._url_notes.)"""
+    used instead, under the link box. (The sidebar's controls note theirs next to them: see sidebar._url_notes.)"""
     notes = []
     for key, given in raw.items():
         if key in SHARED_KEYS or key in SELF_NOTED or key not in bindings or not given:

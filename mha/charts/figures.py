@@ -8,7 +8,7 @@ Conventions shared by every figure:
 - blocked (masked) cells are covered in grey by a transparent-elsewhere overlay, so they never look like a
   merely small weight, and no NaN is ever put in a chart.
 - every word a chart shows comes from ``words`` (a ``Words``, English by default): the pages pass the translated
-  one (``mha.app.controls.chart_words()``).
+  one (``mha.app.widgets.chart_words()``).
 """
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ _MASK_SCALE = [[0.0, "rgba(0,0,0,0)"], [0.5, "rgba(0,0,0,0)"], [0.5, MASKED_GREY
 class Words:
     """Every word a chart shows (titles, axes, hover text, colour bars, legends, annotations), English by default.
 
-    Every figure builder takes ``words=``; ``mha.app.controls.chart_words()`` builds the translated one from the catalog
+    Every figure builder takes ``words=``; ``mha.app.widgets.chart_words()`` builds the translated one from the catalog
     ``mha/strings/charts.py`` (key ``ch_<field>``). Frozen, so it is hashable and part of a cached figure's key.
     The course's identifiers (weights, scores, output, d_model, head_dim, q, k, v, QKᵀ, softmax) are not words:
     they stay as they are in every language. ``{placeholders}`` are filled with ``str.format``.

@@ -54,7 +54,7 @@ def escape_markdown(text, max_chars: int | None = None, *, code: bool = False) -
 def one_line(text, max_chars: int | None = None) -> str:
     """The characters ``escape_markdown`` shows for ``text``, without its Markdown escapes: line breaks, other
     controls and bidi overrides as one space, cut to ``max_chars``. For text that is not Markdown (a CSS ``content``
-    string: ``mha.app.controls.file_uploader`` shows an uploaded file's name with it)."""
+    string: ``mha.app.widgets.file_uploader`` shows an uploaded file's name with it)."""
     return _CONTROLS.sub(" ", str(text)) if max_chars is None else _cut(text, max_chars)
 
 

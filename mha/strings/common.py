@@ -2,7 +2,7 @@
 STRINGS = {
     "app_title": {"en": "Multi-Head Attention Playground", "ko": "멀티헤드 어텐션 놀이터"},
     "nav_home": {"en": "Home", "ko": "홈"},
-    # Streamlit's own words, written over in Korean by a style (mha.app.frame, mha.app.controls.file_uploader)
+    # Streamlit's own words, written over in Korean by a style (mha.app.frame, mha.app.widgets.file_uploader)
     "st_stop": {"en": "Stop", "ko": "중지"},
     "st_stopping": {"en": "Stopping...", "ko": "멈추는 중…"},
     "up_button": {"en": "Upload", "ko": "업로드"},
@@ -44,7 +44,7 @@ STRINGS = {
         "ko": "임베딩에 사인파 위치 벡터를 더합니다. 끄면 어텐션은 단어 순서를 구별하지 못합니다.",
     },
     "ctl_seed": {"en": "Random seed", "ko": "무작위 시드"},
-    "ctl_head": {"en": "Head", "ko": "헤드"},  # the label of every head picker (mha.app.controls.head_picker)
+    "ctl_head": {"en": "Head", "ko": "헤드"},  # the label of every head picker (mha.app.widgets.head_picker)
     "ctl_seed_help": {
         "en": "The weights and embeddings are random (untrained). Another seed gives other patterns: do not read "
               "meaning into one seed.",

@@ -1,6 +1,6 @@
 """From the learner's settings to the numbers every page draws. Pure torch + numpy: no Streamlit here.
 
-``run_view`` is what the app caches (keyed on plain values, see ``mha.app.controls``): it tokenises, embeds, builds the
+``run_view`` is what the app caches (keyed on plain values, see ``mha.app.compute``): it tokenises, embeds, builds the
 seeded module and traces it, and returns plain numpy arrays so a cached result can be copied, pickled and
 shared safely between users.
 

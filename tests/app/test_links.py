@@ -27,7 +27,7 @@ SHARED = {"lang": "ko", "text": "the cat saw the dog\n고양이가 개를 봤다
 # Controls known not to be URL-bound yet, with the page that owns them: reported as warnings, not failures, until
 # their page binds them (then delete the entry). Every other control must come back from the link.
 NOT_YET_IN_LINK: dict[str, str] = {}
-SHOWN = "_shown"  # the key suffix of the visible twin of a named_choice control (mha.app.controls)
+SHOWN = "_shown"  # the key suffix of the visible twin of a named_choice control (mha.app.widgets)
 SKIP_TYPES = {"button", "download_button", "file_uploader", "plotly_chart", "bidi_component", "text_area",
               "text_input", "chat_input", "dataframe"}
 
@@ -119,7 +119,7 @@ def test_the_link_brings_back_the_whole_view(page):
         assert params.get(key) == value, f"{key} missing from the link {params}"
     for key in changed:
         if key.endswith(SHOWN) and key.removesuffix(SHOWN) in params:
-            continue  # controls.named_choice: the buttons shown mirror a hidden control that holds the URL value
+            continue  # widgets.named_choice: the buttons shown mirror a hidden control that holds the URL value
         if before.get(key) != unchanged.get(key) and key not in params:  # (a control may fall back when another moves)
             if key in NOT_YET_IN_LINK:
                 warnings.warn(f"{key} ({NOT_YET_IN_LINK[key]}) is not in the link yet", stacklevel=1)

@@ -1,6 +1,6 @@
 """Streamlit's own English in a Korean page (#27.5): the file uploader's "Upload" and "9MB per file • PT, PTH, BIN",
 the running indicator's "Stop". Streamlit has no option for them; a style in the frame (mha.app.frame) and one per
-uploader (mha.app.controls.file_uploader) write Korean over them. What a visitor sees is the ::after text, with the
+uploader (mha.app.widgets.file_uploader) write Korean over them. What a visitor sees is the ::after text, with the
 English at font-size 0: both are measured in the page. English pages keep Streamlit's text."""
 from __future__ import annotations
 
