@@ -4,8 +4,8 @@
     python bench/abuse.py --before /tmp/mha-before     # ... and first against an older checkout, same run
     python bench/abuse.py --scenario longruns --json /tmp/abuse.json
 
-Scenarios (each on a server of its own, started by ``bench/load.py``'s ``start_server``; figures are seconds on the
-client, send -> ``script_finished``, and the server's RSS):
+Scenarios (each on a server of its own, started by ``tests/harness/server.py``'s ``start_server``; figures are seconds
+on the client, send -> ``script_finished``, and the server's RSS):
 
 - ``longruns``: 6 visitors open distinct long trainings (``/playground?source=trained&task=mixed&train_steps=3000&
   d_model=128&num_heads=16&seed=200..205``) and close their tab after 1 s; 0.5 s after them a 7th visitor opens the
@@ -36,7 +36,8 @@ import uuid
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import load  # noqa: E402  bench/load.py: the one server starter and websocket session of bench/
+import load  # noqa: E402  bench/load.py: the websocket session of bench/
+from harness.server import start_server  # noqa: E402  tests/harness (load.py puts tests/ on sys.path)
 from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
 from streamlit.proto.WidgetStates_pb2 import WidgetState  # noqa: E402
 
@@ -226,11 +227,8 @@ SCENARIOS = {"longruns": longruns, "uploads": uploads, "widgetstate": widgetstat
 
 def run_one(name: str, root: Path, args) -> dict:
     log = Path(tempfile.gettempdir()) / f"mha-abuse-{name}-{root.name}.log"
-    proc, base = load.start_server(log, root=root)
-    try:
-        result = asyncio.run(asyncio.wait_for(SCENARIOS[name](base, proc.pid, args), args.timeout))
-    finally:
-        load.stop_server(proc)
+    with start_server(log=log, root=root) as server:
+        result = asyncio.run(asyncio.wait_for(SCENARIOS[name](server.url, server.proc.pid, args), args.timeout))
     result["checkout"] = str(root)
     return result
 

@@ -27,17 +27,16 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 from pathlib import Path
 from urllib.parse import urlencode
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
+sys.path[:0] = [str(ROOT), str(ROOT / "bench"), str(ROOT / "tests")]
 
-import load  # noqa: E402  (bench/load.py: free_port, stop_server)
+from harness.chromium import launch  # noqa: E402  (tests/harness: the browser and the server, as the tests)
+from harness.server import Server, start_server  # noqa: E402
 
-CHROMIUM, CHROMIUM_ARGS = load.CHROMIUM, load.CHROMIUM_ARGS
 VIEWPORT = {"width": 1400, "height": 1000}
 TIMEOUT_MS = 120_000
 FRAME_S = 1 / 60  # the frame that shows the last change
@@ -137,9 +136,9 @@ TWO_FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimatio
 
 
 # ------------------------------------------------------------------------------------------------------- servers
-def start(script: str) -> tuple[subprocess.Popen, str]:
-    """``streamlit run <script>`` on a free loopback port (bench/load.py's starter); waits for /health."""
-    return load.start_server(script=script)
+def start(script: str) -> Server:
+    """``streamlit run <script>`` on a free loopback port (tests/harness's starter); waits for /health."""
+    return start_server(script)
 
 
 # ------------------------------------------------------------------------------------------------------- one app
@@ -298,17 +297,17 @@ def run(rounds: int, sizes: list[str], pages: list[str] | None = None, partial: 
     res = {"load_before": os.getloadavg()}
     try:
         with sync_playwright() as pw:
-            browser = load.launch_chromium(pw)
+            browser = launch(pw)
             res["chromium"] = browser.version
             res["sizes"] = {}
             for size in sizes:
-                res["sizes"][size] = measure(size, rounds, ours[1], base[1], browser, pages)
+                res["sizes"][size] = measure(size, rounds, ours.url, base.url, browser, pages)
                 if partial:  # what is measured so far survives an interrupted run
                     partial.write_text(json.dumps(res, indent=1))
             browser.close()
     finally:
-        load.stop_server(ours[0])
-        load.stop_server(base[0])
+        ours.stop()
+        base.stop()
     res["load_after"] = os.getloadavg()
     res["rounds"] = rounds
     res["summary"] = summary(res["sizes"])

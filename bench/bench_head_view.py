@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import os
 import statistics
-import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "bench")]
+sys.path[:0] = [str(ROOT / "bench"), str(ROOT / "tests")]
 
-import load  # noqa: E402  (bench/load.py: the server starter and the browser)
+from harness.chromium import goto, launch  # noqa: E402  (tests/harness: the browser and the server, as the tests)
+from harness.server import Server, start_server  # noqa: E402
 
 APP_FILE = ROOT / "tests" / "browser" / "apps" / "head_view_app.py"
 SIZES = [(16, 16), (8, 4), (64, 16), (128, 16)]  # (tokens, heads); the first is the target's
@@ -62,9 +62,9 @@ _TIME_TOGGLE = """async (root, h) => {
 }""" % _NEXT_PAINT
 
 
-def start_server() -> tuple[subprocess.Popen, str]:
-    """The head view app on a free loopback port (bench/load.py's starter)."""
-    return load.start_server(script=APP_FILE.relative_to(ROOT))
+def start_head_view() -> Server:
+    """The head view app on a free loopback port (tests/harness's starter)."""
+    return start_server(APP_FILE.relative_to(ROOT))
 
 
 def q(values: list[float], p: float) -> float:
@@ -78,16 +78,16 @@ def main(repeats: int = 60) -> None:
     sys.path.insert(0, str(ROOT))
     from mha.charts import head_view_data
 
-    proc, url = start_server()
+    server = start_head_view()
+    url = server.url
     rows = []
     try:
         with sync_playwright() as pw:
-            browser = load.launch_chromium(pw)
+            browser = launch(pw)
             version = browser.version
             for T, H in SIZES:
                 page = browser.new_page(viewport={"width": 1400, "height": 1000})
-                page.goto(f"{url}/?T={T}&H={H}")
-                page.wait_for_selector(".hv[data-ready]", timeout=60_000)
+                goto(page, f"{url}/", ready=".hv[data-ready]", T=T, H=H)
                 root = page.locator(".hv")
                 hover, base, leave = [], [], []
                 for n in range(repeats):  # alternate: a busy moment of the machine hits both
@@ -103,8 +103,7 @@ def main(repeats: int = 60) -> None:
                 page.close()
             browser.close()
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        server.stop()
 
     avg = os.getloadavg()
     print(f"Head view, headless Chromium {version}; {repeats} hovers per size; load average "

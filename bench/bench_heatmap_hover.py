@@ -20,9 +20,10 @@ import urllib.parse
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "bench")]
+sys.path[:0] = [str(ROOT / "bench"), str(ROOT / "tests")]
 
-import load  # noqa: E402  (bench/load.py: the server starter and the browser)
+from harness.chromium import launch  # noqa: E402  (tests/harness: the browser and the server, as the tests)
+from harness.server import start_server  # noqa: E402
 
 
 def words(n: int) -> str:
@@ -66,11 +67,12 @@ def main(repeats: int = 40) -> None:
     from mha.core.tokens import tokenize
     from mha.weights.view import DEFAULT_TEXT
 
-    proc, url = load.start_server()
+    server = start_server()
+    url = server.url
     rows = []
     try:
         with sync_playwright() as pw:
-            browser = load.launch_chromium(pw)
+            browser = launch(pw)
             version = browser.version
             for label, params in SIZES:
                 page = browser.new_page(viewport={"width": 1400, "height": 1000})
@@ -93,7 +95,7 @@ def main(repeats: int = 40) -> None:
                 page.close()
             browser.close()
     finally:
-        load.stop_server(proc)
+        server.stop()
 
     avg = os.getloadavg()
     print(f"Playground canvas heatmaps, headless Chromium {version}; {repeats} hovers per chart and size; load "

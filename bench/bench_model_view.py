@@ -31,8 +31,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "bench"), str(ROOT), str(ROOT / "tests")]
 
-import load  # noqa: E402
 from bench_heatmap_hover import _NEXT_PAINT, _TIME_HOVER  # noqa: E402
+from harness.chromium import launch  # noqa: E402  (tests/harness: the browser and the server, as the tests)
+from harness.server import start_server  # noqa: E402
 
 TEXT = " ".join((["the", "cat", "sat", "on", "the", "mat", ",", "a", "dog", "saw"] * 3))  # 30 words -> 32 tokens
 LAYERS, HEADS = 12, 12
@@ -132,16 +133,16 @@ def main(repeats: int = 10) -> None:
 
     folder = str(tiny_models.build("bert", Path(tempfile.mkdtemp()) / "bert12x12", d_model=96, num_heads=HEADS,
                                    layers=LAYERS, max_positions=64))
-    proc, url = load.start_server(env={"MHA_ALLOW_DOWNLOADS": "0"})
+    server = start_server(env={"MHA_ALLOW_DOWNLOADS": "0"})
     try:
         with sync_playwright() as pw:
-            browser = load.launch_chromium(pw)
+            browser = launch(pw)
             version = browser.version
             drawn = in_page(browser, repeats)
-            app = in_app(browser, url, folder, repeats)
+            app = in_app(browser, server.url, folder, repeats)
             browser.close()
     finally:
-        load.stop_server(proc)
+        server.stop()
     avg = os.getloadavg()
     print(f"Model view, headless Chromium {version}, 1400 px; {repeats} paints / loads, 40 hovers; load average "
           f"{avg[0]:.1f} / {avg[1]:.1f} / {avg[2]:.1f}\n")

@@ -29,10 +29,10 @@ import zlib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # run from anywhere without installing
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]  # run from anywhere without installing; tests/harness
 
 import torch  # noqa: E402
-from streamlit.testing.v1 import AppTest  # noqa: E402
+from harness.apptest import open_page  # noqa: E402  (tests/harness: a page opened as a direct link)
 from streamlit.testing.v1.local_script_runner import LocalScriptRunner  # noqa: E402
 
 APP = ROOT / "app.py"
@@ -90,14 +90,7 @@ class App:
 
     def __init__(self, name: str, script: Path, params: dict, page: str | None = None):
         self.name = name
-        self.at = AppTest.from_file(str(script), default_timeout=600)
-        for k, v in params.items():
-            self.at.query_params[k] = v
-        self.at.run()
-        if page:
-            self.at.switch_page(page)
-            self.at.run()
-            self.at.run()  # AppTest's first run after switch_page draws the page with the controls' defaults
+        self.at = open_page(page, params, app=script, timeout=600)  # the controls seeded from the link's parameters
         self.check(params)
 
     def check(self, params: dict) -> None:

@@ -32,13 +32,10 @@ import hashlib
 import json
 import os
 import random
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urlsplit
@@ -49,6 +46,9 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+from harness.server import start_server  # noqa: E402  tests/harness: the one server starter of tests and bench/
+
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 FINISHED = {ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY}
 WIDGET_FIELDS = ("text_area", "text_input", "selectbox", "checkbox", "button_group", "number_input", "slider",
@@ -65,12 +65,6 @@ CHANGES = [
 
 
 # ------------------------------------------------------------------------------------------------------ server
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def run_async(coro):
     """``asyncio.run(coro)``, also where this thread already runs an event loop: in one pytest process with the
     browser tests, Playwright's sync API keeps its loop running in the main thread, and ``asyncio.run`` refuses
@@ -81,59 +75,6 @@ def run_async(coro):
         return asyncio.run(coro)
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
         return pool.submit(asyncio.run, coro).result()
-
-
-def start_server(log: Path | None = None, extra: list[str] | None = None,
-                 script: str | Path = "app.py", root: Path = ROOT,
-                 env: dict | None = None) -> tuple[subprocess.Popen, str]:
-    """``streamlit run <script>`` (the app by default; a path from the project root) on a free 127.0.0.1 port
-    (headless, no file watcher, no usage stats); waits until /_stcore/health answers ok. Returns (process, base URL).
-    ``root``: the checkout to run (bench/abuse.py runs an older one beside this one); ``env``: extra variables.
-    The one server starter of bench/ (bench_browser, bench_head_view and report.py use it)."""
-    port = free_port()
-    cmd = [sys.executable, "-m", "streamlit", "run", str(script), "--server.headless", "true", "--server.port",
-           str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-           "--server.fileWatcherType", "none", *(extra or [])]
-    out = open(log, "w") if log else subprocess.DEVNULL
-    proc = subprocess.Popen(cmd, cwd=root, stdout=out, stderr=subprocess.STDOUT,
-                            env={**os.environ, **env} if env else None)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"{script}: streamlit exited with code {proc.returncode}"
-                               + (f"; see {log}" if log else ""))
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                if r.read().strip() == b"ok":
-                    return proc, url
-        except OSError:
-            time.sleep(0.2)
-    stop_server(proc)
-    raise RuntimeError(f"{script}: streamlit was not healthy after 90 s")
-
-
-CHROMIUM = "/usr/bin/chromium"  # Debian's, as tests/browser; else Playwright's own
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-
-
-def launch_chromium(pw):
-    """Headless Chromium for bench/ (``pw``: a sync_playwright()): Debian's when installed, as the browser tests."""
-    kw = {"args": CHROMIUM_ARGS, "headless": True}
-    if os.path.exists(CHROMIUM):
-        kw["executable_path"] = CHROMIUM
-    return pw.chromium.launch(**kw)
-
-
-def stop_server(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
 
 
 def rss_mb(pid: int | None) -> float | None:
@@ -620,7 +561,7 @@ def parse_args(argv=None):
 
 def run(args) -> dict:
     """Start (or use) the server, run the load, stop what was started. Returns the figures."""
-    proc = None
+    server = None
     if args.url:
         host = urlsplit(args.url).hostname
         if host not in LOOPBACK:
@@ -629,14 +570,14 @@ def run(args) -> dict:
     else:
         log = Path(tempfile.gettempdir()) / "mha-load-server.log"
         extra = [a for opt in args.server_option for a in ("--" + opt.partition("=")[0], opt.partition("=")[2])]
-        proc, args.base = start_server(log, extra)
-        args.pid = proc.pid
+        server = start_server(log=log, extra=extra)
+        args.base, args.pid = server.url, server.proc.pid
     body = {"learners": main_async, "memory": memory_async, "fairness": fairness_async}[args.scenario]
     try:
         return asyncio.run(asyncio.wait_for(body(args), args.timeout))
     finally:
-        if proc is not None:
-            stop_server(proc)
+        if server is not None:
+            server.stop()
 
 
 def main(argv=None) -> None:

@@ -20,10 +20,10 @@ import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
+sys.path[:0] = [str(ROOT), str(ROOT / "bench"), str(ROOT / "tests")]
 
 import torch  # noqa: E402
-from streamlit.testing.v1 import AppTest  # noqa: E402
+from harness.apptest import open_page  # noqa: E402  (tests/harness: a page opened as a direct link)
 from streamlit.testing.v1.local_script_runner import LocalScriptRunner  # noqa: E402
 
 _sent: dict = {}
@@ -71,13 +71,9 @@ def main(argv=None) -> None:
     warnings.filterwarnings("ignore")
     torch.set_num_threads(1)
     n = 128 if args.size == "128" else 5
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
-    if args.size == "128":
-        at.query_params.update(text=words(128, "w"), d_model="256", num_heads="16")
-    at.run()
+    params = {"text": words(128, "w"), "d_model": "256", "num_heads": "16"} if args.size == "128" else {}
     start = "pages/playground.py" if args.change == "switch" else f"pages/{args.page}.py"
-    at.switch_page(start)
-    at.run()
+    at = open_page(start, params, timeout=600)
     at.run()
     heads = (16, 8) if args.size == "128" else (4, 2)
 

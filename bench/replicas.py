@@ -32,7 +32,8 @@ from urllib.parse import urlencode, urlsplit
 import websockets
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import load  # noqa: E402  (bench/load.py: the session protocol, the server starter)
+import load  # noqa: E402  (bench/load.py: the session protocol)
+from harness.server import free_port, start_server  # noqa: E402  tests/harness (load.py puts tests/ on sys.path)
 
 ROOT = load.ROOT
 RUN_LOCAL = ROOT / "deploy" / "run_local.sh"
@@ -44,7 +45,7 @@ def _free_ports(n: int) -> int:
     import socket
 
     for _ in range(50):
-        first = load.free_port()
+        first = free_port()
         socks = []
         try:
             for i in range(n):
@@ -76,7 +77,7 @@ class Replicas:
                 os.access(os.path.join(d, "nginx"), os.X_OK) for d in os.environ.get("PATH", "").split(":"))):
             raise RuntimeError("nginx is not installed (Debian: apt-get install nginx)")
         run_dir = Path(run_dir or tempfile.mkdtemp(prefix="mha-replicas-"))
-        first, proxy = _free_ports(n), load.free_port()
+        first, proxy = _free_ports(n), free_port()
         env = {**os.environ, "MHA_RUN_DIR": str(run_dir), "MHA_REPLICA_PORT": str(first), "PYTHON": sys.executable}
         log = open(run_dir / "run_local.out", "w")
         proc = subprocess.Popen(["bash", str(RUN_LOCAL), str(n), str(proxy)], cwd=ROOT, env=env, stdout=log,
@@ -210,14 +211,11 @@ def compare(args) -> dict:
     other in this run."""
     out = {"learners": args.learners, "think_s": list(args.think), "ramp_s": args.ramp, "replicas": args.replicas,
            "cores": os.cpu_count(), "load_avg_before": os.getloadavg()[0]}
-    proc, base = load.start_server(Path(tempfile.gettempdir()) / "mha-replicas-single.log")
-    try:
-        cpu0 = load.cpu_seconds(proc.pid)
-        out["one_process"] = asyncio.run(classroom(base, args, args.seed))
-        cpu1 = load.cpu_seconds(proc.pid)
+    with start_server(log=Path(tempfile.gettempdir()) / "mha-replicas-single.log") as server:
+        cpu0 = load.cpu_seconds(server.proc.pid)
+        out["one_process"] = asyncio.run(classroom(server.url, args, args.seed))
+        cpu1 = load.cpu_seconds(server.proc.pid)
         out["one_process"]["server_cpu_s"] = cpu1 - cpu0 if cpu0 is not None and cpu1 is not None else None
-    finally:
-        load.stop_server(proc)
     if args.one_process_only:
         out["load_avg_after"] = os.getloadavg()[0]
         return out

@@ -49,15 +49,16 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "bench"
-sys.path[:0] = [str(ROOT), str(BENCH)]
+sys.path[:0] = [str(ROOT), str(BENCH), str(ROOT / "tests")]
 
 import torch  # noqa: E402
 
 import load  # noqa: E402  (bench/load.py)
+from harness.chromium import goto, launch, wait_app_idle  # noqa: E402  (tests/harness: browser and server)
+from harness.server import start_server  # noqa: E402
 
 PAYLOAD_TOKENS = (16, 128, 512)
 PAYLOAD_HEADS, PAYLOAD_D_MODEL = 16, 256  # the heaviest case the payload target of issue 3 names
-CHROMIUM, CHROMIUM_ARGS = load.CHROMIUM, load.CHROMIUM_ARGS
 VIEWPORT = {"width": 1400, "height": 1000}
 RESULTS = Path(tempfile.gettempdir()) / "mha-report.json"  # the raw figures of the last run (see --render)
 
@@ -154,27 +155,9 @@ def builder_payloads() -> dict:
 
 
 # -------------------------------------------------------------------------------------------------- browser
-def _launch_browser(pw):
-    return load.launch_chromium(pw)
-
-
-def _wait_idle(page, timeout_ms: int = 120_000) -> None:
-    app = "[data-testid='stApp']"
-    page.wait_for_selector(f"{app}[data-test-connection-state='CONNECTED']", timeout=timeout_ms)
-    page.wait_for_selector(f"{app}[data-test-script-state='notRunning']", timeout=timeout_ms)
-    page.wait_for_function(_CHARTS_DRAWN, timeout=timeout_ms, polling=50)
-
-
-# Every chart drawn: each Plotly chart has its plot area, each canvas heatmap (mha.app.components.heatmap_view, in a
-# component's
-# shadow root) has drawn its payload (data-ready); at least one chart of either kind.
+# Every canvas heatmap (mha.app.components.heatmap_view, in a component's shadow root) in the page.
 _CANVASES = ("() => [...document.querySelectorAll('*')].filter(e => e.shadowRoot)"
              ".flatMap(e => [...e.shadowRoot.querySelectorAll('.hm')])")
-_CHARTS_DRAWN = f"""() => {{
-  const plots = [...document.querySelectorAll("[data-testid='stPlotlyChart']")], canvases = ({_CANVASES})();
-  return plots.length + canvases.length > 0 && plots.every(c => c.querySelector('.main-svg .cartesianlayer'))
-         && canvases.every(h => h.dataset.ready);
-}}"""
 
 
 def click_to_repaint(clicks: int) -> dict:
@@ -187,15 +170,14 @@ def click_to_repaint(clicks: int) -> dict:
     n = len(tokenize(DEFAULT_TEXT).tokens)
     cells = [(i, j) for i in range(n) for j in range(n) if (i, j) != (0, 0)]
     cells = [cells[(k * 7) % len(cells)] for k in range(clicks)]  # spread over the matrix, each new
-    proc, base = load.start_server()
+    server = start_server()
     times = []
     try:
         with sync_playwright() as pw:
-            browser = _launch_browser(pw)
+            browser = launch(pw)
             version = browser.version
             page = browser.new_context(viewport=VIEWPORT, locale="en-US").new_page()
-            page.goto(f"{base}/playground")
-            _wait_idle(page)
+            goto(page, f"{server.url}/playground", timeout_ms=120_000)
             chart = page.locator(".st-key-one_head_chart .hm")  # the enlarged head's canvas (heatmap_view)
             for i, j in [(1, 1)] + cells:  # the first click warms up (the fragment)
                 chart.locator("canvas").first.scroll_into_view_if_needed()
@@ -209,10 +191,10 @@ def click_to_repaint(clicks: int) -> dict:
                     ".some(e => e.innerText.includes(a) && e.innerText.includes(b))",
                     arg=[f"(position {i}) → key", f"(position {j}):"], timeout=30_000, polling="raf")
                 times.append(time.perf_counter() - t0)
-                _wait_idle(page)
+                wait_app_idle(page, timeout_ms=120_000)
             browser.close()
     finally:
-        load.stop_server(proc)
+        server.stop()
     times = times[1:]
     return {"median_s": statistics.median(times), "min_s": min(times), "max_s": max(times), "clicks": len(times),
             "chromium": version}
@@ -225,21 +207,21 @@ def cold_start(repeats: int) -> dict:
 
     healthy, painted = [], []
     with sync_playwright() as pw:
-        browser = _launch_browser(pw)
+        browser = launch(pw)
         for _ in range(repeats):
             t0 = time.perf_counter()
-            proc, base = load.start_server()  # returns once /_stcore/health answers
+            server = start_server()  # returns once /_stcore/health answers
             try:
                 healthy.append(time.perf_counter() - t0)
                 context = browser.new_context(viewport=VIEWPORT, locale="en-US")
                 page = context.new_page()
-                page.goto(f"{base}/playground")
+                page.goto(f"{server.url}/playground")
                 page.wait_for_function(f"() => ({_CANVASES})().some(h => h.dataset.ready)", timeout=180_000,
                                        polling="raf")  # the grid's canvas has drawn its cells
                 painted.append(time.perf_counter() - t0)
                 context.close()
             finally:
-                load.stop_server(proc)
+                server.stop()
         browser.close()
     return {"healthy_s": statistics.median(healthy), "painted_s": statistics.median(painted),
             "painted_all_s": painted, "repeats": repeats}

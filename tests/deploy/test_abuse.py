@@ -1,5 +1,5 @@
-"""The floods of issue #23 on loopback, against a real ``streamlit run app.py`` (bench/load.py's server and websocket
-session, the one harness of tests and bench): each bounded to a few seconds, asserting that a bystander still gets
+"""The floods of issue #23 on loopback, against a real ``streamlit run app.py`` (tests/harness's server, bench/load.py's
+websocket session): each bounded to a few seconds, asserting that a bystander still gets
 its view, that the server's memory stays bounded and what the attacker is told. Marked ``slow`` (one server for the
 file): ``pytest -m "not slow"`` skips them. The times are in bench/abuse.py and bench/REPORT.md, not here."""
 from __future__ import annotations
@@ -14,6 +14,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 import abuse  # noqa: E402  bench/abuse.py
 import load  # noqa: E402  bench/load.py
+from harness.server import start_server  # noqa: E402
 
 pytestmark = pytest.mark.slow
 TIMEOUT = 120.0  # a run slower than this fails (a busy machine: never a timing assertion)
@@ -22,15 +23,13 @@ RSS_BOUND_MB = 800  # the issue's target for every flood
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    proc, base = load.start_server(tmp_path_factory.mktemp("abuse") / "server.log")
-    try:
+    with start_server(log=tmp_path_factory.mktemp("abuse") / "server.log") as s:
+        base = s.url
         load.run_async(_served(base))  # torch imported, the default view cached: what a classroom server looks like
         # One short training: its first optimizer step imports torch._dynamo (seconds on a busy machine, once per
         # process, and no step group can stop an import).
         load.run_async(_served(base, "playground", {"source": "trained", "task": "previous", "train_steps": "3"}))
-        yield base, proc.pid
-    finally:
-        load.stop_server(proc)
+        yield base, s.proc.pid
 
 
 async def _served(base: str, page: str = "playground", query: dict | None = None) -> load.Session:

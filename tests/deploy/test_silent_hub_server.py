@@ -12,6 +12,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 import load  # noqa: E402
+from harness.server import start_server  # noqa: E402
 from silent_hub import TIMEOUT_S, SilentHub  # noqa: E402
 
 pytestmark = pytest.mark.slow
@@ -26,7 +27,8 @@ def test_a_silent_hub_behind_a_real_server(monkeypatch, tmp_path):
     monkeypatch.setenv("MHA_PUBLIC", "1")
     monkeypatch.setenv("MHA_ALLOW_DOWNLOADS", "1")  # the short list may download: the default model is on it
     monkeypatch.setenv("MHA_HUB_TIMEOUT", str(TIMEOUT_S))
-    proc, base = load.start_server(tmp_path / "server.log")
+    server = start_server(log=tmp_path / "server.log")
+    base = server.url
     try:
         async def visit() -> load.Run:
             tab = load.Session(base, "playground", dict(LINK))
@@ -42,5 +44,5 @@ def test_a_silent_hub_behind_a_real_server(monkeypatch, tmp_path):
         assert f"did not answer within {TIMEOUT_S} s" in second.problem.replace("\\", "")
         assert len(hub.connections) == asked  # remembered for every visitor of the server
     finally:
-        load.stop_server(proc)
+        server.stop()
         hub.close()
