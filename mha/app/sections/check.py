@@ -1,7 +1,7 @@
-"""The Check your code page's sections (pages/check.py lays them out): the editor with its examples, upload and link;
-the Check button, which hands the code to the sandboxed worker (``mha.check.worker.run_check``) on a thread of its
-own; and the answer: a refusal next to the editor, the verdict, both tensors of the first step that differs, the
-shape trace, the bug and its fix, the checks that need no reference, a crash explained.
+"""The Check your code page (``page``, which pages/check.py calls) and its sections: the editor with its examples,
+upload and link; the Check button, which hands the code to the sandboxed worker (``mha.check.worker.run_check``) on a
+thread of its own; and the answer: a refusal next to the editor, the verdict, both tensors of the first step that
+differs, the shape trace, the bug and its fix, the checks that need no reference, a crash explained.
 
 The learner's code is never run here: it is text, shown only through ``st.code`` / ``st.text_area`` or escaped by
 ``mha.core.markup.escape_markdown`` (the one helper) when a message quotes it. Streamlit glue only.
@@ -21,7 +21,8 @@ import streamlit as st
 
 from mha.charts import figures
 from mha.core import i18n
-from mha.app.state import CUSTOM_WEIGHTS_KEY
+from mha.app import frame
+from mha.app.state import CUSTOM_WEIGHTS_KEY, current_view, settings
 from mha.app.widgets import chart_words, file_uploader, hide, lang, t
 from mha.check import code_link, examples
 from mha.core.errors import LearnerError
@@ -558,3 +559,32 @@ def link_section() -> None:
         link = st.session_state.get("_share_link")
         if link:
             st.code(link, language="text", wrap_lines=True)
+
+
+@frame.page
+def page() -> None:
+    """A learner's class checked against the course's module on the sidebar's sentence."""
+    st.title(f"🩺 {t('ck_title')}")
+    st.markdown(t("ck_intro"))
+    if not enabled():
+        st.info(t("ck_off"), icon="🔒")
+        st.stop()
+    warm()
+    view = current_view()
+    if view is None:
+        st.stop()
+    s = settings()
+    if view.is_cross:
+        st.caption(t("ck_cross"))
+    if s.source != "random" or uploaded_weights():
+        st.caption(t("ck_source"))
+
+    link_holder()  # before the editor: a link's code goes into it
+    example_buttons()
+    upload()
+    code = editor()
+    request = request_for(view, s)
+    check_button(code, request)
+    answer_area(code, request)  # right under the editor: a refusal, else the verdict and what follows
+    numbered(code)
+    link_section()
