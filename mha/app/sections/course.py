@@ -1,6 +1,7 @@
-"""The sections of "Follow the course" (pages/course.py): the step picker in the link, Back / Next, predict then
-reveal, and one function per step that lays out the views of ``mha.lessons.course`` with the app's existing charts (the
-canvas heatmaps, explain's cell breakdown, the lab's figures, the Playground's head outputs)."""
+"""The "Follow the course" page (``page``, which pages/course.py calls) and its sections: the step picker in the
+link, Back / Next, predict then reveal, and one function per step that lays out the views of ``mha.lessons.course``
+with the app's existing charts (the canvas heatmaps, explain's cell breakdown, the lab's figures, the Playground's head
+outputs)."""
 from __future__ import annotations
 
 import urllib.parse
@@ -13,7 +14,7 @@ from mha.lessons import course, explain
 from mha.charts import figures, heatmap_data
 from mha.charts import explain as xf
 from mha.app.sections import explain as steps
-from mha.app import runs
+from mha.app import frame, runs
 from mha.app.compute import SEEDED, view as compute_view
 from mha.app.compute import cached_figure
 from mha.app.state import settings
@@ -343,3 +344,15 @@ def show_step(number: int) -> None:
     SECTIONS[step](v)
     playground_link(step)
 
+
+@frame.page
+def page() -> None:
+    """The course's questions one step at a time, on the learner's sentence; the step is in the link."""
+    st.title(f"🎓 {t('co_title')}")
+    s = settings()
+    first_line = (s.text or "").strip().splitlines()[0] if (s.text or "").strip() else ""
+    st.caption(t("co_intro", sentence=escape_markdown(first_line, 80)))
+    step = step_picker()
+    show_step(step)
+    st.divider()
+    back_next(step)
