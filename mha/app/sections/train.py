@@ -1,6 +1,7 @@
 """The Train page's pieces (Streamlit layer): the training controls, the live run, the trained heads on the learner's
 own sentence, how close each head got, the two lessons (input layout; previous-and-next with 1 head vs 2), the link
-that opens every page on these trained weights and the ``.pt`` download. ``pages/train.py`` calls them in order.
+that opens every page on these trained weights and the ``.pt`` download. ``page`` (which ``pages/train.py`` calls)
+calls them in order.
 
 Training and its record come from ``mha.weights.train`` / ``mha.weights.train_runs``, the curves from ``mha.charts.train``, the
 heatmaps from ``mha.charts.figures``; the live UI (progress, Stop, snapshots, cache) is ``mha.app.sections.live``.
@@ -17,10 +18,11 @@ from mha.charts import figures
 from mha.weights import train as tr
 from mha.charts import train as tf
 from mha.weights import train_runs as runs
+from mha.app import frame
 from mha.app.sections import live
 from mha.app.compute import SEEDED, cached
 from mha.app.compute import cached_figure
-from mha.app.state import Settings
+from mha.app.state import Settings, settings
 from mha.app.widgets import chart_words, int_input, named_choice, t, weights_scale
 from mha.weights.view import text_batch
 from mha.core.tokens import TextError, display_labels
@@ -232,3 +234,30 @@ def compare_heads(c: tr.TrainConfig, tokens, labels) -> None:
     roles = ", ".join(t("tp_head_match", head=s.head, pattern=t(f"tr_pattern_{s.slot}"), score=f"{s.score:.2f}")
                       for s in two.slots)
     st.markdown(t("tp_compare_result", one=f"{final[1]:.2g}", two=f"{final[2]:.2g}", roles=roles))
+
+
+@frame.page
+def page() -> None:
+    """Train the course's module on a small copying task, live; its heads on the learner's own sentence."""
+    st.title(t("tp_title"))
+    st.markdown(t("tp_intro"))
+    s = settings()
+    config = controls()
+    describe(config)
+    found = probe(s)  # no st.stop(): the frame's link checks run after the page
+    if found is not None:
+        tokens, labels = found
+        st.caption(t("tp_probe", n=len(tokens)))
+        outcome = train_live(config, tokens, labels)
+        if outcome is None:
+            st.info(t("tp_press_train"), icon="▶️")
+        else:
+            show(outcome, tokens, labels)
+            share_and_export(outcome.result, s.lang)
+
+    st.divider()
+    st.subheader(t("tp_layout_title"))
+    st.markdown(t("tp_layout_text"))
+    if found is not None:
+        st.divider()
+        compare_heads(config, tokens, labels)
