@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))  # run from anywhere without installing
 
 from mha import MultiHeadAttention, causal_mask  # noqa: E402
 from mha.lessons.induction import (  # noqa: E402
-    InductionConfig, InductionModel, find_phase_change, make_batch, next_token_loss,
+    InductionConfig, InductionModel, find_phase_change, repeat_batch, next_token_loss,
     train_steps)
 
 SETTLE = 40
@@ -69,7 +69,7 @@ def plain_steps(model: nn.Module, c: InductionConfig, steps: int) -> tuple[float
     optimizer = torch.optim.Adam(model.parameters(), lr=c.lr)
     w0, p0 = clocks()
     for _ in range(steps):
-        batch = make_batch(data, c.batch_size, c.seq_len, c.block_len, c.vocab_size)
+        batch = repeat_batch(data, c.batch_size, c.seq_len, c.block_len, c.vocab_size)
         loss = next_token_loss(model(batch.tokens), batch.tokens)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()

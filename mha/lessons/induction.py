@@ -9,7 +9,7 @@ The model is attention only (Elhage et al. 2021, "A Mathematical Framework for T
 
 ``layers[0]`` and ``layers[1]`` are ``mha.MultiHeadAttention``, so each layer's state_dict loads into the course's
 class (``export_layers``). The data are random tokens with one random block written a second time at a random later
-place (``make_batch``): the tokens of the copy can only be predicted by finding where the current token appeared
+place (``repeat_batch``): the tokens of the copy can only be predicted by finding where the current token appeared
 before and reading the token after it, because *where* the copy starts changes from sequence to sequence (with a
 fixed offset a purely positional head solves it without any induction).
 
@@ -22,9 +22,9 @@ shifted by one position (K-composition).
 Main entry points:
     config = InductionConfig(seed=0)                 # every setting; deterministic for (config) on CPU
     for cp in train_steps(config): ...               # a Checkpoint every config.report_every steps (stop = break)
-    run = train(config, on_checkpoint=...)           # the same, collected; the callback returns True to stop
+    run = train_run(config, on_checkpoint=...)       # the same, collected; the callback returns True to stop
     find_phase_change(run.losses, vocab_size=64)     # where the plateau ends and the drop happens
-    ablate(run.model, head=h)                        # a layer-1 head off: induction score and copy loss, on / off
+    ablate_head(run.model, head=h)                   # a layer-1 head off: induction score and copy loss, on / off
     ablate_each(run.model)                           # ... for every layer-1 head
     tt = map_text("the cat sat on the mat.")         # words -> token ids (documented in ``word_id``), repeated
     att = attend_text(run.model, tt)                 # layer-1 and layer-2 attention weights (H, T, T) on it
@@ -44,9 +44,10 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from mha.core.attention import AttentionTrace, MultiHeadAttention
-from mha.weights.export import state_dict_bytes
 from mha.core.masks import causal_mask
 from mha.core.tokens import tokenize
+from mha.lessons.heads import head_mask_for
+from mha.weights.export import state_dict_bytes
 
 EVAL_SEED = 20_221_208  # the held-out sequences: one fixed set for every training seed, never trained on
 NUM_LAYERS = 2
@@ -176,7 +177,7 @@ class InductionModel(nn.Module):
 
 # ---------------------------------------------------------------------------------------------------------- the data
 @dataclass(frozen=True)
-class Batch:
+class RepeatBatch:
     tokens: torch.Tensor  # (B, T) int64
     first: torch.Tensor  # (B,) where the block starts
     second: torch.Tensor  # (B,) where its copy starts (second >= first + block_len: the two never overlap)
@@ -196,8 +197,8 @@ def _block_starts(seq_len: int, block_len: int) -> torch.Tensor:
     return torch.tensor(pairs, dtype=torch.long)
 
 
-def make_batch(generator: torch.Generator, batch_size: int, seq_len: int = 32, block_len: int = 12,
-               vocab_size: int = 64) -> Batch:
+def repeat_batch(generator: torch.Generator, batch_size: int, seq_len: int = 32, block_len: int = 12,
+                 vocab_size: int = 64) -> RepeatBatch:
     """Uniform random tokens; in each sequence one block of ``block_len`` tokens is written again later. Where the
     block and its copy start is drawn uniformly from every placement that fits, so position alone cannot find it."""
     tokens = torch.randint(0, vocab_size, (batch_size, seq_len), generator=generator)  # (B, T)
@@ -205,13 +206,13 @@ def make_batch(generator: torch.Generator, batch_size: int, seq_len: int = 32, b
     first, second = pairs[torch.randint(0, len(pairs), (batch_size,), generator=generator)].unbind(1)  # (B,) each
     j = torch.arange(block_len)
     tokens.scatter_(1, second[:, None] + j, tokens.gather(1, first[:, None] + j))
-    return Batch(tokens=tokens, first=first, second=second, block_len=block_len)
+    return RepeatBatch(tokens=tokens, first=first, second=second, block_len=block_len)
 
 
-def eval_batch(config: InductionConfig) -> Batch:
+def eval_batch(config: InductionConfig) -> RepeatBatch:
     """The held-out sequences of a config: drawn from EVAL_SEED, so the same for every training seed."""
-    return make_batch(torch.Generator().manual_seed(EVAL_SEED), config.eval_size, config.seq_len, config.block_len,
-                      config.vocab_size)
+    return repeat_batch(torch.Generator().manual_seed(EVAL_SEED), config.eval_size, config.seq_len,
+                        config.block_len, config.vocab_size)
 
 
 # -------------------------------------------------------------------------------------------------------- the scores
@@ -221,7 +222,7 @@ def next_token_loss(logits: torch.Tensor, tokens: torch.Tensor) -> torch.Tensor:
     return F.cross_entropy(logits[:, :-1].reshape(-1, V), tokens[:, 1:].reshape(-1))
 
 
-def copy_loss(logits: torch.Tensor, batch: Batch) -> float:
+def copy_loss(logits: torch.Tensor, batch: RepeatBatch) -> float:
     """Mean cross-entropy on the predictable tokens only: the 2nd .. last token of the copy (nats)."""
     queries, _ = batch.copy_positions()  # (B, L-1)
     rows = torch.arange(batch.tokens.size(0))[:, None]
@@ -229,7 +230,7 @@ def copy_loss(logits: torch.Tensor, batch: Batch) -> float:
                                  batch.tokens[rows, queries + 1].reshape(-1)))
 
 
-def induction_scores(weights: torch.Tensor, batch: Batch) -> np.ndarray:
+def induction_scores(weights: torch.Tensor, batch: RepeatBatch) -> np.ndarray:
     """(H,) per layer-2 head: its mean attention weight, from each predictable query in the copy, on the key just
     after the previous occurrence of the query's token. 1 = a perfect induction head; about 1 / (position + 1) for a
     head that spreads evenly. ``weights``: (B, H, T, T)."""
@@ -245,7 +246,7 @@ def previous_token_scores(weights: torch.Tensor) -> np.ndarray:
     return weights[:, :, t, t - 1].mean(dim=(0, 2)).numpy().astype(np.float64)  # (B, H, T-1) -> (H,)
 
 
-def duplicate_token_scores(weights: torch.Tensor, batch: Batch) -> np.ndarray:
+def duplicate_token_scores(weights: torch.Tensor, batch: RepeatBatch) -> np.ndarray:
     """(H,) per layer-1 head: its mean attention weight, from each predictable query in the copy, on the earlier
     occurrence of the same token. Some seeds grow this instead of a previous-token head: layer 1 then finds the
     earlier occurrence by content and layer 2 reads the position after it (Q-composition instead of K-composition).
@@ -264,7 +265,7 @@ class Measurement:
     duplicate_token_scores: np.ndarray  # (H,) layer-1 heads
 
 
-def measure(model: InductionModel, batch: Batch,
+def measure(model: InductionModel, batch: RepeatBatch,
             head_masks: Optional[Sequence[Optional[torch.Tensor]]] = None) -> Measurement:
     """Losses and scores on held-out sequences (no gradient)."""
     with torch.no_grad():
@@ -323,7 +324,7 @@ def train_steps(config: InductionConfig = InductionConfig(), *,
     resumed = time.perf_counter()
     losses: list[float] = []
     for step in range(1, config.steps + 1):
-        batch = make_batch(data, config.batch_size, config.seq_len, config.block_len, config.vocab_size)
+        batch = repeat_batch(data, config.batch_size, config.seq_len, config.block_len, config.vocab_size)
         loss = next_token_loss(model(batch.tokens), batch.tokens)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
@@ -404,8 +405,8 @@ class InductionRun:
         return model.eval()
 
 
-def train(config: InductionConfig = InductionConfig(), *,
-          on_checkpoint: Optional[Callable[[Checkpoint], Optional[bool]]] = None) -> InductionRun:
+def train_run(config: InductionConfig = InductionConfig(), *,
+              on_checkpoint: Optional[Callable[[Checkpoint], Optional[bool]]] = None) -> InductionRun:
     """``train_steps`` collected into an InductionRun: the callback form (as ``mha.weights.train.train``).
     ``on_checkpoint`` is called with each Checkpoint (e.g. to draw the loss curve live); returning True stops
     training there, and the run's last checkpoint then keeps the parameters (``run.stopped`` is True)."""
@@ -492,7 +493,7 @@ def find_phase_change(losses: Sequence[float], *, vocab_size: int = 64, window: 
 
 # ---------------------------------------------------------------------------------------------------------- ablation
 @dataclass(frozen=True)
-class Ablation:
+class InductionAblation:
     layer: int  # 0 = layer 1
     head: int  # the head switched off
     on: Measurement  # every head on
@@ -504,8 +505,8 @@ class Ablation:
         return float(self.on.induction_scores.max() - self.off.induction_scores.max())
 
 
-def ablate(model: InductionModel, head: int, *, layer: int = 0, batch: Optional[Batch] = None,
-           config: Optional[InductionConfig] = None) -> Ablation:
+def ablate_head(model: InductionModel, head: int, *, layer: int = 0, batch: Optional[RepeatBatch] = None,
+                config: Optional[InductionConfig] = None) -> InductionAblation:
     """Switch one head off (``trace(head_mask=...)``, parameters untouched) and measure on held-out sequences
     (``batch``, by default ``eval_batch`` of ``config`` or of the model's sizes)."""
     if not (0 <= layer < NUM_LAYERS):
@@ -513,31 +514,29 @@ def ablate(model: InductionModel, head: int, *, layer: int = 0, batch: Optional[
     if not (0 <= head < model.num_heads):
         raise ValueError(f"head must be from 0 to {model.num_heads - 1}, got {head}.")
     batch = batch if batch is not None else _default_batch(model, config)
-    return Ablation(layer=layer, head=head, on=measure(model, batch),
-                    off=measure(model, batch, heads_off(model, layer, [head])))
+    return InductionAblation(layer=layer, head=head, on=measure(model, batch),
+                             off=measure(model, batch, layer_head_masks(model, layer, [head])))
 
 
-def heads_off(model: InductionModel, layer: int, heads: Sequence[int]) -> list[Optional[torch.Tensor]]:
-    """``head_masks`` for ``InductionModel.run`` / ``attend_text`` with ``heads`` of ``layer`` (0 = layer 1) off."""
-    bad = [h for h in heads if not 0 <= h < model.num_heads]
-    if bad or not 0 <= layer < NUM_LAYERS:
-        raise ValueError(f"heads must be from 0 to {model.num_heads - 1} and layer 0 or 1, got heads {list(heads)} "
-                         f"of layer {layer}.")
+def layer_head_masks(model: InductionModel, layer: int, heads_off: Sequence[int]) -> list[Optional[torch.Tensor]]:
+    """``head_masks`` for ``InductionModel.run`` / ``attend_text``: ``heads_off`` of ``layer`` (0 = layer 1) off,
+    every other head on (the (H,) mask of one layer is ``mha.lessons.heads.head_mask_for``'s)."""
+    if not 0 <= layer < NUM_LAYERS:
+        raise ValueError(f"layer must be 0 (layer 1) or 1 (layer 2), got {layer}.")
     masks: list[Optional[torch.Tensor]] = [None] * NUM_LAYERS
-    masks[layer] = torch.ones(model.num_heads)
-    masks[layer][list(heads)] = 0.0
+    masks[layer] = head_mask_for(model.num_heads, heads_off)  # (H,) 1 = kept; unknown heads raise
     return masks
 
 
-def ablate_each(model: InductionModel, *, layer: int = 0, batch: Optional[Batch] = None,
-                config: Optional[InductionConfig] = None) -> tuple[Ablation, ...]:
-    """``ablate`` for every head of one layer, in head order. The layer-1 head whose ablation lowers the induction
-    score most is the one layer 2 builds on (``max(..., key=lambda a: a.induction_drop)``)."""
+def ablate_each(model: InductionModel, *, layer: int = 0, batch: Optional[RepeatBatch] = None,
+                config: Optional[InductionConfig] = None) -> tuple[InductionAblation, ...]:
+    """``ablate_head`` for every head of one layer, in head order. The layer-1 head whose ablation lowers the
+    induction score most is the one layer 2 builds on (``max(..., key=lambda a: a.induction_drop)``)."""
     batch = batch if batch is not None else _default_batch(model, config)
-    return tuple(ablate(model, h, layer=layer, batch=batch) for h in range(model.num_heads))
+    return tuple(ablate_head(model, h, layer=layer, batch=batch) for h in range(model.num_heads))
 
 
-def _default_batch(model: InductionModel, config: Optional[InductionConfig]) -> Batch:
+def _default_batch(model: InductionModel, config: Optional[InductionConfig]) -> RepeatBatch:
     if config is None:
         config = InductionConfig(vocab_size=model.vocab_size, d_model=model.d_model, num_heads=model.num_heads,
                                  seq_len=model.seq_len, block_len=min(InductionConfig.block_len, model.seq_len // 2))

@@ -36,7 +36,7 @@ class TextView:
     text: ind.TextTokens
     attention: ind.TextAttention  # every head on
     ablated: ind.TextAttention  # the layer-1 head ``builds_on`` off
-    builds_on: ind.Ablation  # on / off measurements on held-out sequences
+    builds_on: ind.InductionAblation  # on / off measurements on held-out sequences
     roles: tuple[tuple[HeadRole, ...], ...]  # per layer, per head
     query: int
     target: Optional[int]  # the key an induction head should attend to from ``query`` (None: no earlier copy)
@@ -90,7 +90,7 @@ def text_view(run: ind.InductionRun, step: int, text: str, query: Optional[int] 
     measured = checkpoint_at(run, step).measured
     on = ind.attend_text(model, tokens)
     abl = max(ind.ablate_each(model, config=c), key=lambda a: a.induction_drop)
-    off = ind.attend_text(model, tokens, ind.heads_off(model, 0, [abl.head]))
+    off = ind.attend_text(model, tokens, ind.layer_head_masks(model, 0, [abl.head]))
     named = roles(measured, on.weights, query, (on.previous_token_scores, on.induction_scores))
     enlarged, strongest = strongest_induction(named[1], on.induction_scores)
     return TextView(text=tokens, attention=on, ablated=off, builds_on=abl, roles=named, query=query,

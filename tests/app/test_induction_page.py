@@ -19,7 +19,7 @@ TEXT = "the cat sat on a mat ."  # 7 distinct tokens: each query of the second c
 
 @pytest.fixture(scope="module")
 def short_run() -> ind.InductionRun:
-    return ind.train(ind.InductionConfig(steps=20, report_every=10, snapshot_every=10))
+    return ind.train_run(ind.InductionConfig(steps=20, report_every=10, snapshot_every=10))
 
 
 def test_text_view_reads_a_snapshot(short_run):
@@ -43,7 +43,7 @@ def test_text_view_reads_a_snapshot(short_run):
 
 def test_ablated_head_is_off_in_the_ablated_view(short_run):
     tv = iv.text_view(short_run, 20, TEXT)
-    again = ind.attend_text(short_run.model, tv.text, ind.heads_off(short_run.model, 0, [tv.builds_on.head]))
+    again = ind.attend_text(short_run.model, tv.text, ind.layer_head_masks(short_run.model, 0, [tv.builds_on.head]))
     np.testing.assert_allclose(tv.ablated.weights[1], again.weights[1])
     drops = [a.induction_drop for a in ind.ablate_each(short_run.model)]
     assert tv.builds_on.induction_drop == pytest.approx(max(drops))

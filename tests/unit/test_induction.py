@@ -11,9 +11,27 @@ import numpy as np
 import pytest
 import torch
 
-from mha.lessons.induction import (EVAL_SEED, InductionConfig, InductionModel, PhaseChange, attend_text, eval_batch,
-    export_layers, find_phase_change, induction_target, make_batch, map_text, measure, points_to, train, train_steps,
-    word_id, ablate, ablate_each, heads_off)
+from mha.lessons.induction import (
+    EVAL_SEED,
+    InductionConfig,
+    InductionModel,
+    PhaseChange,
+    ablate_each,
+    ablate_head,
+    attend_text,
+    eval_batch,
+    export_layers,
+    find_phase_change,
+    induction_target,
+    layer_head_masks,
+    map_text,
+    measure,
+    points_to,
+    repeat_batch,
+    train_run,
+    train_steps,
+    word_id,
+)
 from tests.course_mha import MultiHeadAttention as CourseMultiHeadAttention
 
 SETTLE = 40  # steps trained after the induction score first passes 0.5, so the drop is in the loss curve too
@@ -37,7 +55,7 @@ def train_until_induction(config: InductionConfig):
             seen["hit"] = cp.step
         return seen["hit"] is not None and cp.step >= seen["hit"] + SETTLE  # True: stop
 
-    run = train(config, on_checkpoint=on_checkpoint)
+    run = train_run(config, on_checkpoint=on_checkpoint)
     return run, seen["hit"]
 
 
@@ -85,7 +103,7 @@ def test_ablating_the_previous_token_head_removes_induction(trained):
     measured = measure(model, eval_batch(config))
     prev_head = int(np.argmax(measured.previous_token_scores))
     assert measured.previous_token_scores[prev_head] >= 0.4, "the default seed grows a previous-token head"
-    ab = ablate(model, prev_head, config=config)
+    ab = ablate_head(model, prev_head, config=config)
     np.testing.assert_allclose(ab.on.induction_scores, measured.induction_scores, atol=1e-6)
     assert ab.off.induction_scores.max() < ab.on.induction_scores.max() - 0.2
     assert ab.off.copy_loss > ab.on.copy_loss + 0.5
@@ -145,7 +163,7 @@ def test_exported_layers_load_into_the_course_class_strictly(trained):
     config, run, _ = trained
     files = export_layers(run.model)
     assert len(files) == 2
-    batch = make_batch(torch.Generator().manual_seed(0), 4, config.seq_len, config.block_len, config.vocab_size)
+    batch = repeat_batch(torch.Generator().manual_seed(0), 4, config.seq_len, config.block_len, config.vocab_size)
     with torch.no_grad():
         tr = run.model.run(batch.tokens)
     for i, data in enumerate(files):
@@ -158,7 +176,7 @@ def test_exported_layers_load_into_the_course_class_strictly(trained):
 
 
 def test_data_places_the_copy_at_random_and_it_is_a_copy():
-    b = make_batch(torch.Generator().manual_seed(3), 256, 32, 12, 64)
+    b = repeat_batch(torch.Generator().manual_seed(3), 256, 32, 12, 64)
     j = torch.arange(12)
     rows = torch.arange(256)[:, None]
     assert torch.equal(b.tokens[rows, b.first[:, None] + j], b.tokens[rows, b.second[:, None] + j])
@@ -173,7 +191,7 @@ def test_data_places_the_copy_at_random_and_it_is_a_copy():
 
 def test_scores_on_perfect_patterns():
     """A hand-made previous-token pattern and induction pattern score 1; a uniform causal one about 1/(t+1)."""
-    b = make_batch(torch.Generator().manual_seed(1), 8, 32, 12, 64)
+    b = repeat_batch(torch.Generator().manual_seed(1), 8, 32, 12, 64)
     from mha.lessons.induction import induction_scores, previous_token_scores
     T = 32
     prev = torch.zeros(8, 2, T, T)
@@ -296,7 +314,7 @@ def test_attend_text_on_the_trained_model(trained):
     with pytest.raises(ValueError, match="query must be from 0"):
         points_to(att.weights[0], T)
     # switched off, the previous-token head takes the induction stripe with it, on the learner's text too
-    off = attend_text(run.model, tt, heads_off(run.model, 0, [prev]))
+    off = attend_text(run.model, tt, layer_head_masks(run.model, 0, [prev]))
     assert off.induction_scores.max() < att.induction_scores.max() - 0.1
     assert off.copy_loss > att.copy_loss
     np.testing.assert_allclose(off.weights[0], att.weights[0])  # layer 1's own weights do not change

@@ -72,8 +72,9 @@ def _spec(config: ind.InductionConfig) -> live.Live:
 
 
 def warm(config: ind.InductionConfig) -> ind.InductionRun:
-    """Train ``config`` without drawing and cache it as the page would (``mha.lessons.induction.train``: the same run)."""
-    return live.warm(_spec(config), lambda: ind.train(config))
+    """Train ``config`` without drawing and cache it as the page would (``mha.lessons.induction.train_run``: the
+    same run)."""
+    return live.warm(_spec(config), lambda: ind.train_run(config))
 
 
 def train_live(config: ind.InductionConfig) -> live.Outcome | None:
