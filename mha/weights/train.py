@@ -370,17 +370,12 @@ class Progress:
     snapshot: Optional[np.ndarray] = None  # (H, T, T) weights on the probe after ``step`` steps, when one was taken
 
 
-@dataclass(frozen=True)
-class TrainResult:
-    """A finished (or stopped) run. Arrays are numpy; ``state_dict`` tensors are CPU copies owned by the result."""
+class RunSteps:
+    """How far a finished or stopped run got: ``TrainResult`` and ``mha.weights.train_runs.TrainRecord`` both carry
+    ``config`` (its step budget) and ``losses`` (one per step done)."""
 
     config: TrainConfig
-    state_dict: dict  # loads with strict=True into MultiHeadAttention(d_model, num_heads) and the course's class
-    losses: np.ndarray  # (steps_done,) float64: loss of each step's batch, before that step's update
-    snapshot_steps: tuple[int, ...]  # (S,) steps after which each snapshot was taken: 0 first, steps_done last
-    snapshots: np.ndarray  # (S, H, T, T) float32 weights on the probe sentence
-    probe_tokens: tuple[str, ...]  # the probe sentence (T tokens)
-    seconds: float  # wall time spent training (snapshots included, the consumer's pauses not)
+    losses: np.ndarray
 
     @property
     def steps_done(self) -> int:
@@ -391,12 +386,28 @@ class TrainResult:
         """True when the run was stopped before its step budget."""
         return self.steps_done < self.config.steps
 
+
+@dataclass(frozen=True)
+class TrainResult(RunSteps):
+    """A finished (or stopped) run. Arrays are numpy; ``state_dict`` tensors are CPU copies owned by the result."""
+
+    config: TrainConfig
+    state_dict: dict  # loads with strict=True into MultiHeadAttention(d_model, num_heads) and the course's class
+    losses: np.ndarray  # (steps_done,) float64: loss of each step's batch, before that step's update
+    snapshot_steps: tuple[int, ...]  # (S,) steps after which each snapshot was taken: 0 first, steps_done last
+    snapshots: np.ndarray  # (S, H, T, T) float32 weights on the probe sentence
+    probe_tokens: tuple[str, ...]  # the probe sentence (T tokens)
+    seconds: float  # wall time spent training (snapshots included, the consumer's pauses not)
+
     def module(self) -> MultiHeadAttention:
         """A fresh module holding the trained parameters (eval mode, no gradients)."""
-        return _frozen(self.config.d_model, self.config.num_heads, self.state_dict)
+        return frozen_module(self.config.d_model, self.config.num_heads, self.state_dict)
 
 
-def _frozen(d_model: int, num_heads: int, state_dict: dict) -> MultiHeadAttention:
+def frozen_module(d_model: int, num_heads: int, state_dict: dict) -> MultiHeadAttention:
+    """A fresh module with these parameters (tensors or numpy arrays, course names), loaded strictly, in eval mode,
+    with no gradients: what a finished run hands out (``TrainResult.module``, ``train_runs.TrainRecord.module``)."""
+    state_dict = {k: v if isinstance(v, torch.Tensor) else torch.tensor(v) for k, v in state_dict.items()}
     model = MultiHeadAttention(d_model, num_heads)
     model.load_state_dict(state_dict, strict=True)
     model.eval()

@@ -18,12 +18,24 @@ import numpy as np
 import torch
 
 from mha.core.attention import MultiHeadAttention
-from mha.weights.train import (MAX_PROBE_TOKENS, Progress, TrainConfig, Trainer, get_task, layout_inputs, match_heads,
-    pattern_scores, slot_scores, target_patterns)
+from mha.weights.train import (
+    MAX_PROBE_TOKENS,
+    Progress,
+    RunSteps,
+    TrainConfig,
+    Trainer,
+    frozen_module,
+    get_task,
+    layout_inputs,
+    match_heads,
+    pattern_scores,
+    slot_scores,
+    target_patterns,
+)
 
 
 @dataclass(frozen=True)
-class TrainRecord:
+class TrainRecord(RunSteps):
     """A finished or stopped run: its losses and the module's parameters after each snapshot step."""
 
     config: TrainConfig
@@ -31,14 +43,6 @@ class TrainRecord:
     snapshot_steps: tuple[int, ...]  # (S,) 0 first, steps_done last
     snapshot_params: tuple[dict, ...]  # (S,) state_dicts as float32 numpy arrays, course names
     seconds: float  # time spent training (not deterministic; never part of what a page compares)
-
-    @property
-    def steps_done(self) -> int:
-        return int(self.losses.shape[0])
-
-    @property
-    def stopped(self) -> bool:
-        return self.steps_done < self.config.steps
 
     def index_at(self, step: int) -> int:
         """The snapshot at or before ``step`` (the first one for steps before it)."""
@@ -48,13 +52,7 @@ class TrainRecord:
     def module(self, index: int = -1) -> MultiHeadAttention:
         """A fresh module (eval mode, no gradients) with the parameters of snapshot ``index`` (the last by default):
         it loads strictly into the course's class too."""
-        c = self.config
-        model = MultiHeadAttention(c.d_model, c.num_heads)
-        model.load_state_dict({k: torch.tensor(v) for k, v in self.snapshot_params[index].items()}, strict=True)
-        model.eval()
-        for p in model.parameters():
-            p.requires_grad_(False)
-        return model
+        return frozen_module(self.config.d_model, self.config.num_heads, self.snapshot_params[index])
 
 
 def _params(model: torch.nn.Module) -> dict:

@@ -212,6 +212,28 @@ def test_trained_module_is_cached_frozen_and_equal_to_a_fresh_run():
         assert torch.equal(value, fresh.state_dict[name]), name
 
 
+def test_a_recorded_run_and_a_result_hand_out_the_same_frozen_module():
+    """``TrainRecord.module`` (numpy snapshots) and ``TrainResult.module`` (tensors): one recipe, ``frozen_module``."""
+    from mha.weights import train_runs as runs
+
+    config = tr.TrainConfig(task="first", d_model=8, num_heads=2, steps=6, seed=2)
+    rec = runs.RecordingTrainer(config)
+    for _ in rec.run():
+        pass
+    record, result = rec.record(), rec.trainer.result()
+    from_record, from_result = record.module(), result.module()
+    for m in (from_record, from_result):
+        assert not m.training and not any(p.requires_grad for p in m.parameters())
+    for name, value in from_result.state_dict().items():
+        assert torch.equal(from_record.state_dict()[name], value), name
+    first = record.module(0)  # the snapshot before any step: the seeded random module
+    start = init_weights(MultiHeadAttention(8, 2), config.seed)
+    for name, value in start.state_dict().items():
+        torch.testing.assert_close(first.state_dict()[name], value.to(torch.float32), rtol=0, atol=0)
+    first.query_linear.weight.data.zero_()  # a module handed out owns its parameters: the record is untouched
+    assert np.abs(record.snapshot_params[0]["query_linear.weight"]).sum() > 0
+
+
 @pytest.mark.parametrize("change, message", [
     (dict(task="nope"), "pick one of"),
     (dict(d_model=6, num_heads=4), "does not divide"),
