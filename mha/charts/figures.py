@@ -20,12 +20,22 @@ import numpy as np
 import plotly.graph_objects as go
 
 from mha.core.markup import escape_for_plotly
+from mha.strings.charts import STRINGS as CHART_STRINGS
 
 WEIGHTS_SCALE = "Blues"
 DIVERGING_SCALE = "RdBu_r"
 MASKED_GREY = "rgba(150, 150, 150, 1)"
 _ZWSP = "\u200b"
 _MASK_SCALE = [[0.0, "rgba(0,0,0,0)"], [0.5, "rgba(0,0,0,0)"], [0.5, MASKED_GREY], [1.0, MASKED_GREY]]
+
+
+def _en(name: str) -> str:
+    """The English of chart word ``name``: its catalog entry ``ch_<name>`` in mha/strings/charts.py, the one source."""
+    entry = CHART_STRINGS.get(f"ch_{name}")
+    if entry is None or not entry.get("en"):
+        raise KeyError(f"the chart word {name!r} has no English entry 'ch_{name}' in mha/strings/charts.py: add it "
+                       "there, with its Korean.")
+    return entry["en"]
 
 
 @dataclass(frozen=True)
@@ -35,62 +45,63 @@ class Words:
     Every figure builder takes ``words=``; ``mha.app.widgets.chart_words()`` builds the translated one from the catalog
     ``mha/strings/charts.py`` (key ``ch_<field>``). Frozen, so it is hashable and part of a cached figure's key.
     The course's identifiers (weights, scores, output, d_model, head_dim, q, k, v, QKᵀ, softmax) are not words:
-    they stay as they are in every language. ``{placeholders}`` are filled with ``str.format``.
+    they stay as they are in every language. ``{placeholders}`` are filled with ``str.format``. The English defaults
+    are read from that catalog too (``_en``): each word is written once, and a field without its entry fails at import.
     """
-    head: str = "head"  # "head 3": followed by the head's number
-    head_short: str = "h{n}"  # a head's label where "head 3" would not fit (16 heads side by side)
-    query: str = "query"
-    key: str = "key"
-    value: str = "value"
-    token: str = "token"
-    dim: str = "dim"
-    feature: str = "feature"
-    d_model_feature: str = "d_model feature"
-    query_axis: str = "query (attending)"
-    key_axis: str = "key (attended to)"
-    weight: str = "weight"
-    mask: str = "mask"
-    mask_legend: str = "1 = may attend, 0 = blocked"
-    masked: str = "masked"  # a blocked key's bar
-    masked_score: str = "masked score"
-    blocked_score: str = "−∞ (blocked; score was {score})"
-    embedding: str = "embedding"
-    position: str = "position"
-    difference: str = "difference"
-    sum: str = "sum"
-    rest: str = "rest ({n})"  # the n smallest terms of a dot product as one bar
-    scaled: str = "scaled"
-    unscaled: str = "unscaled"
-    entropy: str = "entropy"
-    max_weight: str = "max weight"
-    softmax_gradient: str = "softmax gradient"
-    mean: str = "mean {what}"
-    uniform: str = "uniform"
-    with_scaling: str = "with 1/√head_dim"
-    without_scaling: str = "without"
-    your_head_dim: str = "your head_dim"
-    bits: str = "bits"
-    off: str = "off"  # a switched-off head
-    change: str = "change"
-    share_of_output: str = "= {pct}% of ‖output‖"
-    queries: str = "queries"
-    keys: str = "keys"
-    weight_from_query: str = "weight from the query"
-    pc: str = "PC {n}"  # a principal component
-    exact_below: str = "exact value: enlarge this head below"  # hover of a large all-heads grid
-    keys_on_hover: str = "Too many keys to name under each map: hover a cell for its tokens."
-    tokens_on_hover: str = "Too many tokens to name along the map's edges: hover a cell for its query and key."
-    values_on_hover: str = "numbers on hover"  # cells too small to write their numbers in
-    fitted_scale: str = "scale 0 … {top}<br>(not 0 … 1)"  # a weights colour bar fitted to the weights
-    full_scale: str = "scale 0 … 1"  # a weights colour bar over every possible weight
-    download_png: str = "Download as PNG"  # the button of a chart drawn in the page (mha.app.components.heatmap_view)
-    panel_hover: str = "layer {layer} · head {head}"  # the model view's hover, its first line
-    panel_title: str = "L{layer} H{head}"  # a thumbnail of the model view (every layer x head)
-    model_exact: str = "exact value: click to open this head below"  # hover of a large model view
+    head: str = _en("head")  # "head 3": followed by the head's number
+    head_short: str = _en("head_short")  # a head's label where "head 3" would not fit (16 heads side by side)
+    query: str = _en("query")
+    key: str = _en("key")
+    value: str = _en("value")
+    token: str = _en("token")
+    dim: str = _en("dim")
+    feature: str = _en("feature")
+    d_model_feature: str = _en("d_model_feature")
+    query_axis: str = _en("query_axis")
+    key_axis: str = _en("key_axis")
+    weight: str = _en("weight")
+    mask: str = _en("mask")
+    mask_legend: str = _en("mask_legend")
+    masked: str = _en("masked")  # a blocked key's bar
+    masked_score: str = _en("masked_score")
+    blocked_score: str = _en("blocked_score")
+    embedding: str = _en("embedding")
+    position: str = _en("position")
+    difference: str = _en("difference")
+    sum: str = _en("sum")
+    rest: str = _en("rest")  # the n smallest terms of a dot product as one bar
+    scaled: str = _en("scaled")
+    unscaled: str = _en("unscaled")
+    entropy: str = _en("entropy")
+    max_weight: str = _en("max_weight")
+    softmax_gradient: str = _en("softmax_gradient")
+    mean: str = _en("mean")
+    uniform: str = _en("uniform")
+    with_scaling: str = _en("with_scaling")
+    without_scaling: str = _en("without_scaling")
+    your_head_dim: str = _en("your_head_dim")
+    bits: str = _en("bits")
+    off: str = _en("off")  # a switched-off head
+    change: str = _en("change")
+    share_of_output: str = _en("share_of_output")
+    queries: str = _en("queries")
+    keys: str = _en("keys")
+    weight_from_query: str = _en("weight_from_query")
+    pc: str = _en("pc")  # a principal component
+    exact_below: str = _en("exact_below")  # hover of a large all-heads grid
+    keys_on_hover: str = _en("keys_on_hover")
+    tokens_on_hover: str = _en("tokens_on_hover")
+    values_on_hover: str = _en("values_on_hover")  # cells too small to write their numbers in
+    fitted_scale: str = _en("fitted_scale")  # a weights colour bar fitted to the weights
+    full_scale: str = _en("full_scale")  # a weights colour bar over every possible weight
+    download_png: str = _en("download_png")  # the button of a chart drawn in the page (mha.app.components.heatmap_view)
+    panel_hover: str = _en("panel_hover")  # the model view's hover, its first line
+    panel_title: str = _en("panel_title")  # a thumbnail of the model view (every layer x head)
+    model_exact: str = _en("model_exact")  # hover of a large model view
 
-    weights: str = "weights"  # a weights chart's colour bar and hover
-    scores: str = "scores"
-    output: str = "output"
+    weights: str = _en("weights")  # a weights chart's colour bar and hover
+    scores: str = _en("scores")
+    output: str = _en("output")
 
     def kind(self, name: str) -> str:
         """How a matrix kind is shown: words translated (weights, scores, output, query, ...), code names kept

@@ -1,6 +1,6 @@
 """Words inside the charts (prefix ``ch_``): one key per field of ``mha.charts.figures.Words``, ``ch_<field>``.
 
-The English text is the field's default (tests/app/test_chart_words.py checks they agree). The course's identifiers
+The English text is written here only: ``Words``' defaults are read from it (``figures._en``). The course's identifiers
 (weights, scores, output, d_model, head_dim, q, k, v, QKᵀ, softmax) stay as they are inside Korean text too.
 """
 STRINGS = {

@@ -87,12 +87,20 @@ def english_in(spec: dict) -> set[str]:
 
 
 def test_every_field_has_a_catalog_entry_whose_english_is_the_default_and_whose_korean_is_korean():
+    """The English is written once, in the catalog: ``Words``' defaults read it (a field naming another field's entry,
+    or a catalog word no field shows, fails here)."""
     keys = {k for k in i18n.CATALOG if k.startswith("ch_")}
     assert keys == {f"ch_{name}" for name in FIELDS}
     for name in FIELDS:
         assert i18n.text(f"ch_{name}", "en") == getattr(EN, name), name
         assert HANGUL.search(getattr(KO, name)), f"ch_{name} has no Korean: {getattr(KO, name)!r}"
     assert widgets._chart_words("en") == EN
+
+
+def test_a_chart_word_missing_from_the_catalog_is_refused_with_where_to_add_it():
+    with pytest.raises(KeyError, match=r"'ch_nope'.*mha/strings/charts.py"):
+        figures._en("nope")
+    assert figures._en("head") == "head" == EN.head  # what a default is made from
 
 
 def test_words_are_hashable_and_the_code_names_are_kept():
