@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Optional
+from typing import Iterator, Optional
 
 import torch
 import torch.nn as nn
@@ -251,41 +251,43 @@ def _split_comment(line: str) -> tuple[str, str]:
     return line.rstrip(), ""
 
 
+def _scan(s: str, start: int = 0) -> Iterator[tuple[int, str, int, bool]]:
+    """(index, character, bracket depth once it is read, inside quotes) for each character of ``s`` from ``start``:
+    the one reading of brackets and quotes ``_call`` and ``_args`` share (a bracket inside quotes does not count)."""
+    depth, quote = 0, None
+    for i in range(start, len(s)):
+        ch = s[i]
+        if quote:
+            if ch == quote:
+                quote = None
+            yield i, ch, depth, True
+            continue
+        if ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        yield i, ch, depth, quote is not None
+
+
 def _call(code: str, names, start: int = 0) -> Optional[tuple[int, int, int]]:
     """(name start, index of '(', index of the matching ')') of the first call of one of ``names``."""
     m = re.compile(r"\b(" + "|".join(map(re.escape, names)) + r")\s*\(").search(code, start)
     if not m:
         return None
     open_i = m.end() - 1
-    depth, quote = 0, None
-    for i in range(open_i, len(code)):
-        ch = code[i]
-        if quote:
-            if ch == quote:
-                quote = None
-        elif ch in "'\"":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-            if depth == 0:
-                return m.start(), open_i, i
+    for i, ch, depth, quoted in _scan(code, open_i):
+        if not quoted and ch in ")]}" and depth == 0:
+            return m.start(), open_i, i
     return None
 
 
 def _args(s: str) -> list[str]:
-    out, depth, cur, quote = [], 0, "", None
-    for ch in s:
-        if quote:
-            quote = None if ch == quote else quote
-        elif ch in "'\"":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        if ch == "," and depth == 0 and not quote:
+    """The top-level, comma-separated arguments of a call's text (between its brackets), stripped."""
+    out, cur = [], ""
+    for _, ch, depth, quoted in _scan(s):
+        if ch == "," and depth == 0 and not quoted:
             out.append(cur.strip())
             cur = ""
         else:

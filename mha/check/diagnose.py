@@ -245,17 +245,7 @@ def diagnose_class(target: Target, req: Request) -> dict:
     if probe.bad is not None:
         return _bad(target, probe)
     out_bias = copy_weights(roles, ours) if roles.matched else True
-    result = _compare_class(subject, roles, ours, req, req.allowed, out_bias)
-    if result["status"] == "equal" and req.allowed is None and target.mask_name is not None and req.tokens > 1:
-        causal = torch.ones(req.tokens, req.tokens, dtype=torch.bool).tril()
-        demo = _compare_class(subject, roles, ours, req, causal, out_bias)
-        if demo["status"] == "differs" and not demo.get("_mask_used"):  # a mask their code never reads: a note
-            result["message"] = result.get("message") or {"key": "check_mask_unread", "fmt": {}}
-        elif demo["status"] == "differs":  # a bug only a mask shows: shown with a causal one
-            result = demo
-            result.pop("_mask_used", None)
-            result["mask_demo"] = True
-            result["message"] = result.get("message") or {"key": "check_mask_demo", "fmt": {}}
+    result = _with_mask_demo(target, req, lambda allowed: _compare_class(subject, roles, ours, req, allowed, out_bias))
     result["checks"], result["checks_skipped"] = class_checks(target, subject, roles, req, result.get("_run"))
     result.pop("_run", None)
     result.pop("_mask_used", None)
@@ -263,6 +253,25 @@ def diagnose_class(target: Target, req: Request) -> dict:
         result["status"] = "unsupported"
         result["message"] = {"key": "check_weights_unmatched", "fmt": {"found": _found_projections(subject, roles)}}
     return result
+
+
+def _with_mask_demo(target: Target, req: Request, compare) -> dict:
+    """``compare(req.allowed)``, the class's or the function's answer; when that is equal, no mask was asked for and
+    the code takes one, also ``compare`` under a causal mask: a bug only a mask shows is answered with that run
+    (``mask_demo``), a mask the code never reads gets a note."""
+    result = compare(req.allowed)
+    if result["status"] != "equal" or req.allowed is not None or target.mask_name is None or req.tokens < 2:
+        return result
+    demo = compare(torch.ones(req.tokens, req.tokens, dtype=torch.bool).tril())  # (T, T) causal
+    if demo["status"] != "differs":
+        return result
+    if not demo.get("_mask_used"):  # a mask their code never reads: a note
+        result["message"] = result.get("message") or {"key": "check_mask_unread", "fmt": {}}
+        return result
+    demo.pop("_mask_used", None)  # a bug only a mask shows: shown with a causal one
+    demo["mask_demo"] = True
+    demo["message"] = demo.get("message") or {"key": "check_mask_demo", "fmt": {}}
+    return demo
 
 
 def _found_projections(subject: Subject, roles: Roles) -> str:
@@ -332,17 +341,7 @@ def diagnose_function(target: Target, req: Request) -> dict:
     with torch.no_grad():
         tr = ours.trace(req.x, req.x, req.x, req.allowed)
     q, k, v = tr.q, tr.k, tr.v
-    result = _compare_function(target, req, q, k, v, req.allowed)
-    if result["status"] == "equal" and req.allowed is None and target.mask_name is not None and req.tokens > 1:
-        causal = torch.ones(req.tokens, req.tokens, dtype=torch.bool).tril()
-        demo = _compare_function(target, req, q, k, v, causal)
-        if demo["status"] == "differs" and not demo.get("_mask_used"):  # a mask their code never reads: a note
-            result["message"] = result.get("message") or {"key": "check_mask_unread", "fmt": {}}
-        elif demo["status"] == "differs":  # a bug only a mask shows: shown with a causal one
-            result = demo
-            result.pop("_mask_used", None)
-            result["mask_demo"] = True
-            result["message"] = result.get("message") or {"key": "check_mask_demo", "fmt": {}}
+    result = _with_mask_demo(target, req, lambda allowed: _compare_function(target, req, q, k, v, allowed))
     result.pop("_mask_used", None)
     if result["status"] in ("equal", "differs"):
         result["checks"], result["checks_skipped"] = function_checks(target, req, q, k, v)
