@@ -1,9 +1,10 @@
-"""The Induction page's pieces (Streamlit layer): the two-layer run (live through ``mha.app.sections.live``), the loss curve with
-the plateau and the drop, every head's score against steps, the learner's text repeated with both layers' weights,
-what each head does from a picked query, the composition in plain words, the ablation, and the ``.pt`` export.
+"""The Induction page (``page``, which pages/induction.py calls) and its pieces (Streamlit layer): the two-layer run
+(live through ``mha.app.sections.live``), the loss curve with the plateau and the drop, every head's score against
+steps, the learner's text repeated with both layers' weights, what each head does from a picked query, the composition
+in plain words, the ablation, and the ``.pt`` export.
 
-The model and its measurements come from ``mha.lessons.induction``, the page's reading of them from ``mha.lessons.induction_view``,
-the charts from ``mha.charts.train`` and ``mha.charts.figures``.
+The model and its measurements come from ``mha.lessons.induction``, the page's reading of them from
+``mha.lessons.induction_view``, the charts from ``mha.charts.train`` and ``mha.charts.figures``.
 """
 from __future__ import annotations
 
@@ -15,7 +16,9 @@ from mha.core.clicks import clicked_pair
 from mha.lessons import induction as ind
 from mha.lessons import induction_view as iv
 from mha.charts import train as tf
+from mha.app import frame
 from mha.app.sections import live
+from mha.app.state import settings
 from mha.app.compute import HEAVY_WORK
 from mha.app.compute import cached_figure
 from mha.app.widgets import chart_words, int_input, t, token_picker, weights_scale
@@ -264,3 +267,38 @@ def export(run: ind.InductionRun, step: int) -> None:
                              f"step{step}_layer{n + 1}.pt", mime="application/octet-stream",
                              key=f"ind_download_{n + 1}", on_click="ignore", icon="⬇️")
     st.caption(t("ind_download_help", d_model=run.config.d_model, num_heads=run.config.num_heads))
+
+
+def composition() -> None:
+    """How the two layers compose, in plain words."""
+    st.subheader(t("ind_how_title"))
+    st.markdown(t("ind_how_text"))
+
+
+@frame.page
+def page() -> None:
+    """Two layers grow an induction head, live; the learner's text repeated shows it; switching a head off."""
+    st.title(t("ind_title"))
+    st.markdown(t("ind_intro"))
+    s = settings()
+    config = controls()
+    outcome = train_live(config)
+    if outcome is None:
+        st.info(t("ind_press_train"), icon="▶️")
+        composition()
+    else:
+        step = show_training(outcome)
+        st.divider()
+        st.subheader(t("ind_text_title"))
+        st.markdown(t("ind_text_intro", step=step))
+        tv = text_view(outcome.result, step, s.text)
+        if tv is not None:
+            mapping_note(tv)
+            top = show_text(tv)  # the text view's one weights colour scale, shared by the ablation below
+        st.divider()
+        composition()
+        if tv is not None:
+            ablation(tv, top)
+        st.divider()
+        st.subheader(t("ind_export_title"))
+        export(outcome.result, step)
