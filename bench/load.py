@@ -85,15 +85,21 @@ def run_async(coro):
 
 def start_server(log: Path | None = None, extra: list[str] | None = None,
                  script: str | Path = "app.py", root: Path = ROOT,
-                 env: dict | None = None) -> tuple[subprocess.Popen, str]:
+                 env: dict | None = None, serve: bool = False,
+                 cpus: str | None = None) -> tuple[subprocess.Popen, str]:
     """``streamlit run <script>`` (the app by default; a path from the project root) on a free 127.0.0.1 port
     (headless, no file watcher, no usage stats); waits until /_stcore/health answers ok. Returns (process, base URL).
-    ``root``: the checkout to run (bench/abuse.py runs an older one beside this one); ``env``: extra variables.
+    ``root``: the checkout to run (bench/abuse.py runs an older one beside this one); ``env``: extra variables;
+    ``serve``: start the app as the hosted demo does, ``python -m mha.app.serve`` (``script`` is then app.py);
+    ``cpus``: pin the server to these CPUs (``taskset -c``, e.g. "1").
     The one server starter of bench/ (bench_browser, bench_head_view and report.py use it)."""
     port = free_port()
-    cmd = [sys.executable, "-m", "streamlit", "run", str(script), "--server.headless", "true", "--server.port",
+    start = ["-m", "mha.app.serve"] if serve else ["-m", "streamlit", "run", str(script)]
+    cmd = [sys.executable, *start, "--server.headless", "true", "--server.port",
            str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
            "--server.fileWatcherType", "none", *(extra or [])]
+    if cpus is not None:
+        cmd = ["taskset", "-c", cpus, *cmd]
     out = open(log, "w") if log else subprocess.DEVNULL
     proc = subprocess.Popen(cmd, cwd=root, stdout=out, stderr=subprocess.STDOUT,
                             env={**os.environ, **env} if env else None)
