@@ -85,9 +85,9 @@ def test_the_launcher_limits_a_session_that_never_ran(launcher):
 
 def test_the_launcher_limits_the_first_run_s_session_at_once(launcher):
     """The visitor's own path: the id from the first run's new_session, PUTs sent at once while the run goes on."""
+    import websockets
     from streamlit.proto.BackMsg_pb2 import BackMsg
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-    import websockets
 
     _, base, _ = launcher
 
@@ -118,9 +118,9 @@ def test_the_launcher_limits_the_first_run_s_session_at_once(launcher):
 def _first_run_of_a_direct_link(base: str) -> tuple[list[int], list[str]]:
     """A direct link to /playground as a fresh server's very first run: every ``script_finished`` status until the
     run ends, and the widget keys it drew."""
+    import websockets
     from streamlit.proto.BackMsg_pb2 import BackMsg
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-    import websockets
 
     async def scenario():
         ws = await websockets.connect(base.replace("http://", "ws://") + "/_stcore/stream",
