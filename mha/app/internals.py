@@ -326,11 +326,13 @@ def limit_uploads() -> bool:
     if not _runtime.exists():
         return False
     mgr = _runtime.get_instance().uploaded_file_mgr
+    if getattr(mgr, "_mha_limited", False):  # wrapped already (AppTest's mock runtime answers truthy here too)
+        return True
     if not isinstance(mgr, _mufm.MemoryUploadedFileManager):
         raise StreamlitInternalsChanged(f"mha/app/internals.py limits uploads held by Streamlit's "
                                         f"MemoryUploadedFileManager, but the server uses {type(mgr).__name__}: "
                                         f"check limit_uploads against it.")
-    if getattr(mgr, "_mha_limited", False) or uploads_limited_for_every_server():
+    if uploads_limited_for_every_server():
         return True
     add_file = mgr.add_file
     mgr.add_file = lambda session_id, file: _limited(mgr, add_file, session_id, file)
