@@ -413,7 +413,7 @@ def step_maps(step: dict, labels: list[str]) -> None:
         else:
             fig = figures.features_heatmap(z, rows, kind=FEATURE_STEPS.get(step.get("id"), "output"), zmax=top,
                                            words=words)
-        col.plotly_chart(fig, key=key, width="content" if fig.layout.width else "stretch")
+        col.plotly_chart(figures.readable_ticks(fig), key=key, width="content" if fig.layout.width else "stretch")
 
 
 def step_table(steps: list, first) -> None:

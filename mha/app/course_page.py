@@ -179,7 +179,7 @@ def step_softmax(v: dict[str, View]) -> None:
               key="co_softmax_table", hide_index=True)
         st.plotly_chart(cached_figure(xf.attention_bar, view.weights[head, qi], ok, view.key_labels,
                                       highlight=course.top_key(view.weights[head, qi], ok),
-                                      title=figures.axis_labels([view.labels[qi]])[0], words=words),
+                                      title=figures.hover_labels([view.labels[qi]])[0], words=words),
                         key="co_your_row")
 
 

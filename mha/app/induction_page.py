@@ -208,10 +208,10 @@ def show_text(tv: iv.TextView) -> float:
         title = t("mv_ind_opened", layer=big[0] + 1, head=big[1])
     st.markdown(f"**{title}**")
     st.caption(t("ind_big_caption"))
-    st.plotly_chart(figures.head_heatmap(tv.attention.weights[big[0]][big[1]], labels, labels, allowed=tv.allowed,
-                                         head=big[1],
-                                         selected=(q, tv.target if tv.target is not None else q), zmax=top,
-                                         words=words),
+    big_fig = figures.head_heatmap(tv.attention.weights[big[0]][big[1]], labels, labels, allowed=tv.allowed,
+                                   head=big[1], selected=(q, tv.target if tv.target is not None else q), zmax=top,
+                                   words=words)
+    st.plotly_chart(figures.readable_ticks(big_fig),  # not cached: its ticks and hover made readable here
                     key="ind_l2_head", selection_mode="points", on_select=_pick_query)
     return top
 

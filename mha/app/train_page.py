@@ -122,7 +122,8 @@ def train_live(config: tr.TrainConfig, tokens, labels, prefix: str = "tr", autos
         slots[0].plotly_chart(tf.loss_curve({cw.loss: (xs, ys)}, steps_total=config.steps, words=cw,
                                             title=t("tp_loss_title")), key=f"{prefix}_live_loss_{n}")
         snap = next(p.snapshot for p in reversed(events) if p.snapshot is not None)
-        slots[1].plotly_chart(figures.heads_grid(snap, labels, labels, zmax=figures.weights_top(snap), words=words),
+        grid = figures.heads_grid(snap, labels, labels, zmax=figures.weights_top(snap), words=words)
+        slots[1].plotly_chart(figures.readable_ticks(grid),
                               key=f"{prefix}_live_heads_{n}")
 
     try:
