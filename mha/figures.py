@@ -3,7 +3,7 @@
 Conventions shared by every figure:
 - queries down the side (y, first token at the top), keys along the top (x);
 - a repeated word stays its own row and column: labels are made unique with invisible zero-width spaces, which
-  no tick, hover or title shows (``readable_ticks``, ``shown_label``: every chart of the app passes through it);
+  no tick, hover or title shows (``readable_ticks``, ``shown_label``: every token chart of the app goes through it);
 - labels are HTML-escaped (Plotly renders <b>, <a>, <span style> in text), so a token is shown, never interpreted;
 - weights use a 0..1 sequential scale; scores and outputs a diverging scale centred on 0;
 - blocked (masked) cells are covered in grey by a transparent-elsewhere overlay, so they never look like a
