@@ -37,4 +37,6 @@ EXPOSE 8501
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
   CMD python -c "import sys, urllib.request; r = urllib.request.urlopen('http://127.0.0.1:8501/_stcore/health', timeout=4); sys.exit(0 if r.status == 200 else 1)"
 
-CMD ["streamlit", "run", "app.py", "--server.port=8501", "--server.address=0.0.0.0", "--server.headless=true"]
+# mha.app.serve is `streamlit run app.py` with the upload limit and the app's own routing set before the server starts
+# (not with the first page run): docs/deploy.md.
+CMD ["python", "-m", "mha.app.serve", "--server.port=8501", "--server.address=0.0.0.0", "--server.headless=true"]

@@ -43,7 +43,8 @@ PYEOF
 : > "$RUN/mha-replicas.conf"
 for i in $(seq 1 "$REPLICAS"); do
   port=$((FIRST_PORT + i - 1))
-  "$PY" -m streamlit run app.py --server.port="$port" --server.address=127.0.0.1 --server.headless=true \
+  # as the Dockerfile: streamlit run app.py with the upload limit set before the server starts (docs/deploy.md)
+  "$PY" -m mha.app.serve --server.port="$port" --server.address=127.0.0.1 --server.headless=true \
     --browser.gatherUsageStats=false >"$RUN/replica-$i.log" 2>&1 &
   pids+=($!)
   echo $! >"$RUN/replica-$i.pid"

@@ -6,7 +6,11 @@ memory bound need (issue #23): whether a session still exists (a long run stops 
 what one session may hold in uploads (``limit_uploads``: Streamlit bounds each file by ``server.maxUploadSize`` but
 keeps any number of PUTs to ``/_stcore/upload_file/<session>/<any id>`` until the session ends; the runtime's
 ``MemoryUploadedFileManager.add_file`` is wrapped to refuse past a count and a byte total per session and for the
-whole server, with HTTP 413).
+whole server, with HTTP 413). A hosted server installs that limit before it starts, for the class
+(``limit_uploads_for_every_server``, from ``mha/app/serve.py``): ``limit_uploads`` alone, from the first script run,
+leaves a freshly started server's sessions unlimited until some page runs (issue #23.2). The same launcher turns
+Streamlit's legacy ``pages/`` routing off before any session (``PagesManager.uses_pages_directory``) and starts
+Streamlit's own command line (``streamlit.web.cli.main``, what the ``streamlit`` command runs) in its process.
 
 The link internals:
 
@@ -35,6 +39,7 @@ from typing import Any
 import streamlit
 from streamlit import runtime as _runtime
 from streamlit.runtime import memory_uploaded_file_manager as _mufm
+from streamlit.runtime import pages_manager as _pm
 from streamlit.runtime.scriptrunner_utils import script_run_context as _src
 from streamlit.runtime.state import query_params as _qp
 from streamlit.runtime.state import session_state as _ss
@@ -72,6 +77,7 @@ def _required() -> dict[str, bool]:
         "MemoryUploadedFileManager.add_file": callable(getattr(_mufm.MemoryUploadedFileManager, "add_file", None)),
         "MemoryUploadedFileManager.file_storage": "file_storage" in _mufm.MemoryUploadedFileManager.__init__.__code__
         .co_names,
+        "PagesManager.uses_pages_directory": "uses_pages_directory" in vars(_pm.PagesManager),
     }
 
 
@@ -277,32 +283,81 @@ def upload_allowed(held: dict, total: int, file_id: str, size: int, *, files: in
     return None
 
 
+def _limited(mgr, add_file, session_id, file) -> None:
+    """``add_file(session_id=, file=)`` of ``mgr`` if ``upload_allowed`` lets the file in; HTTP 413 otherwise."""
+    from starlette.exceptions import HTTPException
+
+    with _UPLOAD_LOCK:
+        held = {k: len(v.data) for k, v in dict(mgr.file_storage.get(session_id, {})).items()}
+        total = sum(len(f.data) for files in list(mgr.file_storage.values()) for f in list(files.values()))
+        why = upload_allowed(held, total, file.file_id, len(file.data))
+        if why is not None:
+            raise HTTPException(status_code=413, detail=why)
+        add_file(session_id=session_id, file=file)
+
+
+def uploads_limited_for_every_server() -> bool:
+    """Whether ``limit_uploads_for_every_server`` has run in this process."""
+    return getattr(_mufm.MemoryUploadedFileManager.add_file, "_mha_limited", False)
+
+
+def limit_uploads_for_every_server() -> None:
+    """Before a server starts (``mha/app/serve.py``): every ``MemoryUploadedFileManager`` of this process, hence the
+    server's from its first websocket on, refuses uploads past the limits of ``limit_uploads``. Nothing calls this on
+    import: ``streamlit run app.py`` and AppTest keep Streamlit's class as it is."""
+    cls = _mufm.MemoryUploadedFileManager
+    if uploads_limited_for_every_server():
+        return
+    add_file = cls.add_file
+
+    def limited_add_file(self, session_id, file):
+        _limited(self, lambda **kw: add_file(self, **kw), session_id, file)
+
+    limited_add_file._mha_limited = True
+    cls.add_file = limited_add_file
+
+
 def limit_uploads() -> bool:
     """Wrap the running server's upload manager (once) so that each session holds at most ``UPLOAD_FILES`` files and
     ``UPLOAD_BYTES`` bytes, and all sessions together ``UPLOAD_TOTAL_BYTES``; past that the PUT gets HTTP 413 with
-    the reason and nothing is kept. Returns whether the limit is in place (False without a server: AppTest)."""
+    the reason and nothing is kept. Returns whether the limit is in place (False without a server: AppTest).
+    Called by the first script run (``streamlit run app.py``); under ``mha/app/serve.py`` the class is limited
+    already and nothing more is wrapped."""
     if not _runtime.exists():
         return False
     mgr = _runtime.get_instance().uploaded_file_mgr
-    if getattr(mgr, "_mha_limited", False):
+    if getattr(mgr, "_mha_limited", False):  # wrapped already (AppTest's mock runtime answers truthy here too)
         return True
     if not isinstance(mgr, _mufm.MemoryUploadedFileManager):
         raise StreamlitInternalsChanged(f"mha/app/internals.py limits uploads held by Streamlit's "
                                         f"MemoryUploadedFileManager, but the server uses {type(mgr).__name__}: "
                                         f"check limit_uploads against it.")
-    from starlette.exceptions import HTTPException
-
+    if uploads_limited_for_every_server():
+        return True
     add_file = mgr.add_file
-
-    def limited_add_file(session_id, file):
-        with _UPLOAD_LOCK:
-            held = {k: len(v.data) for k, v in dict(mgr.file_storage.get(session_id, {})).items()}
-            total = sum(len(f.data) for files in list(mgr.file_storage.values()) for f in list(files.values()))
-            why = upload_allowed(held, total, file.file_id, len(file.data))
-            if why is not None:
-                raise HTTPException(status_code=413, detail=why)
-            add_file(session_id=session_id, file=file)
-
-    mgr.add_file = limited_add_file
+    mgr.add_file = lambda session_id, file: _limited(mgr, add_file, session_id, file)
     mgr._mha_limited = True
     return True
+
+
+# ------------------------------------------------------------------------------------------------ the launcher
+
+
+def route_through_app_only() -> None:
+    """Before any session: this process never enters Streamlit's legacy ``pages/`` routing (a folder ``pages/`` next
+    to app.py makes a fresh server run a direct link's page file alone, without app.py, until some run calls
+    ``st.navigation``). Every run then executes app.py, whose ``st.navigation`` picks the page by its URL; the pages'
+    ``page_setup()`` stays for ``streamlit run app.py``."""
+    _pm.PagesManager.uses_pages_directory = False
+
+
+def run_streamlit(args: list[str]) -> None:
+    """Streamlit's own command line in this process, as the ``streamlit`` command runs it (``streamlit.web.cli.main``,
+    the console script of Streamlit 1.67): ``run_streamlit(["run", "app.py", "--server.port=8501"])``. Exits the
+    process when the server stops (click's standalone mode)."""
+    from streamlit.web import cli
+
+    if not hasattr(cli.main, "main"):  # a click command (``main(args=, prog_name=)``), as in 1.67
+        raise StreamlitInternalsChanged("mha/app/internals.py starts Streamlit through streamlit.web.cli.main, a click "
+                                        "command in Streamlit 1.67; check run_streamlit against the installed one.")
+    cli.main.main(args=list(args), prog_name="streamlit")

@@ -59,10 +59,20 @@ def _url_notes(values: dict) -> list[str]:
                 found.append((key, given[0][:40], shown))
         st.session_state["_url_notes"] = found
     # Values from the link are shown as code: Markdown, links and emoji codes in them stay text.
-    return [t("url_param_ignored", param=key, given=link_value(given),
-                                  used=escape_markdown(used, 40, code=True))
+    return [_layer_past_last(given, used) if key == "layer" and _past(given, used) else
+            t("url_param_ignored", param=key, given=link_value(given), used=escape_markdown(used, 40, code=True))
             for key, given, used in st.session_state["_url_notes"]
             if key in values and _as_url_value(values[key]) == used]
+
+
+def _past(given: str, used: str) -> bool:
+    """A link's layer past the model's last one, which ``sources`` clamped to the last (``used``)."""
+    return given.strip().isdigit() and used.isdigit() and int(given) > int(used)
+
+
+def _layer_past_last(given: str, last: str) -> str:
+    """The note for ``layer=`` past the model's last layer: the model's layer count and the layer shown (#26.6)."""
+    return t("url_layer_past_last", param="layer", given=link_value(given), n=int(last) + 1, last=int(last))
 
 
 def _as_url_value(value) -> str:

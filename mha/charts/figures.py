@@ -2,7 +2,8 @@
 
 Conventions shared by every figure:
 - queries down the side (y, first token at the top), keys along the top (x);
-- a repeated word stays its own row and column: labels are made unique with invisible zero-width spaces;
+- a repeated word stays its own row and column: labels are made unique with invisible zero-width spaces, which
+  no tick, hover or title shows (``readable_ticks``, ``shown_label``: every token chart of the app goes through it);
 - labels are HTML-escaped (Plotly renders <b>, <a>, <span style> in text), so a token is shown, never interpreted;
 - weights use a 0..1 sequential scale; scores and outputs a diverging scale centred on 0;
 - blocked (masked) cells are covered in grey by a transparent-elsewhere overlay, so they never look like a
@@ -139,6 +140,20 @@ def readable_part(category: str) -> str:
     return category.split(RAW_MARK[0], 1)[0] if isinstance(category, str) else category
 
 
+def shown_label(category: str) -> str:
+    """What an ``axis_labels`` category shows wherever a visitor reads or copies it (hover, title, hover text):
+    its zero-width spaces dropped and the raw piece after a visible " · " only. Categories stay unique; what they
+    show need not (``readable_ticks`` writes it as the axis's ``labelalias``)."""
+    if not isinstance(category, str):
+        return category
+    return category.replace(_ZWSP, "").replace(RAW_MARK, RAW_MARK[1:]).replace(RAW_MARK[0], "")
+
+
+def hover_labels(labels) -> list[str]:
+    """``axis_labels`` as they are shown (``shown_label``): for hover text and titles outside an axis."""
+    return [shown_label(c) for c in axis_labels(labels)]
+
+
 # Plotly writes a category's hover label (%{x}, %{y}) as its tick text when a tick sits exactly on it (within
 # 1/10000 of the axis range): the ticks of readable_ticks sit RAW_TICK_SHIFT of the axis range past each category,
 # so the tick shows the readable label while the hover keeps the whole category name (browser-tested).
@@ -149,9 +164,11 @@ def readable_ticks(fig):
     """Tick labels without the raw pieces: every category axis whose categories carry one (``axis_labels`` of
     PieceLabels) gets explicit ticks, each category written as its readable part; hovers keep naming both. An axis
     with a repeated word gets ticks on its categories written without their zero-width spaces (copied tick text
-    holds none; Plotly's hover writes a tick's text when the tick sits on its category). Other figures (numeric
-    axes, no repeated word) are returned unchanged. Modifies and returns ``fig``: call it on a new figure
-    (``mha.app.compute.cached_figure`` does, before caching)."""
+    holds none; Plotly's hover writes a tick's text when the tick sits on its category). Every such axis also gets
+    a ``labelalias`` from each category to its ``shown_label``: Plotly writes a hover that sits on no tick (the raw
+    piece's, ticks shifted) through it, so no hover, tick or copied text holds an invisible character (#26.6).
+    Other figures (numeric axes, no repeated word) are returned unchanged. Modifies and returns ``fig``: call it on
+    a new figure (``mha.app.compute.cached_figure`` does, before caching; every other chart of the app too)."""
     if not isinstance(fig, go.Figure):
         return fig
     axes: dict[str, dict[str, None]] = {}
@@ -167,6 +184,7 @@ def readable_ticks(fig):
                 cats.update(dict.fromkeys(v for v in values if isinstance(v, str)))
     for name, cats in axes.items():  # Plotly numbers an axis's categories in order of appearance, trace by trace
         axis = fig.layout[name]
+        axis.labelalias = {**(axis.labelalias or {}), **{v: shown_label(v) for v in cats if shown_label(v) != v}}
         if axis.tickmode == "array":  # explicit ticks already (stacked_axis: readable parts): no invisible marks
             if axis.ticktext is not None:
                 axis.ticktext = [t.replace(_ZWSP, "") if isinstance(t, str) else t for t in axis.ticktext]

@@ -14,9 +14,26 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from mha.charts.figures import (DIVERGING_SCALE, ENGLISH, GRID_FONT, GRID_ROW_PX, GRID_WIDTH_PX, LABELS_MAX_TOKENS,
-    MASKED_GREY, WEIGHTS_SCALE, Words, axis_labels, every_label, label_band_px, symmetric_range, text_px, tick_angle,
-    tick_font, weights_bar_title)
+from mha.charts.figures import (
+    DIVERGING_SCALE,
+    ENGLISH,
+    GRID_FONT,
+    GRID_ROW_PX,
+    GRID_WIDTH_PX,
+    LABELS_MAX_TOKENS,
+    MASKED_GREY,
+    WEIGHTS_SCALE,
+    Words,
+    axis_labels,
+    every_label,
+    hover_labels,
+    label_band_px,
+    symmetric_range,
+    text_px,
+    tick_angle,
+    tick_font,
+    weights_bar_title,
+)
 from mha.core.markup import escape_for_plotly
 
 # A switched-off head: hatched grey over its row, its name greyed out.
@@ -279,7 +296,7 @@ def qk_figure(q2: np.ndarray, k2: np.ndarray, q_labels, k_labels, query: int, to
     axis_titles = (words.pc.format(n=1), words.pc.format(n=2)) if axis_titles is None else axis_titles
     names = (words.queries, words.keys) if names is None else names
     ql, kl = [escape_for_plotly(str(s)) for s in q_labels], [escape_for_plotly(str(s)) for s in k_labels]
-    qh, kh = axis_labels(q_labels), axis_labels(k_labels)  # the hover names a pretrained token's raw piece too
+    qh, kh = hover_labels(q_labels), hover_labels(k_labels)  # the hover names a pretrained token's raw piece too
     q2, k2 = _finite(q2), _finite(k2)
     fig = go.Figure()
     w = np.asarray(weights_row, dtype=np.float64)

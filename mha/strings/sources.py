@@ -54,6 +54,11 @@ STRINGS = {
               "save_pretrained 결과 폴더(모델과 토크나이저)입니다.",
     },
     "src_layer": {"en": "Layer (0 to {last})", "ko": "층(0~{last})"},
+    "url_layer_past_last": {
+        "en": "Link parameter {param}={given}: this model has {n:plural:layer|layers} (0 to {last}); showing the last "
+              "one, layer {last}.",
+        "ko": "링크의 {param}={given}: 이 모델의 층은 {n}개(0~{last})뿐이라 마지막 층 {last}을(를) 보여 줍니다.",
+    },
     "src_layer_help": {"en": "Which of the model's {n} attention layers. Its input is what the layers below give it.",
                        "ko": "모델의 어텐션 층 {n}개 중 어느 것인지. 입력은 아래층들이 건네주는 값입니다."},
     "src_downloading": {"en": "Downloading {done:.0f} of {total:.0f} MB…", "ko": "{total:.0f} MB 중 {done:.0f} MB "

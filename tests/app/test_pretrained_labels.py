@@ -134,7 +134,7 @@ def test_qk_figure_writes_readable_labels_and_hovers_the_raw_pieces():
     fig = hf.qk_figure(np.eye(2), np.eye(2), labels, labels, 0, [1], np.array([0.3, 0.7]))
     keys, queries = fig.data[-2], fig.data[-1]
     assert list(queries.text) == ["the", "…ing"]
-    assert list(keys.hovertext) == ["the" + figures.RAW_MARK + "Ġthe", "…ing" + figures.RAW_MARK + "ing"]
+    assert list(keys.hovertext) == ["the · Ġthe", "…ing · ing"]
     assert "%{hovertext}" in keys.hovertemplate and "%{hovertext}" in queries.hovertemplate
 
 
@@ -208,7 +208,7 @@ def test_every_pages_token_charts_hover_the_raw_pieces(models, page):
 def test_the_qk_section_hovers_the_raw_pieces(models):
     at = pretrained_page(models, "gpt2", "pages/heads.py", hd_section="qk")
     texts = [tr.get("hovertext") for spec in chart_specs(at).values() for tr in spec["data"]]
-    assert any(t and "cat" + figures.RAW_MARK + "Ġcat" in t for t in texts)
+    assert any(t and "cat · Ġcat" in t for t in texts)
 
 
 @pytest.mark.parametrize("source", ["random", "trained"])

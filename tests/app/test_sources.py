@@ -287,7 +287,30 @@ def test_link_values_are_used_and_bad_ones_named(models):
     warnings = " ".join(str(w.value) for w in at.sidebar.get("warning"))
     # past the model's last layer (2 layers: 0 and 1): the last, and the note says so (#26.6)
     assert "layer" in warnings and "9" in warnings and at.sidebar.number_input(key="layer").value == 1
-    assert "`1`" in warnings
+    assert "has 2 layers" in warnings  # the layer count, not just the value used (test_a_layer_past_the_last_...)
+
+
+@pytest.mark.parametrize("layers", [2, 6])
+def test_a_layer_past_the_last_names_the_models_layer_count(tmp_path, layers):
+    """layer=9 on a model of ``layers`` layers: the last one, and the note says how many the model has, in both
+    languages (the Korean particle after the layer shown follows its final sound: 1을, 5를)."""
+    from mha.core import i18n
+
+    folder = tiny_models.build("bert", tmp_path / "bert", layers=layers)
+    last = layers - 1
+    for lang in ("en", "ko"):
+        at = open_page("pages/playground.py", source="pretrained", model=str(folder), layer="9", lang=lang)
+        assert not at.exception and at.sidebar.number_input(key="layer").value == last
+        warnings = [str(w.value) for w in at.sidebar.get("warning")]
+        note = [w for w in warnings if "layer=" in w]
+        assert len(note) == 1, warnings
+        if lang == "en":
+            assert f"has {layers} layers (0 to {last})" in note[0] and f"layer {last}." in note[0], note
+        else:
+            assert f"층은 {layers}개(0~{last})" in note[0], note
+            assert f"마지막 층 {last}{i18n.particle(str(last), '을(를)')} " in note[0], note
+    at = open_page("pages/playground.py", source="pretrained", model=str(folder), layer=str(last))
+    assert not [w for w in at.sidebar.get("warning") if "layer=" in str(w.value)]  # a layer in range: no note
 
 
 def test_trained_weights_cap_d_model(models):

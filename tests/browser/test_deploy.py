@@ -34,9 +34,9 @@ def test_the_images_command_serves_the_app_and_passes_its_healthcheck():
 
     text = (ROOT / "Dockerfile").read_text()
     cmd = json.loads(re.search(r"^CMD (\[.*\])\s*$", text, re.M).group(1))
-    assert cmd[:3] == ["streamlit", "run", "app.py"] and "--server.port=8501" in cmd
+    assert cmd[:3] == ["python", "-m", "mha.app.serve"] and "--server.port=8501" in cmd  # the hosted launcher
     port = free_port()
-    argv = [sys.executable, "-m", *[a.replace("8501", str(port)) for a in cmd]]
+    argv = [sys.executable, *[a.replace("8501", str(port)) for a in cmd[1:]]]
     proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     with Server(url=f"http://127.0.0.1:{port}", proc=proc, script="the Dockerfile's CMD"):  # stopped on the way out
         deadline = time.monotonic() + 60

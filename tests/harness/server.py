@@ -29,11 +29,15 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def command(script: str | Path, port: int, extra: list[str] | None = None) -> list[str]:
-    """``streamlit run <script>`` on 127.0.0.1:``port``: headless, no usage stats, no file watcher."""
-    return [sys.executable, "-m", "streamlit", "run", str(script), "--server.headless", "true",
-            "--server.port", str(port), "--server.address", "127.0.0.1",
-            "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none", *(extra or [])]
+def command(script: str | Path, port: int, extra: list[str] | None = None, *, serve: bool = False,
+            cpus: str | None = None) -> list[str]:
+    """``streamlit run <script>`` on 127.0.0.1:``port``: headless, no usage stats, no file watcher. ``serve``: start
+    the app as the hosted demo does, ``python -m mha.app.serve`` (on app.py); ``cpus``: pinned (``taskset -c 1``)."""
+    start = ["-m", "mha.app.serve"] if serve else ["-m", "streamlit", "run", str(script)]
+    cmd = [sys.executable, *start, "--server.headless", "true",
+           "--server.port", str(port), "--server.address", "127.0.0.1",
+           "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none", *(extra or [])]
+    return ["taskset", "-c", cpus, *cmd] if cpus is not None else cmd
 
 
 @dataclass
@@ -85,16 +89,17 @@ class Server:
 
 
 def launch(script: str | Path = "app.py", *, log: Path | None = None, extra: list[str] | None = None,
-           root: Path = ROOT, env: dict[str, str] | None = None, port: int | None = None) -> Server:
+           root: Path = ROOT, env: dict[str, str] | None = None, port: int | None = None, serve: bool = False,
+           cpus: str | None = None) -> Server:
     """Start ``streamlit run <script>`` (a path from ``root``, the checkout to run) without waiting for it.
     ``log``: a file for its output (else discarded); ``extra``: more command-line options; ``env``: variables set
-    over this process's environment; ``port``: a free one by default."""
+    over this process's environment; ``port``: a free one by default; ``serve``, ``cpus``: as ``command``."""
     port = port or free_port()
     if log:
         Path(log).parent.mkdir(parents=True, exist_ok=True)
     out = open(log, "w") if log else subprocess.DEVNULL  # noqa: SIM115  the child writes to it; closed below
     try:
-        proc = subprocess.Popen(command(script, port, extra), cwd=root, stdout=out, stderr=subprocess.STDOUT,
+        proc = subprocess.Popen(command(script, port, extra, serve=serve, cpus=cpus), cwd=root, stdout=out, stderr=subprocess.STDOUT,
                                 env={**os.environ, **env} if env else None)
     finally:
         if log:

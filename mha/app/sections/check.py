@@ -19,15 +19,15 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
-from mha.charts import figures
-from mha.core import i18n
 from mha.app import frame
 from mha.app.state import CUSTOM_WEIGHTS_KEY, current_view, settings
 from mha.app.widgets import chart_words, file_uploader, hide, lang, t
+from mha.charts import figures
 from mha.check import code_link, examples
+from mha.core import i18n
 from mha.core.errors import LearnerError
-from mha.core.tokens import display_labels
 from mha.core.markup import escape_markdown
+from mha.core.tokens import display_labels
 
 EDITOR, LINK, UPLOAD = "ck_editor", "code", "ck_upload"  # widget keys; LINK is the URL parameter
 OFF_ENV = "MHA_CHECK"  # "off" / "0" / "false" / "no": no learner code is taken on this server
@@ -417,7 +417,7 @@ def step_maps(step: dict, labels: list[str]) -> None:
         else:
             fig = figures.features_heatmap(z, rows, kind=FEATURE_STEPS.get(step.get("id"), "output"), zmax=top,
                                            words=words)
-        col.plotly_chart(fig, key=key, width="content" if fig.layout.width else "stretch")
+        col.plotly_chart(figures.readable_ticks(fig), key=key, width="content" if fig.layout.width else "stretch")
 
 
 def step_table(steps: list, first) -> None:

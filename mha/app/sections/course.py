@@ -10,19 +10,19 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from mha.lessons import course, explain
-from mha.charts import figures, heatmap_data
-from mha.charts import explain as xf
-from mha.app.sections import explain as steps
 from mha.app import frame, runs
-from mha.app.compute import SEEDED, view as compute_view
-from mha.app.compute import cached_figure
+from mha.app.components.heatmap_view import heatmaps
+from mha.app.compute import SEEDED, cached_figure
+from mha.app.compute import view as compute_view
+from mha.app.sections import explain as steps
 from mha.app.state import settings
 from mha.app.widgets import chart_words, t, table
-from mha.app.components.heatmap_view import heatmaps
-from mha.weights.batch import BatchError
-from mha.core.tokens import TextError
+from mha.charts import explain as xf
+from mha.charts import figures, heatmap_data
 from mha.core.markup import escape_markdown
+from mha.core.tokens import TextError
+from mha.lessons import course, explain
+from mha.weights.batch import BatchError
 from mha.weights.train import GOAL, TASKS, TRAIN_LEN
 from mha.weights.view import D_MODEL_CHOICES, DEFAULT_D_MODEL, DEFAULT_NUM_HEADS, View, head_choices
 
@@ -184,7 +184,7 @@ def step_softmax(v: dict[str, View]) -> None:
               key="co_softmax_table", hide_index=True)
         st.plotly_chart(cached_figure(xf.attention_bar, view.weights[head, qi], ok, view.key_labels,
                                       highlight=course.top_key(view.weights[head, qi], ok),
-                                      title=figures.axis_labels([view.labels[qi]])[0], words=words),
+                                      title=figures.hover_labels([view.labels[qi]])[0], words=words),
                         key="co_your_row")
 
 

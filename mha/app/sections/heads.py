@@ -15,19 +15,29 @@ from functools import partial
 import numpy as np
 import streamlit as st
 
-from mha.charts import figures
-from mha.lessons import heads
-from mha.charts import heads as hf
 from mha.app import compute, frame, runs
-from mha.app.compute import Weights
-from mha.app.compute import cached
+from mha.app.compute import Weights, cached
 from mha.app.state import Settings, current_view, session_weights, settings
-from mha.app.widgets import (chart_words, head_picker, hide, int_input, keep_index, lang, link_value, t, table,
-                             token_picker, weights_scale)
-from mha.weights.batch import PAD
+from mha.app.widgets import (
+    chart_words,
+    head_picker,
+    hide,
+    int_input,
+    keep_index,
+    lang,
+    link_value,
+    t,
+    table,
+    token_picker,
+    weights_scale,
+)
+from mha.charts import figures
+from mha.charts import heads as hf
 from mha.charts.figures import Words
 from mha.core.markup import escape_markdown
+from mha.lessons import heads
 from mha.lessons.course import long_for_training
+from mha.weights.batch import PAD
 from mha.weights.train import TASKS, TRAIN_LEN, pattern_text
 from mha.weights.view import MAX_SEED, View, ViewSpec
 
@@ -176,8 +186,9 @@ def compare(c: HeadsView) -> None:
     b = col_b.selectbox(t("hd_pair_b"), range(H), index=best[1], key="heads_b", bind="query-params")
     right.markdown(t(f"hd_pair_summary_{metric}", a=a, b=b, value=float(sim[a, b]), best_a=best[0], best_b=best[1]))
     right.caption(t(f"hd_metric_{metric}_help") + " " + t("hd_click_hint"))
-    left.plotly_chart(hf.similarity_heatmap(sim, metric, (a, b), t("hd_head"), t(f"hd_metric_{metric}_short"),
-                                            words=words), key="heads_sim_chart", on_select=partial(_pick_pair, H),
+    left.plotly_chart(figures.readable_ticks(hf.similarity_heatmap(sim, metric, (a, b), t("hd_head"),
+                                                                   t(f"hd_metric_{metric}_short"), words=words)),
+                      key="heads_sim_chart", on_select=partial(_pick_pair, H),
                       selection_mode="points")
     titles = [f"{t('hd_head')} {a}", f"{t('hd_head')} {b}", t("hd_difference", a=a, b=b)]
     st.plotly_chart(figures.readable_ticks(hf.pair_figure(
@@ -225,7 +236,7 @@ def queries_keys(c: HeadsView) -> None:
     axes = [t("hd_pc", n=n + 1, pct=100 * float(proj.explained[n])) for n in range(2)]
     fig = hf.qk_figure(proj.q2, proj.k2, q_labels, k_labels, qi, top, view.weights[head, qi], axes,
                        (t("hd_queries"), t("hd_keys")), words=words)
-    st.plotly_chart(fig, key="heads_qk_chart")
+    st.plotly_chart(figures.readable_ticks(fig), key="heads_qk_chart")
     if unnamed := hf.unnamed_points(fig):
         st.caption(t("hd_qk_unnamed", n=unnamed, total=len(q_labels) + len(k_labels)))
     names = lambda idx: ", ".join(f"**{escape_markdown(k_labels[j])}**" for j in idx)  # noqa: E731
@@ -285,8 +296,9 @@ def order(c: HeadsView) -> None:
     head = head_picker("heads_order_head", H)
     mats = [now.weights[head], now.shuffled_weights[head], now.put_back()[head]]
     titles = [t("hd_order_original"), t("hd_order_shuffled"), t("hd_order_back")]
-    st.plotly_chart(hf.matrices_row(mats, titles, [labels, shuffled, labels], [labels, shuffled, labels], cols=3,
-                                    words=words, top=weights_scale(mats).top), key="heads_shuffle_chart")
+    st.plotly_chart(figures.readable_ticks(hf.matrices_row(mats, titles, [labels, shuffled, labels],
+                                                           [labels, shuffled, labels], cols=3, words=words,
+                                                           top=weights_scale(mats).top)), key="heads_shuffle_chart")
     st.caption(t("hd_order_caption_" + ("on" if s.positional else "off")))
     if not square or len(real) < len(view.tokens):
         st.caption(t("hd_shuffle_self"))
@@ -340,9 +352,10 @@ def seeds(c: HeadsView) -> None:
         return
     mats = cached(heads.seed_patterns, spec, tuple(seed_values), head, weights=weights)
     titles = [t("hd_seed_title", seed=v) for v in seed_values]
-    st.plotly_chart(hf.matrices_row(list(mats), titles, [q_labels] * len(mats), [k_labels] * len(mats),
-                                    [view.allowed[head]] * len(mats), cols=4, words=words,
-                                    top=weights_scale(list(mats)).top), key="heads_seeds_chart")
+    st.plotly_chart(figures.readable_ticks(hf.matrices_row(list(mats), titles, [q_labels] * len(mats),
+                                                           [k_labels] * len(mats), [view.allowed[head]] * len(mats),
+                                                           cols=4, words=words, top=weights_scale(list(mats)).top)),
+                    key="heads_seeds_chart")
     seed_tab = heads.seed_table(mats, seed_values, view.allowed[head], k_labels)
     table(seed_tab.rename(columns=lambda col: t(f"hd_col_{col}")), "heads_seed_table", hide_index=True, column_config={
         t(f"hd_col_{col}"): st.column_config.NumberColumn(format="%.3f") for col in ("entropy", "max_weight")})

@@ -11,20 +11,19 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from mha.app import frame
+from mha.app.compute import HEAVY_WORK, cached_figure
+from mha.app.sections import live
+from mha.app.sections.model_view import model_view
+from mha.app.state import settings
+from mha.app.widgets import chart_words, int_input, t, token_picker, weights_scale
 from mha.charts import figures
+from mha.charts import train as tf
 from mha.core.clicks import clicked_pair
+from mha.core.markup import escape_markdown
+from mha.core.tokens import TextError, display_labels
 from mha.lessons import induction as ind
 from mha.lessons import induction_view as iv
-from mha.charts import train as tf
-from mha.app import frame
-from mha.app.sections import live
-from mha.app.state import settings
-from mha.app.compute import HEAVY_WORK
-from mha.app.compute import cached_figure
-from mha.app.widgets import chart_words, int_input, t, token_picker, weights_scale
-from mha.app.sections.model_view import model_view
-from mha.core.tokens import TextError, display_labels
-from mha.core.markup import escape_markdown
 
 KEYS = ("ind_seed", "ind_steps", "ind_at", "ind_query", "ind_ablate")
 MAX_STEPS = 2000
@@ -215,10 +214,10 @@ def show_text(tv: iv.TextView) -> float:
         title = t("mv_ind_opened", layer=big[0] + 1, head=big[1])
     st.markdown(f"**{title}**")
     st.caption(t("ind_big_caption"))
-    st.plotly_chart(figures.head_heatmap(tv.attention.weights[big[0]][big[1]], labels, labels, allowed=tv.allowed,
-                                         head=big[1],
-                                         selected=(q, tv.target if tv.target is not None else q), zmax=top,
-                                         words=words),
+    big_fig = figures.head_heatmap(tv.attention.weights[big[0]][big[1]], labels, labels, allowed=tv.allowed,
+                                   head=big[1], selected=(q, tv.target if tv.target is not None else q), zmax=top,
+                                   words=words)
+    st.plotly_chart(figures.readable_ticks(big_fig),  # not cached: its ticks and hover made readable here
                     key="ind_l2_head", selection_mode="points", on_select=_pick_query)
     return top
 

@@ -13,20 +13,19 @@ from urllib.parse import quote, urlencode
 import numpy as np
 import streamlit as st
 
-from mha.weights import export
-from mha.charts import figures
-from mha.weights import train as tr
-from mha.charts import train as tf
-from mha.weights import train_runs as runs
 from mha.app import frame
+from mha.app.compute import SEEDED, cached, cached_figure
 from mha.app.sections import live
-from mha.app.compute import SEEDED, cached
-from mha.app.compute import cached_figure
 from mha.app.state import Settings, settings
 from mha.app.widgets import chart_words, int_input, named_choice, t, weights_scale
-from mha.weights.view import text_batch
-from mha.core.tokens import TextError, display_labels
+from mha.charts import figures
+from mha.charts import train as tf
 from mha.core.markup import escape_markdown
+from mha.core.tokens import TextError, display_labels
+from mha.weights import export
+from mha.weights import train as tr
+from mha.weights import train_runs as runs
+from mha.weights.view import text_batch
 
 D_MODELS = (8, 16, 32, 64, 128)  # trainable sizes (mha.weights.train.MAX_TRAIN_D_MODEL), a subset of the app's
 KEYS = ("tr_task", "tr_d_model", "tr_num_heads", "tr_steps", "tr_seed", "tr_layout", "tr_at", "tr_compare")
@@ -128,7 +127,8 @@ def train_live(config: tr.TrainConfig, tokens, labels, prefix: str = "tr", autos
         slots[0].plotly_chart(tf.loss_curve({cw.loss: (xs, ys)}, steps_total=config.steps, words=cw,
                                             title=t("tp_loss_title")), key=f"{prefix}_live_loss_{n}")
         snap = next(p.snapshot for p in reversed(events) if p.snapshot is not None)
-        slots[1].plotly_chart(figures.heads_grid(snap, labels, labels, zmax=figures.weights_top(snap), words=words),
+        grid = figures.heads_grid(snap, labels, labels, zmax=figures.weights_top(snap), words=words)
+        slots[1].plotly_chart(figures.readable_ticks(grid),
                               key=f"{prefix}_live_heads_{n}")
 
     try:
