@@ -11,6 +11,8 @@ public ``st.navigation`` turns the mode off, for every later run. So ``page`` te
 running the page: if not, it registers the navigation (leaving the legacy mode for good) and reruns at once, so
 that the first visitor's page, too, is run by app.py: the same frame, the same widgets (the ids Streamlit gives
 them depend on the route), the same link checks after the page. This is the only place that knows about it.
+(The hosted launcher, ``python -m mha.app.serve``, turns the legacy mode off before its server starts, through
+``internals.route_through_app_only``; under ``streamlit run app.py`` and in AppTest the check is what holds.)
 """
 from __future__ import annotations
 

@@ -346,8 +346,8 @@ def limit_uploads() -> bool:
 def route_through_app_only() -> None:
     """Before any session: this process never enters Streamlit's legacy ``pages/`` routing (a folder ``pages/`` next
     to app.py makes a fresh server run a direct link's page file alone, without app.py, until some run calls
-    ``st.navigation``). Every run then executes app.py, whose ``st.navigation`` picks the page by its URL; the pages'
-    ``page_setup()`` stays for ``streamlit run app.py``."""
+    ``st.navigation``). Every run then executes app.py, whose ``st.navigation`` picks the page by its URL; the
+    frame's ``page`` decorator (mha/app/frame.py) still hands such runs over under ``streamlit run app.py``."""
     _pm.PagesManager.uses_pages_directory = False
 
 

@@ -1,2 +1,2 @@
-"""The sections of each page (``pages/<name>.py`` draws ``sections/<name>.py``'s pieces), and pieces shared by pages.
-Streamlit glue; may import every other part of ``mha``."""
+"""Each page (``sections/<name>.py``'s ``page()``, decorated by ``frame.page``; ``pages/<name>.py`` only calls it) with
+its pieces, and pieces shared by pages. Streamlit glue; may import every other part of ``mha``."""
