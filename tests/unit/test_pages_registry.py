@@ -72,7 +72,8 @@ def test_every_page_function_is_decorated_by_the_frame():
 
 def test_only_the_frame_knows_about_legacy_routing():
     """The check (is app.py running this page?) is in mha/app/frame.py alone: nothing else reads its flag, reruns
-    into the navigation (``st.navigation`` is the frame's) or calls page_setup (except the pages not moved yet)."""
+    into the navigation (``st.navigation`` is the frame's) or calls page_setup (except the pages not moved yet);
+    only internals.py (the hosted launcher's switch, set before the server starts) names Streamlit's legacy flag."""
     files = [p for d in ("mha", "pages") for p in (ROOT / d).rglob("*.py")] + [ROOT / "app.py"]
     frame = ROOT / "mha" / "app" / "frame.py"
     frame_names = {n.id for n in ast.walk(ast.parse(frame.read_text(encoding="utf-8"))) if isinstance(n, ast.Name)}
@@ -87,6 +88,8 @@ def test_only_the_frame_knows_about_legacy_routing():
         names |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
         names |= {a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
         found = names & {"_in_app", "_through_app", "uses_pages_directory", "navigation"}
+        if rel == "mha/app/internals.py":  # the hosted launcher's switch, before any session (mha.app.serve)
+            found -= {"uses_pages_directory"}
         if rel not in PAGE_SETUP_LEFT:
             found |= names & {"page_setup"}
         if found:
