@@ -13,13 +13,12 @@ import pickle
 import random
 import re
 import struct
-import sys
 import zipfile
 
 import pytest
 import torch
 from course_mha import MultiHeadAttention as CourseMHA
-from harness.uploads import refused, saved
+from harness.uploads import course_sd, nested, refused, saved, saved_deep, zip_bomb
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
@@ -142,22 +141,6 @@ def test_there_is_one_escaping_helper():
 # ----------------------------------------------------------------------------------------------- crafted files
 
 
-def course_sd(d_model: int = 16) -> dict:
-    return CourseMHA(d_model, 4).state_dict()
-
-
-def zip_bomb(unpacked_mb: int = 64) -> bytes:
-    """A real torch.save file, re-zipped with deflate: its one big tensor (zeros) shrinks ~1000:1. torch.load would
-    inflate every storage before any shape is checked."""
-    sd = {**course_sd(), "query_linear.weight": torch.zeros(unpacked_mb * 2**18)}  # unpacked_mb MB of float32 zeros
-    src = zipfile.ZipFile(io.BytesIO(saved(sd)))
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as z:
-        for e in src.infolist():
-            z.writestr(e.filename, src.read(e))
-    return out.getvalue()
-
-
 def overlapping_zip(copies: int = 4, mb: int = 5) -> bytes:
     """Stored entries only, but the directory lists one entry's bytes ``copies`` times under other names: unpacked,
     the file is ``copies`` times its size (the "overlapping" zip bomb)."""
@@ -173,23 +156,6 @@ def overlapping_zip(copies: int = 4, mb: int = 5) -> bytes:
     end = bytearray(data[eocd:])
     struct.pack_into("<HHII", end, 8, copies, copies, len(directory), cd_offset)
     return data[:cd_offset] + directory + bytes(end)
-
-
-def nested(depth: int, leaf) -> dict:
-    obj = leaf
-    for _ in range(depth):
-        obj = {"state_dict": obj}
-    return obj
-
-
-def saved_deep(obj) -> bytes:
-    """torch.save of a deeply nested object (pickling recurses once per level)."""
-    old = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(old, 30_000))
-    try:
-        return saved(obj)
-    finally:
-        sys.setrecursionlimit(old)
 
 
 class RunsCode:

@@ -13,7 +13,7 @@ import pytest
 import torch
 from course_mha import MultiHeadAttention as CourseMHA
 from harness.chromium import goto, wait_app_idle
-from test_security import course_sd, nested, saved, saved_deep, zip_bomb  # the same crafted files
+from harness.uploads import course_sd, nested, saved, saved_deep, zip_bomb  # the crafted files of tests/app
 
 from .test_hostile_browser import assert_nothing_injected
 
