@@ -1,6 +1,7 @@
 """The head view's numbers, checked and packed for the browser. Pure: numpy and the string catalog only.
 
-The head view (``mha.app.components.head_view``) draws attention weights as lines between two columns of tokens, queries on
+The head view (``mha.app.components.head_view``) draws attention weights as lines between two columns of tokens, queries
+on
 the left and keys on the right, one colour per head, BertViz-style. Every hover and click is answered in the
 browser from the numbers sent once: this module prepares them.
 
@@ -188,7 +189,8 @@ def drawn_lines(payload: Mapping, *, heads: Sequence[int] | None = None, query: 
                 key: int | None = None) -> set[tuple[int, int, int]]:
     """The (head, query, key) lines the view draws among the shown ``heads`` (all by default): ``query``'s row or
     ``key``'s column, weights of at least ``MIN_WEIGHT`` thousandths, or with neither the overview of all lines,
-    weights of at least the payload's ``min_all`` (``overview_threshold``). The browser test compares the component's drawn lines with this."""
+    weights of at least the payload's ``min_all`` (``overview_threshold``). The browser test compares the component's
+    drawn lines with this."""
     overview = query is None and key is None
     on = thousandths(payload) >= payload["min_all" if overview else "min"]
     if heads is not None:

@@ -253,7 +253,8 @@ def spaced_labels(q2: np.ndarray, k2: np.ndarray, q_labels, k_labels, first: Seq
                   plot_px: tuple[float, float] = QK_PLOT_PX, font: int = 12) -> tuple[list[bool], list[bool]]:
     """Which points of the q/k map get their name written beside them: as many as fit without two names
     overlapping (#27.4: at 38 tokens 76 names piled up), in order of ``first`` (("q" | "k", index): the chosen
-    query, its top keys), then the queries and keys in sentence order, clear of the other points too. A query's name sits above its point, a key's
+    query, its top keys), then the queries and keys in sentence order, clear of the other points too. A query's name
+    sits above its point, a key's
     below (``textposition``). The plot's pixel scale is estimated from ``plot_px`` and the points' range with equal
     units on both axes (``scaleanchor``); the rest are named on hover. Returns (query shown, key shown)."""
     pts = {"q": np.asarray(q2, dtype=np.float64), "k": np.asarray(k2, dtype=np.float64)}
@@ -333,7 +334,8 @@ def unnamed_points(fig: go.Figure) -> int:
 def matrices_row(mats: Sequence[np.ndarray], titles: Sequence[str], q_labels: Sequence[Sequence[str]],
                  k_labels: Sequence[Sequence[str]], allowed: Optional[Sequence[np.ndarray]] = None,
                  cols: int = 4, words: Words = ENGLISH, top: float = 1.0) -> go.Figure:
-    """Weight maps side by side on one scale 0..``top`` (the view's: figures.weights_top), each with its own token labels (e.g. a sentence and its
+    """Weight maps side by side on one scale 0..``top`` (the view's: figures.weights_top), each with its own token
+    labels (e.g. a sentence and its
     shuffle, or one head under several seeds)."""
     n = len(mats)
     cols = max(1, min(cols, n))

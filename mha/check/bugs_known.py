@@ -20,8 +20,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from mha.lessons import bugs as zoo
 from mha.check.trace import MATMUL_OPS, SDPA_OPS, SOFTMAX_OPS, Recorder, safe_text
+from mha.lessons import bugs as zoo
 
 MASK_OPS = frozenset({"masked_fill", "where", "index_put"})
 
@@ -147,7 +147,8 @@ def matches(bug_id: str, theirs: dict, mine: dict, allowed, d_model: int) -> boo
     return seen > 0
 
 
-# --- naming ------------------------------------------------------------------------------------------------------------
+# --- naming
+# ------------------------------------------------------------------------------------------------------------
 
 def name_bug(first, th, mine, compared, req, allowed, subject, roles) -> Optional[dict]:
     """The known bug behind the first wrong step, with its fix, or None."""

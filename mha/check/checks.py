@@ -18,7 +18,6 @@ from mha.check.running import Run, Subject, build, call_function
 from mha.check.steps import BLOCKED, Theirs, locate
 from mha.check.trace import SOFTMAX_OPS
 
-
 CHECKS = ("rows_sum_to_one", "permutation", "causal_no_future", "heads_own_slice", "score_spread")
 
 

@@ -50,7 +50,6 @@ from typing import Optional
 import torch
 import torch.nn as nn
 
-from mha.core.attention import MultiHeadAttention, attention_steps
 from mha.check import bugs_known
 from mha.check.checks import class_checks, function_checks
 from mha.check.projections import Roles, copy_weights, find_roles
@@ -58,6 +57,7 @@ from mha.check.request import Request, Target
 from mha.check.running import Run, Subject, build, call_function, shape_text
 from mha.check.steps import Compared, compare, first_wrong, locate, our_steps, pick_head, seeded, step_rows
 from mha.check.trace import LEARNER_FILENAME, Recorder, exception_text, safe_text, traceback_line
+from mha.core.attention import MultiHeadAttention, attention_steps
 
 STEPS = ("projections", "split", "scores", "scale", "mask", "softmax", "weighted_sum", "combine", "output")
 FUNCTION_STEPS = ("scores", "scale", "mask", "softmax", "weighted_sum")
@@ -183,7 +183,7 @@ COURSE_AT = {
     "projections": "query = self.query_linear(query)  # {x} -> {x}",
     "split": "x = x.reshape(batch_size, seq_length, self.num_heads, self.head_dim)  # {x} -> {bthd}\n"
              "return x.permute(0, 2, 1, 3)  # -> {bhtd}",
-    "scores": "scores = torch.matmul(query, key.transpose(-2, -1)) / (self.head_dim ** 0.5)  # {bhtd} @ {bhdt} -> {bhtt}",
+    "scores": "scores = torch.matmul(query, key.transpose(-2, -1)) / (self.head_dim ** 0.5)  # {bhtd} @ {bhdt} -> {bhtt}",  # noqa: E501 (the course's line)
     "scale": "scores = torch.matmul(query, key.transpose(-2, -1)) / (self.head_dim ** 0.5)  # / {sqrt}",
     "mask": "scores = scores.masked_fill(mask == 0, float('-inf'))  # mask {tt}: 1 = may attend",
     "softmax": "attention_weights = F.softmax(scores, dim=-1)  # {bhtt}, each row sums to 1 over the keys",

@@ -15,9 +15,8 @@ from typing import Optional
 import torch
 import torch.nn as nn
 
-from mha.core.attention import MultiHeadAttention
 from mha.check.running import Run, Subject
-
+from mha.core.attention import MultiHeadAttention
 
 # --- which projection is which ---------------------------------------------------------------------------------------
 

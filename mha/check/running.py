@@ -17,7 +17,6 @@ import torch.nn as nn
 from mha.check.request import Request, Target
 from mha.check.trace import Recorder, safe_text
 
-
 # --- running their code --------------------------------------------------------------------------------------------
 
 @dataclass

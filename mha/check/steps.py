@@ -16,13 +16,12 @@ from typing import Optional
 
 import torch
 
-from mha.core.attention import MultiHeadAttention
 from mha.check.projections import Roles
 from mha.check.request import Request
 from mha.check.running import Run
 from mha.check.trace import MATMUL_OPS, SDPA_OPS, SOFTMAX_OPS, Record, Recorder
+from mha.core.attention import MultiHeadAttention
 from mha.core.inputs import init_weights
-
 
 BLOCKED = -1e4  # a score at or below this counts as blocked (learners write -1e9, -1e4, float('-inf'))
 RTOL = 1e-4  # equal: |theirs - ours| <= RTOL * max(1, max |ours|) (float32 on both sides)

@@ -17,9 +17,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from mha.core.attention import AttentionSteps, AttentionTrace, MultiHeadAttention, attention_steps
-from mha.core.masks import as_allowed
 from mha.core.inputs import init_weights
-
+from mha.core.masks import as_allowed
 
 # --- the second seed's class, as written ------------------------------------------------------------------------------
 # Copied from ../shared/seeds/002_* (only comments added). Its Linear layers act on head_dim features, but they

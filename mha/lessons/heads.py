@@ -20,8 +20,8 @@ import torch
 
 from mha.core.attention import MultiHeadAttention
 from mha.core.clicks import clicked_pair
-from mha.core.masks import causal_mask
 from mha.core.inputs import token_inputs
+from mha.core.masks import causal_mask
 from mha.weights.view import model_for, run_view, spec_inputs
 
 _EPS = 1e-12
@@ -314,7 +314,8 @@ def head_patterns(view, first: Optional[int] = None) -> Optional[pd.DataFrame]:
 
 def row_scores(weights: np.ndarray, pattern: np.ndarray, allowed: Optional[np.ndarray] = None) -> np.ndarray:
     """(Tq,) one head's closeness to a pattern, query by query: 1 - the total variation distance between the two
-    rows (``mha.weights.train.pattern_scores`` is their mean). A fully masked row (all False in ``allowed``) scores NaN."""
+    rows (``mha.weights.train.pattern_scores`` is their mean). A fully masked row (all False in ``allowed``) scores
+    NaN."""
     w, p = np.asarray(weights, dtype=np.float64), np.asarray(pattern, dtype=np.float64)
     if w.shape != p.shape or w.ndim != 2:
         raise ValueError(f"weights {w.shape} and pattern {p.shape} must be the same (Tq, Tk).")

@@ -1,6 +1,7 @@
 """What the Induction page says about a trained two-layer model, as plain data. Pure (no Streamlit).
 
-``text_view`` runs one snapshot of an ``mha.lessons.induction.InductionRun`` on the learner's text (repeated, mapped onto the
+``text_view`` runs one snapshot of an ``mha.lessons.induction.InductionRun`` on the learner's text (repeated, mapped
+onto the
 trained vocabulary with ``map_text``), names each head's role from the held-out scores of that snapshot, measures
 each head on the text itself (the head enlarged is the one that does induction most *there*: a head that does it on
 held-out sequences may be a first-token sink on a short sentence), says where each head points from a picked query,
@@ -14,8 +15,8 @@ from typing import Optional
 
 import numpy as np
 
-from mha.lessons import induction as ind
 from mha.core.masks import causal_mask
+from mha.lessons import induction as ind
 
 ROLE_AT = 0.5  # a held-out score at least this high names the head's role
 

@@ -19,9 +19,9 @@ import torch
 
 from mha.core.attention import attention_steps
 from mha.core.errors import LearnerError
+from mha.core.inputs import token_inputs
 from mha.core.masks import causal_mask, combine_masks, padding_mask
 from mha.core.tokens import TextError, clean_text, safe_label, tokenize
-from mha.core.inputs import token_inputs
 
 # Brackets are split off by the tokenizer, so a typed "[PAD]" becomes "[", "PAD", "]": never this token.
 PAD = "[PAD]"

@@ -30,8 +30,6 @@ from typing import Mapping
 import numpy as np
 import torch
 
-from mha.core import i18n
-from mha.core.markup import escape_markdown
 from mha.core.errors import LearnerError
 
 FORMAT = "mha-playground-view"

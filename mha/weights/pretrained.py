@@ -35,9 +35,26 @@ from mha.core.attention import AttentionTrace, MultiHeadAttention
 from mha.core.lru import ByteLRU
 from mha.core.masks import from_additive_mask
 from mha.weights.pretrained_files import (  # noqa: F401  (re-exported: where a model comes from)
-    CHOICES, DEFAULT_MAX_BYTES, DEFAULT_MODEL, FAMILIES, MAX_BYTES_ENV, MB,
-    SUPPORTED, Choice, Family, PretrainedError, Progress, _config_family, _folder_key, content_key, family_for,
-    folder_size, max_bytes_from_env, resolve, server_options)
+    CHOICES,
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MODEL,
+    FAMILIES,
+    MAX_BYTES_ENV,
+    MB,
+    SUPPORTED,
+    Choice,
+    Family,
+    PretrainedError,
+    Progress,
+    _config_family,
+    _folder_key,
+    content_key,
+    family_for,
+    folder_size,
+    max_bytes_from_env,
+    resolve,
+    server_options,
+)
 
 MAX_LOADED_MODELS = 2  # models kept in memory at once (bert-base: ~440 MB each); the least recently used goes
 # Per loaded model: the layers' inputs, weights and outputs its runs captured, so that switching to a layer a run

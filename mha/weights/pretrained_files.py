@@ -515,8 +515,7 @@ def _download(repo_id: str, max_bytes: int, progress: Optional[Progress]) -> Pat
 def _download_files(repo_id: str, max_bytes: int, progress: Optional[Progress], deadline: list,
                     seconds: float) -> Path:
     import huggingface_hub
-    from huggingface_hub.errors import (EntryNotFoundError, GatedRepoError, HFValidationError,
-                                        RepositoryNotFoundError)
+    from huggingface_hub.errors import EntryNotFoundError, GatedRepoError, HFValidationError, RepositoryNotFoundError
 
     patterns = [_CONFIG, *_TOKENIZER_FILES] + [name for pair in _WEIGHTS for name in pair] + [
         "model-*.safetensors", "pytorch_model-*.bin"]

@@ -34,8 +34,8 @@ import torch
 import torch.nn.functional as F
 
 from mha.core.attention import MultiHeadAttention
-from mha.core.lru import ByteLRU
 from mha.core.inputs import embed_tokens, init_weights, sinusoidal_positions
+from mha.core.lru import ByteLRU
 
 # --------------------------------------------------------------------------------------------------------------
 # Known attention patterns: one (T, T) matrix each, rows = queries, columns = keys, each row sums to 1.
@@ -99,7 +99,8 @@ def pattern_sources(name: str, T: int, tokens: Optional[Sequence] = None) -> np.
                      f"{[p for p in PATTERNS if p not in ('spread', 'special')]}.")
 
 
-def pattern_matrix(name: str, T: int, tokens: Optional[Sequence] = None, allowed: Optional[np.ndarray] = None) -> np.ndarray:
+def pattern_matrix(name: str, T: int, tokens: Optional[Sequence] = None,
+                   allowed: Optional[np.ndarray] = None) -> np.ndarray:
     """(T, T) float64: the perfect attention weights of pattern ``name`` for T positions. ``spread`` is uniform over
     the keys a query may attend to (``allowed``, (T, T) bool, True = may attend; all keys when None); ``special``
     uniform over the sink keys among them (special tokens and punctuation, ``sink_keys(tokens)``; a query that

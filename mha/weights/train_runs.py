@@ -1,6 +1,7 @@
 """Training runs as the Train page shows them: kept by their parameters, so any sentence can be looked at later.
 
-Pure torch + numpy (no Streamlit). ``mha.weights.train.Trainer`` keeps the weights on one probe sentence at each snapshot;
+Pure torch + numpy (no Streamlit). ``mha.weights.train.Trainer`` keeps the weights on one probe sentence at each
+snapshot;
 a page that lets the learner change the sentence after training needs the *parameters* at each snapshot instead.
 ``RecordingTrainer`` keeps them (as numpy, so a run can be a cache key's value and be fingerprinted by its bytes),
 ``TrainRecord`` is the finished (or stopped) run, ``probe_weights`` reads the weights of any snapshot on any

@@ -4,8 +4,10 @@
 seeded module and traces it, and returns plain numpy arrays so a cached result can be copied, pickled and
 shared safely between users.
 
-Weight sources (``ViewSpec.source``): "random" (the seeded module), "trained" (``mha.weights.train``: trained on ``task``,
-run on the content | position layout it was trained with) and "pretrained" (``mha.weights.pretrained``: one attention layer
+Weight sources (``ViewSpec.source``): "random" (the seeded module), "trained" (``mha.weights.train``: trained on
+``task``,
+run on the content | position layout it was trained with) and "pretrained" (``mha.weights.pretrained``: one attention
+layer
 of a real model, run on the hidden states the model itself gives that layer; its tokens are the model's tokens).
 
 The text may hold several sentences, one per line: they run as one padded batch (``mha.weights.batch``) and the view
@@ -20,12 +22,12 @@ import numpy as np
 import torch
 
 from mha.core.attention import AttentionTrace, MultiHeadAttention
-from mha.weights.batch import Batch, BatchError, batch_mask, make_batch, pair_kv, split_lines
+from mha.core.inputs import init_weights, token_inputs
 from mha.core.lru import ByteLRU
-from mha.weights import pretrained
 from mha.core.masks import causal_mask
 from mha.core.tokens import TextError, clean_text, display_labels, safe_label, tokenize
-from mha.core.inputs import init_weights, token_inputs
+from mha.weights import pretrained
+from mha.weights.batch import Batch, BatchError, batch_mask, make_batch, pair_kv, split_lines
 from mha.weights.train import MAX_TRAIN_D_MODEL, MAX_TRAIN_STEPS, TASKS, layout_inputs, trained_module
 
 # Limits that keep the largest view responsive on a small (2-core) hosted machine. See docs/weights.md "Limits".
@@ -58,10 +60,12 @@ class ViewSpec:
     padding: bool = True  # key-padding mask on: no query attends to a PAD key
     kv_text: str = ""  # keys and values from this text (cross-attention); empty = self-attention
     sentence: int = 0  # which sentence (line) of the batch the view shows
-    source: str = "random"  # which parameters: "random" (from the seed) or "trained" (on ``task``, see mha.weights.train)
+    # which parameters: "random" (from the seed) or "trained" (on ``task``, see mha.weights.train)
+    source: str = "random"
     task: str = "previous"  # source "trained": the task (an id of mha.weights.train.TASKS)
     train_steps: int | None = None  # source "trained": optimizer steps; None = the task's own budget
-    model: str = ""  # source "pretrained": a Hugging Face model id or a local folder (mha.weights.pretrained.load_model)
+    # source "pretrained": a Hugging Face model id or a local folder (mha.weights.pretrained.load_model)
+    model: str = ""
     layer: int = 0  # source "pretrained": which attention layer
 
 
@@ -129,7 +133,8 @@ def check_spec(spec: ViewSpec) -> None:
         raise ValueError(f"d_model must be one of {list(D_MODEL_CHOICES)}, got {spec.d_model}.")
     if spec.num_heads not in head_choices(spec.d_model):
         raise ValueError(
-            f"num_heads={spec.num_heads} does not divide d_model={spec.d_model}: pick one of {head_choices(spec.d_model)}."
+            f"num_heads={spec.num_heads} does not divide d_model={spec.d_model}: "
+            f"pick one of {head_choices(spec.d_model)}."
         )
     if spec.source == "trained":
         if spec.task not in TASKS:
@@ -161,7 +166,8 @@ def load_pretrained(source: str, progress=None) -> "pretrained.LoadedModel":
 
 
 def pretrained_content(source: str) -> tuple:
-    """``mha.weights.pretrained.content_key`` with this server's options: what the model folder holds now (file sizes and
+    """``mha.weights.pretrained.content_key`` with this server's options: what the model folder holds now (file sizes
+    and
     times). Part of every cache key of a pretrained view (``mha.app.compute.fingerprint``): a re-saved folder is
     picked up at the next run."""
     return pretrained.content_key(source, **pretrained_options())
@@ -178,7 +184,8 @@ def train_steps(spec: ViewSpec) -> int:
 
 
 def trained_model(spec: ViewSpec) -> MultiHeadAttention:
-    """The module trained on ``spec.task`` from the seeded random one (``mha.weights.train.trained_module``: trained once
+    """The module trained on ``spec.task`` from the seeded random one (``mha.weights.train.trained_module``: trained
+    once
     per process for these plain values, cached and shared: never mutate it)."""
     return trained_module(spec.task, spec.d_model, spec.num_heads, train_steps(spec), spec.seed)
 
@@ -221,7 +228,8 @@ def _seeded_module(d_model: int, num_heads: int, seed: int) -> MultiHeadAttentio
 
 
 def custom_model(d_model: int, num_heads: int, state_dict: dict) -> MultiHeadAttention:
-    """A module on a visitor's uploaded weights (checked by ``mha.weights.export.load_state_dict_bytes``). Built per call,
+    """A module on a visitor's uploaded weights (checked by ``mha.weights.export.load_state_dict_bytes``). Built per
+    call,
     never cached here: it belongs to one session, unlike the shared seeded modules of ``build_model``."""
     model = MultiHeadAttention(d_model, num_heads, qkv_bias="query_linear.bias" in state_dict)  # a pretrained layer's
     model.load_state_dict(state_dict, strict=True)
@@ -265,7 +273,8 @@ def prepare_tokens(text: str) -> tuple[tuple[str, ...], tuple[str, ...], dict]:
     return tokens, tuple(notes), args
 
 
-def trace_tokens(model: MultiHeadAttention, tokens, spec: ViewSpec, head_mask=None) -> tuple[torch.Tensor, AttentionTrace]:
+def trace_tokens(model: MultiHeadAttention, tokens, spec: ViewSpec,
+                 head_mask=None) -> tuple[torch.Tensor, AttentionTrace]:
     """Embed the tokens and trace the module on them (self-attention, batch of one)."""
     x = spec_inputs(tokens, spec).unsqueeze(0)  # (1, T, d_model)
     mask = causal_mask(len(tokens)) if spec.causal else None
@@ -286,7 +295,8 @@ def kv_batch(kv_text: str) -> Batch | None:
     try:
         return text_batch(kv_text)
     except TextError:
-        raise BatchError("err_kv_empty", "kv_text has nothing visible: type the keys/values text or clear it.") from None
+        raise BatchError("err_kv_empty",
+                         "kv_text has nothing visible: type the keys/values text or clear it.") from None
 
 
 @dataclass(frozen=True)
@@ -381,7 +391,8 @@ def pretrained_texts(text: str) -> tuple[list[str], tuple[str, ...], dict]:
 
 
 def pretrained_run(spec: ViewSpec) -> "pretrained.LayerRun":
-    """``mha.weights.pretrained.run_layer`` for the spec's model, layer and text (every sentence): our module's trace next to
+    """``mha.weights.pretrained.run_layer`` for the spec's model, layer and text (every sentence): our module's trace
+    next to
     the model's own attention. Raises PretrainedError / TextError / ValueError with a learner message."""
     check_spec(spec)
     loaded = load_pretrained(spec.model)

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import Callable, Mapping, Sequence
 
-from mha.charts import head_view_data
 from mha.app.components.component import in_page
+from mha.charts import head_view_data
 
 _HTML = '<div class="hv"></div>'
 
