@@ -2,25 +2,55 @@
 
 The numbers come from ``mha.explain`` (which reads the module's trace) and the pictures from
 ``mha.explain_figures``; this module only lays them out, with every string through ``t()``.
+
+The steps' matrices (x, Q/K/V, QKᵀ, scores, masked scores, weights, head output, concat, output) are drawn on the
+canvas in the page (``mha.app.heatmap_view``): it paints as soon as the page's own script runs, where Plotly's
+charts wait for Plotly's script (12-17 s for a link with every step open on a busy machine, #27.4). Plotly keeps
+the charts that are not one matrix: the bars, the waterfall, split_heads' panels and the cell's vectors.
 """
 from __future__ import annotations
 
+import numpy as np
 import streamlit as st
 
-from mha import explain
+from mha import explain, heatmap_data
 from mha import explain_figures as xf
+from mha.figures import Words
 from mha.text import escape_for_plotly, escape_markdown
 from mha.app.compute import SEEDED, cached, cached_figure
 from mha.app.controls import chart_words, session_weights, t
+from mha.app.heatmap_view import heatmaps, picked
 from mha.view import View
 
 
-
 def pick_cell(chart_key: str, query_key: str, key_key: str) -> None:
-    """on_select callback of a clickable heatmap: copy the clicked cell into the (query, key) selectors."""
-    cell = explain.cell_from_selection(st.session_state.get(chart_key))
-    if cell is not None:  # the selectors are kept in range by keep_index before they are drawn
-        st.session_state[query_key], st.session_state[key_key] = cell
+    """on_pick callback of a clickable canvas heatmap: copy the clicked cell into the (query, key) selectors."""
+    cell = picked(chart_key)
+    if "query" in cell:  # the selectors are kept in range by keep_index before they are drawn
+        st.session_state[query_key], st.session_state[key_key] = cell["query"], cell["key"]
+
+
+def head_matrix(mat, view: View, kind: str, head: int, words: Words, *, zmax: float | None = None,
+                allowed=None, name: str | None = None, **kw) -> dict:
+    """One head's (Tq, Tk) step matrix as a canvas payload (layout "single": square cells, keys on top): the
+    numbers, colour rule, token labels and hover of ``figures.head_heatmap``. ``kind`` "weights" (0 .. ``zmax``)
+    or any other (scores, QKᵀ: ± ``zmax``, default the largest |value|; ``name`` is shown for it); ``allowed``
+    greys blocked cells; ``kw``: ``pick``/``selected`` of ``heatmap_data.prepare``."""
+    w = kind == "weights"
+    return heatmap_data.prepare(np.asarray(mat)[None], view.labels, view.key_labels, kind="weights" if w else "scores",
+                                heads=[head], allowed=None if allowed is None else np.asarray(allowed)[None],
+                                words=words, layout="single", top=zmax if w else None,
+                                scale_range=None if w else zmax, name=name, **kw)
+
+
+def concat_bands(num_heads: int, head_dim: int, head_word: str, words: Words) -> dict:
+    """``heatmap_data.features``' bands of concat: each head's head_dim columns in its colour, labelled as
+    ``explain_figures.banded_features`` labels them (none for one head, no labels past 16 heads)."""
+    if num_heads <= 1:
+        return {}
+    labels = xf.head_labels(num_heads, head_word, words)
+    return dict(bands=[(h * head_dim, (h + 1) * head_dim, xf.head_color(h), labels[h] if num_heads <= 16 else "")
+                       for h in range(num_heads)], band_stagger=num_heads > xf.CROWDED_HEADS)
 
 
 def extras(view: View) -> explain.Extras:
@@ -69,7 +99,11 @@ def course_step(number: int, step: str, shape, charts, /, *, note: str | None = 
 
 
 def _chart(fig, key: str) -> None:
-    """A chart that sets its own width (square cells: ``figures.square_geometry``) keeps it; others fill the column."""
+    """A canvas payload (a dict) is drawn in the page; a Plotly chart that sets its own width (square cells:
+    ``figures.square_geometry``) keeps it, others fill the column."""
+    if isinstance(fig, dict):
+        heatmaps(fig, key=key)
+        return
     st.plotly_chart(fig, key=key, width="content" if fig.layout.width else "stretch")
 
 
