@@ -1,0 +1,56 @@
+"""#27.4 "a slow page paints its first chart first": a direct link to Step by step with every step open, on a
+freshly started server, in Chromium. Its matrices are drawn on canvases in the page (mha.app.heatmap_view), so the
+first step's picture is drawn, token names and all, while Plotly's script (Streamlit's PlotlyChart chunk, 4.7 MB,
+loaded only once a Plotly chart is on the page) is held back by the test; Plotly's charts (the bars, split_heads)
+draw once it is let through. Read through tests/browser/canvas.py; fixtures: conftest.py."""
+from __future__ import annotations
+
+import urllib.parse
+
+import pytest
+
+from apptest_utils import all_open
+from mha.view import ViewSpec, run_view
+
+from . import canvas as cv
+from .conftest import VIEWPORT, wait_app_idle
+
+pytestmark = pytest.mark.browser
+
+PLOTLY_CHUNK = "**/static/js/PlotlyChart*.js"
+# every step's matrix, in page order: step 1 (x) first
+MATRICES = ("ex_x", "ex_chart_query", "ex_qk", "ex_scores", "ex_masked", "ex_weights", "ex_head_output",
+            "ex_concat", "ex_output", "ex_cell_chart")
+PLOTLY_DRAWN = "[data-testid='stMain'] [data-testid='stPlotlyChart'] .main-svg"
+
+
+def test_every_step_open_paints_the_first_steps_canvas_without_waiting_for_plotly(fresh_server, browser):
+    server = fresh_server()
+    context = browser.new_context(viewport=VIEWPORT, locale="en-US")
+    held = []  # Plotly's script, asked for and not answered until the canvases have been checked
+    context.route(PLOTLY_CHUNK, lambda route: held.append(route))
+    try:
+        page = context.new_page()
+        params = {**all_open("pages/explain.py"), "causal": "true"}
+        page.goto(f"{server.url}/explain?" + urllib.parse.urlencode(params))
+        tokens = list(run_view(ViewSpec(causal=True)).labels)
+        cv.wait_ready(page, "ex_x", timeout_s=90)  # a fresh server's first run imports torch
+        assert cv.axis_texts(page, "ex_x", "y") == tokens  # the first step's picture names its tokens
+        assert [d["text"] for d in cv.labels(page, "ex_x", "xtitle")] == ["feature"]
+        # it is the page's first chart (the highest on the page), the first step's
+        tops = {key: page.locator(f".st-key-{key}").first.bounding_box()["y"] for key in ("ex_x", "ex_bar")}
+        for key in MATRICES:  # every step's matrix is drawn meanwhile, with its token names
+            cv.wait_ready(page, key, timeout_s=30)
+            assert cv.axis_texts(page, key, "y") == tokens, key
+            tops[key] = page.locator(f".st-key-{key}").first.bounding_box()["y"]
+        assert min(tops, key=tops.get) == "ex_x", tops
+        assert held, "the page asks for Plotly's script (its bars are Plotly charts)"
+        assert page.locator(PLOTLY_DRAWN).count() == 0  # and not one Plotly chart could be drawn yet
+        for route in held:  # let Plotly through: its charts draw after the canvases
+            route.continue_()
+        context.unroute(PLOTLY_CHUNK)
+        wait_app_idle(page)
+        page.wait_for_function(f"() => document.querySelectorAll(\"{PLOTLY_DRAWN}\").length >= 2", timeout=60_000)
+        assert cv.ready(page, "ex_x")  # the canvases keep their pictures
+    finally:
+        context.close()
