@@ -13,10 +13,10 @@ import math
 import numpy as np
 import pytest
 import torch
-
 from apptest_utils import all_open, canvas_charts, charts_by_key, open_page
-from mha import heatmap_data, i18n
+
 from mha import explain_figures as xf
+from mha import heatmap_data, i18n
 from mha.figures import symmetric_range
 from mha.view import ViewSpec, build_model, run_view
 

@@ -504,6 +504,7 @@ export default function(component) {
     box: (p, i, j) => { const g = st.geo, P = g.panels[p], r = over.getBoundingClientRect();
                         return { x: r.left + P.x + j * g.cw, y: r.top + P.y + i * g.ch, w: g.cw, h: g.ch }; },
     panels: () => st.geo.panels.map((P, p) => ({ head: heads[p], layer: model ? data.layers[p] : null, ...P })),
+    values: () => (values ? Array.from(values) : null),  // the exact numbers, panel by panel, row by row
   };
   st.ro = new ResizeObserver(() => {
     const W = Math.floor(root.getBoundingClientRect().width);

@@ -8,8 +8,8 @@ from __future__ import annotations
 import urllib.parse
 
 import pytest
-
 from apptest_utils import all_open
+
 from mha.view import ViewSpec, run_view
 
 from . import canvas as cv
