@@ -195,8 +195,11 @@ export default function(component) {
     }
     ctx.font = font(F);
     const kW = widest(k);
-    const showX = Tk <= 64 && cw >= F + 1;
-    const upright = showX && kW + 4 <= cw;
+    // One map in a narrow column (a step of Step by step) whose columns are thinner than a label: every n-th key
+    // named (n as small as keeps them apart), the others in the hover, as Plotly thins its ticks.
+    const every = single && Tk <= 64 && cw < F + 1 ? Math.ceil((F + 1) / cw) : 1;
+    const showX = Tk <= 64 && (cw >= F + 1 || every > 1);
+    const upright = showX && kW + 4 <= cw * every;
     const xBand = !showX ? 0 : upright ? F + 8 : Math.ceil(kW) + 8;
     ch = single ? Math.max(cw, showY ? 16 : 2) : Math.max(showY ? 15 : 3, Math.min(28, cw));
     cw = Math.floor(cw * 100) / 100; ch = Math.floor(ch * 100) / 100;
@@ -217,7 +220,7 @@ export default function(component) {
     const width = Math.ceil(Math.max(right + barW, barX + barW - 8));
     const height = Math.ceil(Math.max(top0 + rows * rowH + (single ? 4 : 0), barTop + barH + 10));
     return { F, TF, BF, font, showX, showY, upright, xBand, cw, ch, panels, barX, barTop, barH, barLines,
-             width, height, yLab, yTitle, keyTitle, top0, titleBand, cols };
+             width, height, yLab, yTitle, keyTitle, top0, titleBand, cols, every };
   };
 
   const draw = () => {
@@ -234,8 +237,9 @@ export default function(component) {
     const labels = [];
     paint(ctx, g, labels);
     foot.style.maxWidth = g.width + 'px';  // the button at the picture's right edge, under it
-    note.textContent = !g.showX && !model && !features ? words.keys_on_hover : '';
-    note.style.display = g.showX || model || features ? 'none' : '';
+    const unnamed = (!g.showX || g.every > 1) && !model && !features;  // some keys named on hover only
+    note.textContent = unnamed ? words.keys_on_hover : '';
+    note.style.display = unnamed ? '' : 'none';
     root.__hm.labels = labels;
     root.dataset.cell = `${g.cw}x${g.ch}`;
     st.drawOver();
@@ -299,6 +303,7 @@ export default function(component) {
       if (g.showX) {
         const y = single ? P.y - 5 : P.y + P.h + 5;
         k.forEach((s, j) => {
+          if (g.every > 1 && j % g.every) return;
           const x = P.x + (j + 0.5) * g.cw;
           if (g.upright) {
             ctx.textAlign = 'center'; ctx.textBaseline = single ? 'bottom' : 'top';
