@@ -123,7 +123,8 @@ def prepare(mats, q_labels: Sequence[str], k_labels: Sequence[str], *, kind: str
     if pick not in PICKS:
         raise ValueError(f"pick={pick!r}: choose one of {PICKS}")
     if layout not in LAYOUTS:
-        raise ValueError(f"layout={layout!r}: choose 'grid', 'single', 'model' or 'features'")
+        raise ValueError(f"layout={layout!r}: choose 'grid', 'single' or 'model' (a (tokens, features) map: "
+                         "heatmap_data.features)")
     m = check(mats, q_labels, k_labels, allowed)
     H, Tq, Tk = m.shape
     heads = list(range(H)) if heads is None else [int(h) for h in heads]
