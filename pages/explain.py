@@ -9,6 +9,7 @@ from mha.batch import PAD
 from mha.app.explain import cell_breakdown, concat_bands, course_step, extras, head_matrix, pick_cell
 from mha.app.frame import page_setup
 from mha.app.heatmap_view import heatmaps
+from mha.app.paint_gate import chart, gate, hold_plotly
 from mha.text import escape_for_plotly
 from mha.app.controls import (cached_figure, chart_words, current_view, head_picker, named_choice, settings, t,
                                token_picker, weights_scale)
@@ -31,6 +32,9 @@ fmt = dict(n=Tq, d_model=D, num_heads=H, head_dim=hd, head=head, sqrt=f"{math.sq
 feat, heads = dict(col_title=t("ex_feature")), dict(head_word=t("ex_head_word"))
 words = chart_words()  # the words inside the charts, in the page's language
 B = lambda a: (view.batch_size,) + a.shape  # noqa: E731 the View keeps one sentence: put the batch axis back
+hold = hold_plotly()  # a browser's first visit: Plotly's charts come once the first canvas drew (#27.4)
+gate(hold)
+fmt["hold"] = hold  # course_step(..., **fmt): its Plotly charts wait too
 
 
 # The steps' matrices are drawn on the canvas in the page (mha.app.explain): they paint before Plotly has loaded.
@@ -79,11 +83,11 @@ st.markdown(f"**{t('ex_bar_title')}**")
 st.caption(t("ex_bar_text", head=head))
 bar_left, bar_right = st.columns([1, 3], gap="medium")
 qi = token_picker(t("ex_bar_query"), "ex_query", view.labels, container=bar_left)
-bar_right.plotly_chart(cached_figure(
+chart(cached_figure(
     xf.attention_bar, view.weights[head, qi], view.allowed[head, qi], view.key_labels, masked_word=t("cb_masked_word"),
     y_title=t("cb_weight"), title=t("ex_bar_chart_title", q=escape_for_plotly(view.labels[qi]), head=head),
     width_px=740, top=scale.top, words=words),  # 3/4 of the main column
-    key="ex_bar")
+    hold=hold, container=bar_right, key="ex_bar")
 
 course_step(8, "weighted_sum", B(view.head_outputs), [("ex_head_output", "", features(
     view.head_outputs[head], "head_outputs", col_title="head_dim"))], **fmt)
@@ -110,7 +114,7 @@ def click_into_a_cell() -> None:
     cell_box = st.expander(t("cb_open"), key="ex_show_cell", bind="query-params")
     with cell_box:
         if cell_box.open:  # three charts, sent only when open
-            cell_breakdown(view, head, i, j, key="ex_cell", border=False, top=scale.top)
+            cell_breakdown(view, head, i, j, key="ex_cell", border=False, top=scale.top, hold=hold)
 
 
 click_into_a_cell()

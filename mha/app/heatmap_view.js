@@ -524,6 +524,7 @@ export default function(component) {
   }
   draw();
   root.dataset.ready = data.sig;
+  window.dispatchEvent(new CustomEvent('mha-heatmaps:drawn'));  // the paint gate (paint_gate.js) listens
   announce();
   return () => { if (st.ro) st.ro.disconnect();
                  if (st.listen) window.removeEventListener(st.listen[0], st.listen[1]); };
