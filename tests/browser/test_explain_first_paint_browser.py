@@ -53,5 +53,15 @@ def test_every_step_open_paints_the_first_steps_canvas_without_waiting_for_plotl
         wait_app_idle(page)
         page.wait_for_function(f"() => document.querySelectorAll(\"{PLOTLY_DRAWN}\").length >= 2", timeout=60_000)
         assert cv.ready(page, "ex_x")  # the canvases keep their pictures
+        # the hover names what Plotly's did, with the module's numbers
+        view = run_view(ViewSpec(causal=True))
+        tip = cv.hover_cell(page, "ex_weights", 0, 3, 1).split("\n")
+        assert tip == ["head 0", f"query 3: {tokens[3]}", f"key 1: {tokens[1]}",
+                       f"weights: {view.weights[0, 3, 1]:.4f}"], tip
+        tip = cv.hover_cell(page, "ex_masked", 0, 1, 3).split("\n")
+        assert tip[1:3] == [f"query 1: {tokens[1]}", f"key 3: {tokens[3]}"] and tip[-1] == "masked", tip
+        tip = cv.hover_cell(page, "ex_x", 0, 2, 5).split("\n")
+        assert tip == [f"token 2: {tokens[2]}", "feature: 5",
+                       f"x: {view.x[2, 5]:.4f}".replace("-", "\u2212")], tip
     finally:
         context.close()
