@@ -142,3 +142,25 @@ def test_features_payload_checks_its_input():
     assert p["xticks"] == [0, 1, 2] and p["bar"]["title"] == ["output"] and (p["lo"], p["hi"]) == (-3.0, 3.0)
     wide = heatmap_data.features(np.ones((2, 512)), ["a", "b"])
     assert len(wide["xticks"]) <= heatmap_data.FEATURE_TICKS and wide["xticks"][0] == 0
+
+
+def test_a_browsers_first_visit_sends_plotly_charts_once_a_canvas_has_drawn(monkeypatch):
+    """mha.app.paint_gate: for a browser (here: a client said to be one), the first run sends the canvases, blanks
+    for the Plotly charts and the gate; the gate's report (its callback's flag) brings the Plotly charts."""
+    from mha.app import paint_gate
+
+    monkeypatch.setattr(paint_gate, "from_browser", lambda: True)
+    at = open_page(EXPLAIN, **all_open(EXPLAIN))
+    assert not at.exception
+    gates = [el for el in at.get("bidi_component") if el.proto.component_name.endswith("mha_paint_gate")]
+    assert len(gates) == 1
+    assert not charts_by_key(at)  # no Plotly chart yet: Plotly's script is not asked for
+    assert MATRICES <= set(canvas_charts(at))  # every step's matrix is drawn meanwhile
+    at.session_state["_paint_gate_done"] = True  # what the gate's report sets
+    at.run()
+    assert not at.exception
+    assert {"ex_split", "ex_bar", "ex_cell_vectors", "ex_cell_sum", "ex_cell_row"} <= set(charts_by_key(at))
+    assert not [el for el in at.get("bidi_component") if el.proto.component_name.endswith("mha_paint_gate")]
+    monkeypatch.setattr(paint_gate, "from_browser", lambda: False)  # a client that runs no JavaScript: all at once
+    again = open_page(EXPLAIN, **all_open(EXPLAIN))
+    assert "ex_bar" in charts_by_key(again)

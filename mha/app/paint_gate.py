@@ -25,8 +25,11 @@ _DONE = "_paint_gate_done"  # session state: this session's browser has painted 
 
 def hold_plotly() -> bool:
     """Whether this run holds its Plotly charts back: a browser's session whose first canvas has not yet drawn."""
-    if st.session_state.get(_DONE):
-        return False
+    return not st.session_state.get(_DONE) and from_browser()
+
+
+def from_browser() -> bool:
+    """Whether this session's client is a browser (it sent a User-Agent; AppTest and scripts send none)."""
     try:
         return bool(st.context.headers.get("User-Agent"))
     except Exception:  # noqa: BLE001 no request (a bare script): nothing to wait for
@@ -34,6 +37,7 @@ def hold_plotly() -> bool:
 
 
 def _opened() -> None:
+    """The gate's callback: the browser has drawn a canvas (or waited WAIT_MS)."""
     st.session_state[_DONE] = True
 
 
