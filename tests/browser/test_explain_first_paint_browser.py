@@ -2,7 +2,8 @@
 freshly started server, in Chromium. Its matrices are drawn on canvases in the page (mha.app.heatmap_view), so the
 first step's picture is drawn, token names and all, while Plotly's script (Streamlit's PlotlyChart chunk, 4.7 MB,
 loaded only once a Plotly chart is on the page) is held back by the test; the page sends its Plotly charts once a
-canvas has drawn (mha.app.paint_gate), and they draw once the test lets the script through. Read through tests/browser/canvas.py; fixtures: conftest.py."""
+canvas has drawn (mha.app.paint_gate), and they draw once the test lets the script through. Read through
+tests/browser/canvas.py; fixtures: conftest.py."""
 from __future__ import annotations
 
 import urllib.parse
