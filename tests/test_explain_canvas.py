@@ -150,17 +150,23 @@ def test_a_browsers_first_visit_sends_plotly_charts_once_a_canvas_has_drawn(monk
     from mha.app import paint_gate
 
     monkeypatch.setattr(paint_gate, "from_browser", lambda: True)
-    at = open_page(EXPLAIN, **all_open(EXPLAIN))
+    at = open_page(EXPLAIN, **all_open(EXPLAIN), zz_nobody_reads_this="1")
     assert not at.exception
+    note = lambda app: [c.value for c in app.sidebar.caption if "zz_nobody_reads_this" in c.value]  # noqa: E731
+    assert note(at)  # the opening link's note on a parameter nothing reads
     gates = [el for el in at.get("bidi_component") if el.proto.component_name.endswith("mha_paint_gate")]
     assert len(gates) == 1
     assert not charts_by_key(at)  # no Plotly chart yet: Plotly's script is not asked for
     assert MATRICES <= set(canvas_charts(at))  # every step's matrix is drawn meanwhile
-    at.session_state["_paint_gate_done"] = True  # what the gate's report sets
+    at.session_state["_paint_gate_done"] = True  # what the gate's report sets (paint_gate._opened)
+    at.session_state["_share_notes_again"] = True
     at.run()
     assert not at.exception
+    assert note(at)  # the app's own rerun keeps the note: the visitor did nothing that answers it
     assert {"ex_split", "ex_bar", "ex_cell_vectors", "ex_cell_sum", "ex_cell_row"} <= set(charts_by_key(at))
     assert not [el for el in at.get("bidi_component") if el.proto.component_name.endswith("mha_paint_gate")]
+    at.run()  # a rerun of the visitor's: the note has been read (once per session, as before)
+    assert not note(at)
     monkeypatch.setattr(paint_gate, "from_browser", lambda: False)  # a client that runs no JavaScript: all at once
     again = open_page(EXPLAIN, **all_open(EXPLAIN))
     assert "ex_bar" in charts_by_key(again)

@@ -37,8 +37,12 @@ def from_browser() -> bool:
 
 
 def _opened() -> None:
-    """The gate's callback: the browser has drawn a canvas (or waited WAIT_MS)."""
+    """The gate's callback: the browser has drawn a canvas (or waited WAIT_MS). The rerun that follows is the app's,
+    not the visitor's: the opening link's notes stay (``share.NOTES_AGAIN``)."""
+    from mha.app.share import NOTES_AGAIN
+
     st.session_state[_DONE] = True
+    st.session_state[NOTES_AGAIN] = True
 
 
 def gate(hold: bool, key: str = "paint_gate") -> None:
