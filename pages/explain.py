@@ -3,15 +3,17 @@ import math
 
 import streamlit as st
 
-from mha.charts import explain as xf
-from mha.charts import figures
-from mha.weights.batch import PAD
-from mha.app.sections.explain import cell_breakdown, course_step, extras, pick_cell
-from mha.app.frame import page_setup
-from mha.core.markup import escape_for_plotly
+from mha.app.components.heatmap_view import heatmaps
+from mha.app.components.paint_gate import chart, gate, hold_plotly
 from mha.app.compute import cached_figure
+from mha.app.frame import page_setup
+from mha.app.sections.explain import cell_breakdown, concat_bands, course_step, extras, head_matrix, pick_cell
 from mha.app.state import current_view, settings
 from mha.app.widgets import chart_words, head_picker, named_choice, t, token_picker, weights_scale
+from mha.charts import explain as xf
+from mha.charts import figures, heatmap_data
+from mha.core.markup import escape_for_plotly
+from mha.weights.batch import PAD
 
 page_setup()
 
@@ -31,21 +33,20 @@ fmt = dict(n=Tq, d_model=D, num_heads=H, head_dim=hd, head=head, sqrt=f"{math.sq
 feat, heads = dict(col_title=t("ex_feature")), dict(head_word=t("ex_head_word"))
 words = chart_words()  # the words inside the charts, in the page's language
 B = lambda a: (view.batch_size,) + a.shape  # noqa: E731 the View keeps one sentence: put the batch axis back
+hold = hold_plotly()  # a browser's first visit: Plotly's charts come once the first canvas drew (#27.4)
+gate(hold)
+fmt["hold"] = hold  # course_step(..., **fmt): its Plotly charts wait too
 
 
+# The steps' matrices are drawn on the canvas in the page (mha.app.sections.explain): they paint before Plotly has loaded.
 def hm(mat, kind, **kw):
-    """One head's (Tq, Tk) matrix, queries down the side, keys along the top (built when it is shown, once: cached)."""
-    return lambda: cached_figure(xf.matrix, mat, view.labels, view.key_labels, kind, head=head,
-                                 x_title=t("ex_axis_key"), y_title=t("ex_axis_query"), words=words,
-                                 **{"width_px": STEP_PX, **kw})
-
-
-STEP_PX = 600  # a course step's chart column (3/5 of the main column): its square cells fit in it
+    """One head's (Tq, Tk) matrix, queries down the side, keys along the top (built when it is shown)."""
+    return lambda: head_matrix(mat, view, kind, head, words, **kw)
 
 
 def features(mat, kind, labels=view.labels, **kw):
-    """A (T, features) matrix, built when it is shown (once: cached)."""
-    return lambda: cached_figure(figures.features_heatmap, mat, labels, kind, words=words, **{**feat, **kw})
+    """A (T, features) matrix, built when it is shown."""
+    return lambda: heatmap_data.features(mat, labels, kind=kind, words=words, **{**feat, **kw})
 
 
 x_tabs = [("ex_x", t("ex_tab_x" if s.positional else "ex_tab_x_nopos"), features(view.x, "x"))]
@@ -67,7 +68,7 @@ course_step(2, "linear", B(ex.query), [
 course_step(3, "split_heads", B(view.q), [("ex_split", "", lambda: cached_figure(xf.split_heads_figure,
     ex.query, view.q, view.labels, top_title=t("ex_split_top"), words=words, **feat, **heads))], **fmt)
 zmax = float(abs(ex.qk[head]).max()) or 1.0  # steps 4-6 share QKᵀ's scale: dividing by √head_dim shows as paler
-course_step(4, "qk", B(ex.qk), [("ex_qk", "", hm(ex.qk[head], "QKᵀ", zmax=zmax))], **fmt)
+course_step(4, "qk", B(ex.qk), [("ex_qk", "", hm(ex.qk[head], "QKᵀ", zmax=zmax, name="QKᵀ"))], **fmt)
 # The pictures of the two key steps are open (what attention computes: scores, then weights), and the mask's when
 # there is one; every other step keeps its code and text and folds its picture (#16.3: sent only when opened).
 course_step(5, "scale", B(view.scores), [("ex_scores", "", hm(view.scores[head], "scores", zmax=zmax))],
@@ -83,16 +84,16 @@ st.markdown(f"**{t('ex_bar_title')}**")
 st.caption(t("ex_bar_text", head=head))
 bar_left, bar_right = st.columns([1, 3], gap="medium")
 qi = token_picker(t("ex_bar_query"), "ex_query", view.labels, container=bar_left)
-bar_right.plotly_chart(cached_figure(
+chart(cached_figure(
     xf.attention_bar, view.weights[head, qi], view.allowed[head, qi], view.key_labels, masked_word=t("cb_masked_word"),
     y_title=t("cb_weight"), title=t("ex_bar_chart_title", q=escape_for_plotly(view.labels[qi]), head=head),
     width_px=740, top=scale.top, words=words),  # 3/4 of the main column
-    key="ex_bar")
+    hold=hold, container=bar_right, key="ex_bar")
 
 course_step(8, "weighted_sum", B(view.head_outputs), [("ex_head_output", "", features(
     view.head_outputs[head], "head_outputs", col_title="head_dim"))], **fmt)
-course_step(9, "combine_heads", B(view.concat), [("ex_concat", "", lambda: cached_figure(xf.banded_features,
-    view.concat, view.labels, H, kind="concat", words=words, **feat, **heads))], **fmt)
+course_step(9, "combine_heads", B(view.concat), [("ex_concat", "", features(
+    view.concat, "concat", **concat_bands(H, hd, t("ex_head_word"), words)))], **fmt)
 course_step(10, "output_linear", B(view.output), [("ex_output", "", features(view.output, "output"))], **fmt)
 
 
@@ -108,14 +109,13 @@ def click_into_a_cell() -> None:
     i = token_picker(t("ex_cell_query"), "ex_cell_query", view.labels, container=c1)
     j = token_picker(t("ex_cell_key"), "ex_cell_key", view.key_labels, container=c2)
     mats = view.weights if kind == "weights" else view.scores
-    fig = hm(mats[head], kind, clickable=clickable, selected=(i, j), width_px=None,
-             **(dict(allowed=view.allowed[head], zmax=scale.top) if kind == "weights" else {}))()
-    st.plotly_chart(fig, key="ex_cell_chart", selection_mode="points", width="content",
-                    on_select=lambda: pick_cell("ex_cell_chart", "ex_cell_query", "ex_cell_key"))
+    heatmaps(hm(mats[head], kind, pick="cell" if clickable else None, selected=(i, j),
+                **(dict(allowed=view.allowed[head], zmax=scale.top) if kind == "weights" else {}))(),
+             key="ex_cell_chart", on_pick=lambda: pick_cell("ex_cell_chart", "ex_cell_query", "ex_cell_key"))
     cell_box = st.expander(t("cb_open"), key="ex_show_cell", bind="query-params")
     with cell_box:
         if cell_box.open:  # three charts, sent only when open
-            cell_breakdown(view, head, i, j, key="ex_cell", border=False, top=scale.top)
+            cell_breakdown(view, head, i, j, key="ex_cell", border=False, top=scale.top, hold=hold)
 
 
 click_into_a_cell()

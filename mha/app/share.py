@@ -23,6 +23,7 @@ import streamlit as st
 
 from mha.app import internals, sources
 from mha.app.components import link_box as link_box_component
+from mha.app.components.paint_gate import NOTES_AGAIN
 from mha.app.compute import Weights, pretrained_layers
 from mha.app.pages import OWN_MODULE_PAGES, PAGES, url_path
 from mha.app.state import CUSTOM_WEIGHTS_KEY, SHARED_KEYS, settings
@@ -155,10 +156,15 @@ def _page_hash() -> str | None:
 def after_page() -> None:
     """Once per session, when every control of the page has registered its URL parameter: name the parameters of
     the opening link that nothing reads, and remove them from the address bar. The frame calls this after the
-    page; ``link_box`` calls it on the next run when the page ran without the frame around it."""
+    page; ``link_box`` calls it on the next run when the page ran without the frame around it. A rerun that the
+    app started itself (``NOTES_AGAIN``) shows the same notes again: the visitor did nothing that answers them."""
     if st.session_state.get("_share_unknown_checked"):
+        if st.session_state.pop(NOTES_AGAIN, False):
+            for note in st.session_state.get("_share_link_notes", []):
+                st.sidebar.caption(note)
         return
     st.session_state["_share_unknown_checked"] = True
+    st.session_state["_share_link_notes"] = []
     bindings = _bindings()
     known = set(bindings) | {"lang"}
     raw = st.session_state.get("_url_params_at_start") or {}
@@ -169,7 +175,13 @@ def after_page() -> None:
         shown = ", ".join(escape_markdown(k, 40, code=True) for k in unknown[:UNKNOWN_NAMED])
         if len(unknown) > UNKNOWN_NAMED:
             shown += " " + t("share_param_more", n=len(unknown) - UNKNOWN_NAMED)
-        st.sidebar.caption("🔗 " + t("share_param_unknown", key=shown))
+        _link_note("🔗 " + t("share_param_unknown", key=shown))
+
+
+def _link_note(note: str) -> None:
+    """A note on the opening link, in the sidebar, kept for a rerun the app starts itself."""
+    st.session_state.setdefault("_share_link_notes", []).append(note)
+    st.sidebar.caption(note)
 
 
 UNKNOWN_NAMED = 5  # the note names at most this many unknown link parameters, then says how many more
@@ -222,7 +234,7 @@ def _note_refused_page_values(raw: dict, bindings: dict) -> None:
                 notes.append(t("url_param_ignored", param=key, given=link_value(shown, 60),
                                used=escape_markdown(", ".join(used) or "—", 40, code=True)))
     for note in notes:
-        st.sidebar.caption("🔗 " + note)
+        _link_note("🔗 " + note)
 
 
 # ----------------------------------------------------------------------------------------------- custom weights

@@ -27,14 +27,21 @@ from typing import Sequence
 import numpy as np
 from plotly.colors import get_colorscale, sample_colorscale
 
-from mha.charts.figures import (DIVERGING_SCALE, ENGLISH, GRID_CODED_CELLS, WEIGHTS_SCALE, Words, symmetric_range,
-    weights_top)
+from mha.charts.figures import (
+    DIVERGING_SCALE,
+    ENGLISH,
+    GRID_CODED_CELLS,
+    WEIGHTS_SCALE,
+    Words,
+    symmetric_range,
+    weights_top,
+)
 
 EXACT_MAX_CELLS = GRID_CODED_CELLS  # the same limit as Plotly's grid: 16 heads x 64 x 64 tokens (1 MB of float32)
 LEVELS = 256  # colour codes 0..255
 KINDS = ("weights", "scores")
 PICKS = (None, "head", "cell", "panel")
-LAYOUTS = ("grid", "single", "model")
+LAYOUTS = ("grid", "single", "model", "features")
 
 
 @functools.lru_cache(maxsize=None)
@@ -99,7 +106,7 @@ def prepare(mats, q_labels: Sequence[str], k_labels: Sequence[str], *, kind: str
             pick: str | None = None, selected: tuple[int, int] | None = None, layout: str = "grid",
             scale_range: float | None = None, marked: int | None = None, group: str | None = None,
             layers: Sequence[int] | None = None, cols: int | None = None,
-            exact_max_cells: int = EXACT_MAX_CELLS) -> dict:
+            exact_max_cells: int = EXACT_MAX_CELLS, name: str | None = None, extra: dict | None = None) -> dict:
     """The JSON-able payload of one canvas of heatmaps: ``mats`` (H, Tq, Tk), one panel per head (``heads``: the
     head numbers the panels show, default 0..H-1). ``kind`` "weights" (colour scale 0 .. ``top``, default
     ``figures.weights_top``) or "scores" (centred on 0, ± ``scale_range``, default the largest |score|).
@@ -113,13 +120,18 @@ def prepare(mats, q_labels: Sequence[str], k_labels: Sequence[str], *, kind: str
     ``layout="model"`` (the model view, every layer x head): one small square thumbnail per panel, ``cols`` panels a
     row (a layer's heads), no token names (they are in the hover); ``layers`` and ``heads`` give each panel's layer
     and head, its title is ``words.panel_title``; ``pick="panel"`` sends the panel back (``read_pick`` -> layer,
-    head); ``marked`` is a panel index. ``exact_max_cells``: the exact numbers travel up to this many cells."""
+    head); ``marked`` is a panel index. ``exact_max_cells``: the exact numbers travel up to this many cells.
+
+    ``name``: the word for the numbers in the colour bar's title and the hover (default ``words.kind(kind)``: QKᵀ
+    is drawn as scores are, under its own name). ``layout="features"`` is ``features``'s; ``extra``: more fields
+    of the picture (part of its ``sig``)."""
     if kind not in KINDS:
         raise ValueError(f"kind={kind!r}: choose one of {KINDS}")
     if pick not in PICKS:
         raise ValueError(f"pick={pick!r}: choose one of {PICKS}")
     if layout not in LAYOUTS:
-        raise ValueError(f"layout={layout!r}: choose 'grid', 'single' or 'model'")
+        raise ValueError(f"layout={layout!r}: choose 'grid', 'single' or 'model' (a (tokens, features) map: "
+                         "heatmap_data.features)")
     m = check(mats, q_labels, k_labels, allowed)
     H, Tq, Tk = m.shape
     heads = list(range(H)) if heads is None else [int(h) for h in heads]
@@ -162,9 +174,10 @@ def prepare(mats, q_labels: Sequence[str], k_labels: Sequence[str], *, kind: str
         "lo": lo, "hi": hi, "lut": colour_table(kind), "codes": _b64(codes),
         "values": _b64(m.astype(np.float32)) if m.size <= exact_max_cells else None,
         "blocked": blocked,
-        "bar": {"title": [words.kind(kind), *[s for s in sub.split("<br>") if s]],
+        "bar": {"title": [words.kind(kind) if name is None else name, *[s for s in sub.split("<br>") if s]],
                 "ticks": [[(v - lo) / (hi - lo), f"{v:.3g}".replace("-", "\u2212")] for v in nice_ticks(lo, hi)]},
-        "words": {"head": words.head, "query": words.query, "key": words.key, "value": words.kind(kind),
+        "words": {"head": words.head, "query": words.query, "key": words.key,
+                  "value": words.kind(kind) if name is None else name,
                   "exact_below": words.exact_below,
                   # the note when keys go unnamed: the grid names them under each panel, the one map on top
                   "keys_on_hover": words.tokens_on_hover if layout == "single" else words.keys_on_hover,
@@ -172,6 +185,7 @@ def prepare(mats, q_labels: Sequence[str], k_labels: Sequence[str], *, kind: str
                   "download_png": words.download_png, "panel_hover": words.panel_hover,
                   "model_exact": words.model_exact},
         "pick": pick,
+        **(extra or {}),
     }
     # The browser redraws the cells only when the picture changed; a new selected cell moves only its outline.
     payload["sig"] = hashlib.sha1(json.dumps({k: v for k, v in payload.items() if k != "pick"}, sort_keys=True,
@@ -275,3 +289,36 @@ def model_view(weights, q_labels: Sequence[str], k_labels: Sequence[str], *, top
                       exact_max_cells=keep * cells if exact else 0, marked=mp)
     payload["dropped"] = {"values": not exact, "layers": [v + first_layer for v in range(keep, L)]}
     return payload
+
+
+FEATURE_TICKS = 8  # at most this many column numbers under a (T, features) map (the browser drops any that collide)
+
+
+def features(mat, row_labels: Sequence[str], *, kind: str = "output", col_title: str | None = None,
+             zmax: float | None = None, words: Words = ENGLISH, bands: Sequence[tuple[int, int, str, str]] = (),
+             band_stagger: bool = False) -> dict:
+    """The payload of a (T, F) matrix drawn on the canvas as ``figures.features_heatmap`` draws it in Plotly:
+    tokens down the side, feature numbers along the bottom under ``col_title`` (default ``words.feature``), one
+    diverging scale ± ``zmax`` (default the largest |value|, ``symmetric_range``), the colour bar and the hover
+    named ``words.kind(kind)``. The hover says "token i: name", "col_title: j" and the number.
+
+    ``bands``: column blocks outlined in a colour with a label above, (first column, end column, "#rrggbb",
+    label): each head's head_dim columns of concat (``explain_figures.banded_features``); ``band_stagger`` raises
+    every other label a line (crowded heads)."""
+    m = np.asarray(mat, dtype=np.float64)
+    if m.ndim != 2 or 0 in m.shape:
+        raise ValueError(f"a features map has shape (tokens, features), non-empty, but got {m.shape}")
+    T, F = m.shape
+    for b in bands:
+        if not (0 <= int(b[0]) < int(b[1]) <= F):
+            raise ValueError(f"band {tuple(b[:2])} does not lie in the {F} columns: pass (first, end) with "
+                             f"0 <= first < end <= {F}")
+    col_title = words.feature if col_title is None else col_title
+    step = next(s for s in (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 10 ** 9)
+                if math.ceil(F / s) <= FEATURE_TICKS)
+    extra = {"col_title": col_title, "xticks": list(range(0, F, step)),
+             "bands": [[int(a), int(b), str(c), str(lab)] for a, b, c, lab in bands],
+             "band_stagger": bool(band_stagger), "token_word": words.token, "file": str(kind)}
+    half = float(zmax) if zmax else symmetric_range(m)
+    return prepare(m[None], row_labels, [str(j) for j in range(F)], kind="scores", scale_range=half, words=words,
+                   layout="features", name=words.kind(kind), extra=extra)

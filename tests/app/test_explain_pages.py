@@ -1,14 +1,15 @@
 """The Step-by-step page, the Scaling & softmax lab and the Playground's cell breakdown, through AppTest.
 
-Chart data is read from each chart's Plotly spec and compared with the module's own numbers (``run_view`` and the
-module's weight matrices), never with numbers copied from an earlier run.
+Chart data is read from each chart's Plotly spec, or a canvas heatmap's payload (``json.loads(el.proto.json)``: the
+Step-by-step page's matrices are drawn in the page), and compared with the module's own numbers (``run_view`` and
+the module's weight matrices), never with numbers copied from an earlier run.
 """
 import json
 import math
 
 import numpy as np
 import pytest
-from harness.apptest import all_numbers_finite, decode, open_page
+from harness.apptest import all_numbers_finite, canvas_charts, decode, open_page
 
 from mha.app.state import CUSTOM_WEIGHTS_KEY
 from mha.core import i18n
@@ -23,8 +24,21 @@ CAUSAL_SPEC = ViewSpec(text="the cat sat on the mat", d_model=24, num_heads=3, c
 
 
 def charts(at) -> dict:
-    """{chart key: parsed Plotly spec}."""
-    return {el.key: json.loads(el.proto.spec) for el in at.get("plotly_chart")}
+    """{chart key: parsed Plotly spec}, the canvas heatmaps' payloads as specs of the same shape (``as_spec``)."""
+    return {**{el.key: json.loads(el.proto.spec) for el in at.get("plotly_chart")},
+            **{key: as_spec(p) for key, p in canvas_charts(at).items()}}
+
+
+def as_spec(payload: dict) -> dict:
+    """A canvas payload (``mha.charts.heatmap_data``) as a Plotly heatmap spec: its exact numbers as the heatmap's z, its
+    blocked cells as the grey overlay named "masked" (1 = blocked), the payload itself under "payload"."""
+    from mha.charts.heatmap_data import unpack
+
+    u = unpack(payload)
+    data = [{"type": "heatmap", "z": z.tolist()} for z in u["values"]]
+    if u["blocked"] is not None:
+        data += [{"type": "heatmap", "name": "masked", "z": b.astype(int).tolist()} for b in u["blocked"]]
+    return {"data": data, "layout": {}, "payload": payload}
 
 
 def z(spec, n=0) -> np.ndarray:
@@ -110,11 +124,10 @@ def test_picking_a_cell_shows_its_breakdown_with_the_heatmaps_numbers():
     text = markdown(at)
     assert f"**{view.scores[1, 4, 2]:.4f}**" in text and f"**{view.weights[1, 4, 2]:.4f}**" in text
     assert f"{b.raw:.4f} / √8" in text
-    # the clickable heatmap frames the chosen cell and carries one marker per cell with its (i, j)
-    sel = c["ex_cell_chart"]
-    cells = next(tr for tr in sel["data"] if tr.get("type") == "scatter")
-    assert len(decode(cells["customdata"]).reshape(-1, 2)) == 36
-    assert sel["layout"]["shapes"][0]["x0"] == 1.5 and sel["layout"]["shapes"][0]["y0"] == 3.5
+    # the clickable heatmap frames the chosen cell and answers a click on each of its 36 cells with its (i, j)
+    sel = c["ex_cell_chart"]["payload"]
+    assert sel["pick"] == "cell" and sel["Tq"] * sel["Tk"] == 36
+    assert sel["selected"] == [4, 2]  # (query 4, key 2): the frame's column 2, row 4
     # a blocked cell: query 1 may not look at key 3
     at.selectbox(key="ex_cell_query").set_value(1)
     at.selectbox(key="ex_cell_key").set_value(3)
@@ -250,10 +263,9 @@ def test_the_cell_chart_is_clickable_only_while_cells_are_big_enough(n_tokens, c
 
     at = open_page("pages/explain.py", text=" ".join(f"w{i}" for i in range(n_tokens)))
     assert not at.exception
-    spec = next(json.loads(c.proto.spec) for c in at.get("plotly_chart") if c.proto.id.endswith("ex_cell_chart"))
-    markers = [tr for tr in spec["data"] if tr.get("type") in ("scatter", "scattergl")]
-    assert bool(markers) == clickable
+    payload = canvas_charts(at)["ex_cell_chart"]  # drawn in the page: a click there answers with (query, key)
+    assert (payload["pick"] == "cell") == clickable
     if clickable:
-        assert len(decode(markers[0]["customdata"])) == n_tokens * n_tokens
+        assert payload["Tq"] * payload["Tk"] == n_tokens * n_tokens
     hint = i18n.text("ex_cell_hint" if clickable else "ex_cell_hint_large", "en", head=0, n=figures.CLICK_MAX_TOKENS)
     assert hint in [c.value for c in at.main.caption]

@@ -33,6 +33,12 @@ def drawn(at) -> set[str]:
     return set(charts_by_key(at)) | set(canvas_charts(at))
 
 
+def sent(at, key: str):
+    """What a chart sent: a Plotly chart's traces, a canvas heatmap's payload (Step by step's matrices, #27.4)."""
+    canvas = canvas_charts(at)
+    return canvas[key] if key in canvas else charts_by_key(at)[key]["data"]
+
+
 # What a default visit shows: the Playground's all-heads grid and enlarged head; Step by step's scores and weights
 # (the key steps, open), the course's bar of one query's row and the clickable cell chart.
 SHOWN = {PLAYGROUND: {"grid", "one_head_chart"}, EXPLAIN: {"ex_scores", "ex_weights", "ex_bar", "ex_cell_chart"}}
@@ -72,8 +78,7 @@ def test_opening_a_folded_section_sends_its_charts_and_the_link_keeps_it_open(pa
     again = open_page(page, params)  # the link, in a new session
     assert not again.exception
     assert drawn(again) == SHOWN[page] | SECTION_CHARTS[key]
-    assert [charts_by_key(again)[c]["data"] for c in sorted(SECTION_CHARTS[key])] == \
-        [charts_by_key(at)[c]["data"] for c in sorted(SECTION_CHARTS[key])]
+    assert [sent(again, c) for c in sorted(SECTION_CHARTS[key])] == [sent(at, c) for c in sorted(SECTION_CHARTS[key])]
 
 
 @pytest.mark.parametrize("page", [PLAYGROUND, EXPLAIN])

@@ -49,6 +49,12 @@ def labels(page, key: str, axis: str | None = None, panel: int | None = None) ->
     return [d for d in out if (axis is None or d["axis"] == axis) and (panel is None or d["panel"] == panel)]
 
 
+def values(page, key: str) -> list[float] | None:
+    """The exact numbers the chart holds (its payload's float32 values, panel by panel, row by row), or None when
+    it holds none (a large grid sends colour codes only)."""
+    return chart(page, key).evaluate("r => r.__hm && r.__hm.values ? r.__hm.values() : null")
+
+
 def axis_texts(page, key: str, axis: str, panel: int = 0) -> list[str]:
     """The token labels drawn along ``axis`` of ``panel``, in position order (each drawn once, at its position)."""
     drawn = sorted((d["i"], d["text"]) for d in labels(page, key, axis, panel))

@@ -234,7 +234,9 @@ def test_a_learners_journey_from_a_direct_link_to_a_shared_view(fresh_server, op
 
     # 11-12. Step by step and Heads, through the menu: the same sentence, sizes, mask and language.
     for path, title_key, check in (
-            ("explain", "ex_title", lambda d: np.allclose(trace_z(d, "ex_weights"), expected.weights[0], atol=1e-5)),
+            ("explain", "ex_title", lambda d: np.allclose(  # drawn on a canvas in the page (#27.4)
+                np.array(cv.values(page, "ex_weights"), dtype=float).reshape(expected.weights[0].shape),
+                expected.weights[0], atol=1e-5)),
             ("heads", "hd_title", lambda d: np.allclose(
                 trace_z(d, "heads_entropy_chart"), heads.head_stats(expected.weights, expected.allowed).entropy,
                 atol=1e-4))):

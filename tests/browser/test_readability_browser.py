@@ -46,20 +46,6 @@ def drawn_texts(page) -> list[tuple[str, str, float, float]]:
     return page.locator("[data-testid='stMain']").evaluate(_TEXTS_JS)
 
 
-def first_subplot_ticks(page, key: str, axis: str) -> list[str]:
-    return page.locator(f".st-key-{key} .{axis}axislayer-above .{axis}tick text").all_text_contents()
-
-
-def overlapping_ticks(page, key: str, axis: str) -> list[tuple[str, str]]:
-    """Neighbouring tick labels of a chart's first subplot whose drawn boxes overlap (along the axis)."""
-    boxes = page.locator(f".st-key-{key} .{axis}axislayer-above .{axis}tick text").evaluate_all(
-        "ts => ts.map(t => { const r = t.getBoundingClientRect();"
-        " return [t.textContent, r.left, r.top, r.right, r.bottom]; })")
-    lo, hi = (2, 4) if axis == "y" else (1, 3)
-    boxes.sort(key=lambda b: b[lo])
-    return [(a[0], b[0]) for a, b in zip(boxes, boxes[1:]) if b[lo] < a[hi] - 1.0]
-
-
 def plot_box(page, key: str) -> dict:
     """The drawn size of a Plotly chart's first heatmap (its cells, without labels)."""
     return page.locator(f".st-key-{key} .heatmaplayer image").first.evaluate(
@@ -97,9 +83,10 @@ def test_long_sentence_every_token_named_and_no_small_text(page, server):
     assert word_break(page) == "keep-all"  # Korean: lines break between words only
 
     goto(page, "explain", text=LONG, lang="ko", **FOLDED_OPEN["explain"])
-    for key in ("ex_x", "ex_concat", "ex_output"):  # every row named (Plotly would drop every other one)
-        assert len(first_subplot_ticks(page, key, "y")) == N_LONG, key
-        assert not overlapping_ticks(page, key, "y"), (key, overlapping_ticks(page, key, "y")[:5])
+    for key in ("ex_x", "ex_concat", "ex_output"):  # every row named, none overlapping (drawn on canvases: #27.4)
+        cv.wait_for_labels(page, key, "y", tokens)
+        assert not cv.label_problems(page, key), (key, cv.label_problems(page, key)[:5])
+        assert not canvas_small_text(page, key), (key, canvas_small_text(page, key)[:5])
     small = [t for t in drawn_texts(page) if t[2] < MIN_PX or 0 < t[3] < MIN_PX]
     assert not small, f"Step by step: text drawn below {MIN_PX} px: {small[:10]}"
 
@@ -107,7 +94,9 @@ def test_long_sentence_every_token_named_and_no_small_text(page, server):
 def test_wide_heads_and_short_sentences_are_readable(page, server):
     # head_dim 16 (the cell breakdown) and 16 heads (Step 9's head labels): nothing small, every row named
     goto(page, "explain", d_model=256, num_heads=16, lang="en", **FOLDED_OPEN["explain"])
-    assert len(first_subplot_ticks(page, "ex_concat", "y")) == len(tokenize("Orange is my favorite fruit").tokens)
+    cv.wait_for_labels(page, "ex_concat", "y", display_labels(tokenize("Orange is my favorite fruit").tokens))
+    assert len(cv.labels(page, "ex_concat", "band")) == 16  # every head's block named (h0 … h15)
+    assert not canvas_small_text(page, "ex_concat"), canvas_small_text(page, "ex_concat")[:5]
     texts = drawn_texts(page)
     # the dot product's sum over its bar is measured too (Plotly shrank it to ~8 px to fit its bar)
     assert [t for t in texts if t[0].endswith("_sum") and t[1][-5:-4] == "."], "the waterfall's sum label is missing"

@@ -26,7 +26,10 @@ export default function(component) {
   if (prev && prev.ro) prev.ro.disconnect();
   if (prev && prev.listen) window.removeEventListener(prev.listen[0], prev.listen[1]);
   const { H, Tq, Tk, heads, q, k, words } = data;
-  const single = data.layout === 'single';
+  // A (tokens, features) map (heatmap_data.features, the Step-by-step page's x, Q, concat, output): one panel like
+  // the enlarged head's, tokens down the side, a few feature numbers under it, no heads.
+  const features = data.layout === 'features';
+  const single = data.layout === 'single' || features;
   // The model view: every layer x head as a thumbnail, a layer a row (data.cols heads), titles from the payload.
   const model = data.layout === 'model';
   const titles = data.titles || null;
@@ -58,7 +61,8 @@ export default function(component) {
       if (!blob) return;
       const a = document.createElement('a');
       a.href = URL.createObjectURL(blob);
-      a.download = `${data.kind}_${single ? 'head_' + heads[0] : model ? 'model_view' : 'all_heads'}.png`;
+      a.download = features ? `${data.file}.png`
+        : `${data.kind}_${single ? 'head_' + heads[0] : model ? 'model_view' : 'all_heads'}.png`;
       a.click();
       setTimeout(() => URL.revokeObjectURL(a.href), 1000);
     }, 'image/png');
@@ -90,11 +94,38 @@ export default function(component) {
   const panelName = (p) => (model ? words.panel_hover.replace('{layer}', data.layers[p]).replace('{head}', heads[p])
                                   : headName(p));
   // what a screen reader says: "head 2: weights"; "weights: head 0, head 1, head 2, head 3"
-  over.setAttribute('aria-label', single ? `${headName(0)}: ${words.value}`
+  over.setAttribute('aria-label', features ? words.value : single ? `${headName(0)}: ${words.value}`
                                  : model ? `${words.value}: ${headName(0)} … ${headName(H - 1)}`
                                  : `${words.value}: ${heads.map((_, p) => headName(p)).join(', ')}`);
 
-  const layout = (W) => (model ? modelLayout(W) : gridLayout(W));
+  const layout = (W) => (model ? modelLayout(W) : features ? featuresLayout(W) : gridLayout(W));
+  // Tokens down the side, the features along the bottom (a few numbers, then the columns' name), cells as wide as
+  // the column allows (40 px at most) and rows as high as Plotly's features chart draws them; the bands' labels on top.
+  const featuresLayout = (W) => {
+    const family = getComputedStyle(root).fontFamily || 'sans-serif';
+    const F = 12, TF = 11, BF = 12, font = (px, bold) => `${bold ? '600 ' : ''}${px}px ${family}`;
+    ctx.font = font(F);
+    const widest = (arr) => arr.reduce((m, s) => Math.max(m, ctx.measureText(s).width), 0);
+    const showY = Tq <= 64;
+    const yLab = showY ? Math.ceil(widest(q)) + 8 : 0;
+    ctx.font = font(BF);
+    const barLines = data.bar.title;
+    let barW = Math.ceil(widest(barLines));
+    ctx.font = font(11);
+    barW = Math.max(barW, 14 + 6 + Math.ceil(widest(data.bar.ticks.map((t) => t[1])))) + 24;
+    const avail = Math.max(40, W - yLab - barW - 8 - 4);
+    const cw = Math.floor(Math.min(40, avail / Tk) * 100) / 100;
+    const ch = showY ? Math.max(16, Math.min(22, Math.floor(600 / Tq))) : Math.max(3, Math.floor(600 / Tq));
+    const top0 = data.bands.some((b) => b[3]) ? 20 + (data.band_stagger ? 13 : 0) : 4;
+    const panels = [{ x: yLab, y: top0, w: Tk * cw, h: Tq * ch }];
+    const xBand = 4 + 11 + 6 + BF + 6;  // the numbers, then the columns' name
+    const barX = yLab + Tk * cw + 16, barTop = top0 + barLines.length * (BF + 3) + 10;
+    const barH = Math.max(80, Math.min(300, top0 + Tq * ch - barTop));
+    const width = Math.ceil(barX + barW - 8);
+    const height = Math.ceil(Math.max(top0 + Tq * ch + xBand, barTop + barH + 10));
+    return { F, TF, BF, font, showX: false, showY, upright: true, xBand, cw, ch, panels, barX, barTop, barH,
+             barLines, width, height, yLab, yTitle: 0, keyTitle: 0, top0, titleBand: 0, cols: 1 };
+  };
   // Thumbnails: square cells (1 px at least), no token names, the panel's title above it in a font that fits.
   const modelLayout = (W) => {
     const family = getComputedStyle(root).fontFamily || 'sans-serif';
@@ -164,8 +195,11 @@ export default function(component) {
     }
     ctx.font = font(F);
     const kW = widest(k);
-    const showX = Tk <= 64 && cw >= F + 1;
-    const upright = showX && kW + 4 <= cw;
+    // One map in a narrow column (a step of Step by step) whose columns are thinner than a label: every n-th key
+    // named (n as small as keeps them apart), the others in the hover, as Plotly thins its ticks.
+    const every = single && Tk <= 64 && cw < F + 1 ? Math.ceil((F + 1) / cw) : 1;
+    const showX = Tk <= 64 && (cw >= F + 1 || every > 1);
+    const upright = showX && kW + 4 <= cw * every;
     const xBand = !showX ? 0 : upright ? F + 8 : Math.ceil(kW) + 8;
     ch = single ? Math.max(cw, showY ? 16 : 2) : Math.max(showY ? 15 : 3, Math.min(28, cw));
     cw = Math.floor(cw * 100) / 100; ch = Math.floor(ch * 100) / 100;
@@ -186,7 +220,7 @@ export default function(component) {
     const width = Math.ceil(Math.max(right + barW, barX + barW - 8));
     const height = Math.ceil(Math.max(top0 + rows * rowH + (single ? 4 : 0), barTop + barH + 10));
     return { F, TF, BF, font, showX, showY, upright, xBand, cw, ch, panels, barX, barTop, barH, barLines,
-             width, height, yLab, yTitle, keyTitle, top0, titleBand, cols };
+             width, height, yLab, yTitle, keyTitle, top0, titleBand, cols, every };
   };
 
   const draw = () => {
@@ -203,8 +237,9 @@ export default function(component) {
     const labels = [];
     paint(ctx, g, labels);
     foot.style.maxWidth = g.width + 'px';  // the button at the picture's right edge, under it
-    note.textContent = !g.showX && !model ? words.keys_on_hover : '';
-    note.style.display = g.showX || model ? 'none' : '';
+    const unnamed = (!g.showX || g.every > 1) && !model && !features;  // some keys named on hover only
+    note.textContent = unnamed ? words.keys_on_hover : '';
+    note.style.display = unnamed ? '' : 'none';
     root.__hm.labels = labels;
     root.dataset.cell = `${g.cw}x${g.ch}`;
     st.drawOver();
@@ -221,7 +256,8 @@ export default function(component) {
       while (n > 1 && c.measureText(text.slice(0, n) + '…').width > room) n -= 1;
       return text.slice(0, n) + '…';
     };
-    return [[fit(`${words.value} · ${single ? `${words.head} ${heads[0]}` : range}`, g.font(S.TITLE, true),
+    const what = features ? words.value : `${words.value} · ${single ? `${words.head} ${heads[0]}` : range}`;
+    return [[fit(what, g.font(S.TITLE, true),
                  g.width - 8), g.font(S.TITLE, true)],
             [fit(q.join(' '), g.font(S.SUB), g.width - 8), g.font(S.SUB)]];
   };
@@ -267,6 +303,7 @@ export default function(component) {
       if (g.showX) {
         const y = single ? P.y - 5 : P.y + P.h + 5;
         k.forEach((s, j) => {
+          if (g.every > 1 && j % g.every) return;
           const x = P.x + (j + 0.5) * g.cw;
           if (g.upright) {
             ctx.textAlign = 'center'; ctx.textBaseline = single ? 'bottom' : 'top';
@@ -280,7 +317,8 @@ export default function(component) {
         });
       }
     });
-    if (single) {  // axis titles: keys along the top, queries down the left
+    if (features) paintFeatures(ctx, g, labels, ink);
+    else if (single) {  // axis titles: keys along the top, queries down the left
       ctx.font = g.font(g.BF); ctx.fillStyle = ink;
       const P = g.panels[0];
       ctx.textAlign = 'center'; ctx.textBaseline = 'top';
@@ -306,6 +344,32 @@ export default function(component) {
       ctx.fillText(text, g.barX + 20, y);
       labels.push({ axis: 'tick', panel: -1, i: 0, text, font: 11, angle: 0 });
     }
+  };
+
+  // Under a features map: a few column numbers (none running into the last), the columns' name; each band of
+  // columns (a head's block of concat) outlined in its colour, its label above it.
+  const paintFeatures = (ctx, g, labels, ink) => {
+    const P = g.panels[0];
+    ctx.fillStyle = ink; ctx.font = g.font(11); ctx.textAlign = 'center'; ctx.textBaseline = 'top';
+    let last = -Infinity;
+    for (const j of data.xticks) {
+      const x = P.x + (j + 0.5) * g.cw, text = String(j), half = ctx.measureText(text).width / 2;
+      if (x - half < last + 6) continue;
+      ctx.fillText(text, x, P.y + P.h + 4);
+      last = x + half;
+      labels.push({ axis: 'xtick', panel: 0, i: j, text, font: 11, angle: 0 });
+    }
+    ctx.font = g.font(g.BF);
+    ctx.fillText(data.col_title, P.x + P.w / 2, P.y + P.h + 4 + 11 + 6);
+    labels.push({ axis: 'xtitle', panel: 0, i: 0, text: data.col_title, font: g.BF, angle: 0 });
+    data.bands.forEach(([a, b, colour, text], n) => {
+      ctx.strokeStyle = colour; ctx.lineWidth = 3;
+      ctx.strokeRect(P.x + a * g.cw, P.y, (b - a) * g.cw, P.h);
+      if (!text) return;
+      ctx.fillStyle = colour; ctx.font = g.font(g.TF, true); ctx.textBaseline = 'bottom';
+      ctx.fillText(text, P.x + ((a + b) / 2) * g.cw, P.y - 4 - (data.band_stagger && n % 2 ? 13 : 0));
+      labels.push({ axis: 'band', panel: 0, i: n, text, font: g.TF, angle: 0 });
+    });
   };
 
   // The overlay: the pointed-at cell (a dark line with a white one inside: seen on the palest and the darkest
@@ -369,9 +433,16 @@ export default function(component) {
     st.last = cell;
     const [p, i, j] = cell, n = (p * Tq + i) * Tk + j;
     const lines = [];
-    lines.push(panelName(p));
-    // positions as the token pickers show them ("query 3: the"): a repeated word is told apart
-    lines.push(`${words.query} ${i}: ${tokenText(q, data.q_raw, i)}`, `${words.key} ${j}: ${tokenText(k, data.k_raw, j)}`);
+    if (features) {  // "token 2: sat", "feature 5" (and the head whose block the column is, in concat)
+      const band = data.bands.find((b) => j >= b[0] && j < b[1] && b[3]);
+      if (band) lines.push(band[3]);
+      lines.push(`${data.token_word} ${i}: ${tokenText(q, data.q_raw, i)}`, `${data.col_title}: ${j}`);
+    } else {
+      lines.push(panelName(p));
+      // positions as the token pickers show them ("query 3: the"): a repeated word is told apart
+      lines.push(`${words.query} ${i}: ${tokenText(q, data.q_raw, i)}`,
+                 `${words.key} ${j}: ${tokenText(k, data.k_raw, j)}`);
+    }
     // a true minus sign (U+2212), as Plotly's hover and colour bars write it
     if (values) lines.push(`${words.value}: ${values[n].toFixed(4).replace('-', '\u2212')}`);
     else if (model) {  // the colour's value (the middle of its step), and where the exact number is
@@ -438,6 +509,7 @@ export default function(component) {
     box: (p, i, j) => { const g = st.geo, P = g.panels[p], r = over.getBoundingClientRect();
                         return { x: r.left + P.x + j * g.cw, y: r.top + P.y + i * g.ch, w: g.cw, h: g.ch }; },
     panels: () => st.geo.panels.map((P, p) => ({ head: heads[p], layer: model ? data.layers[p] : null, ...P })),
+    values: () => (values ? Array.from(values) : null),  // the exact numbers, panel by panel, row by row
   };
   st.ro = new ResizeObserver(() => {
     const W = Math.floor(root.getBoundingClientRect().width);
@@ -452,6 +524,7 @@ export default function(component) {
   }
   draw();
   root.dataset.ready = data.sig;
+  window.dispatchEvent(new CustomEvent('mha-heatmaps:drawn'));  // the paint gate (paint_gate.js) listens
   announce();
   return () => { if (st.ro) st.ro.disconnect();
                  if (st.listen) window.removeEventListener(st.listen[0], st.listen[1]); };

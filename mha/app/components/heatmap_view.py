@@ -11,8 +11,12 @@ never over it; the pointer is a hand only where a click answers.
 In the page the chart says what it shows in data attributes of its root (``.hm``), for tests and benchmarks:
 ``data-ready`` (the payload's ``sig`` once drawn), ``data-hover`` ("panel,query,key" or ""), ``data-selected``
 ("query,key" or ""), ``data-marked`` (the grid's outlined head, the one enlarged, or ""), ``data-cell`` ("width x
-height" of a cell, px); ``root.__hm`` has ``box(panel, q, k)`` (a cell's rectangle in the viewport) and ``labels``
-(every label drawn: axis, panel, index, text, font px, angle).
+height" of a cell, px); ``root.__hm`` has ``box(panel, q, k)`` (a cell's rectangle in the viewport), ``labels``
+(every label drawn: axis, panel, index, text, font px, angle) and ``values()`` (the exact numbers it holds, or null).
+
+Layout "features" (``heatmap_data.features``: Step by step's x, Q/K/V, head output, concat, output) is one panel
+with tokens down the side and a few feature numbers (labels "xtick") and the columns' name ("xtitle") under it;
+column bands (a head's block of concat) are outlined in their colour, their labels ("band") above.
 
 Every token is user text: drawn with ``fillText`` or set with ``textContent``, never as markup.
 """
@@ -22,8 +26,8 @@ from typing import Callable, Optional
 
 import streamlit as st
 
-from mha.charts import heatmap_data
 from mha.app.components.component import in_page
+from mha.charts import heatmap_data
 
 _HTML = '<div class="hm"></div>'
 
