@@ -12,8 +12,7 @@ What it measures, each part on its own (a part that fails is reported as such, t
    AppTest): "same view" (nothing changed: ours reads its caches) and "new numbers" (the seed changes);
 3. payload bytes at 16 / 128 / 512 tokens: the whole page through AppTest (16 and 128: the app stops at 128 tokens,
    mha.weights.view.MAX_TOKENS) and, for all three, the Playground's four figure builders called directly on the
-   module's
-   numbers (the chart specs exactly as st.plotly_chart serialises them), raw and deflated;
+   module's numbers (the chart specs exactly as st.plotly_chart serialises them), raw and deflated;
 4. in headless Chromium (Playwright): the median click-to-repaint time of the Playground (click a cell of the
    enlarged head, wait until the selection summary names that cell), and the cold start: from starting
    ``streamlit run`` to the first painted heatmap (an ``.js-plotly-plot`` whose heatmap image is drawn);

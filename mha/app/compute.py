@@ -13,8 +13,7 @@ hit never takes it, and neither does building a figure, so a visitor whose view 
 another's heavy work. Trainings are not computed here: they are long runs (``mha.app.runs``), outside these
 slots, so two of them can no longer lock every other visitor out (issue #23). Each cache is bounded by bytes as
 well as entries (``mha.core.lru.ByteLRU``), and a cached value is read-only (its arrays are frozen): it is shared by
-every
-session.
+every session.
 """
 from __future__ import annotations
 
@@ -85,8 +84,7 @@ def fingerprint(value) -> Any:
     hashing samples arrays of 500k+ elements), a ``View`` by the ``ViewSpec`` it was computed from (with the weights'
     sha256, which every key holds, that fixes it; a pretrained spec with its model folder's content,
     ``mha.weights.view.pretrained_content``), a token label with its raw piece, containers item by item, dataclass
-    instances
-    by type and field values, plain values as they are."""
+    instances by type and field values, plain values as they are."""
     if isinstance(value, np.ndarray):
         digest = hashlib.blake2b(np.ascontiguousarray(value).tobytes(), digest_size=16).hexdigest()
         return ("ndarray", value.dtype.str, value.shape, digest)

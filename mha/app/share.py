@@ -355,8 +355,7 @@ def matrix_choices(view) -> dict[str, tuple]:
 def parameters_bytes_callable(s, weights: Weights) -> Callable[[], bytes]:
     """A deferred download of the parameters behind the current view (a ``.pt`` state_dict): the module actually in
     use (``mha.weights.view.model_for``): the uploaded ones, the trained module, a pretrained layer (with Q/K/V biases:
-    it
-    loads into ``MultiHeadAttention(d_model, num_heads, qkv_bias=True)``) or the seeded ones."""
+    it loads into ``MultiHeadAttention(d_model, num_heads, qkv_bias=True)``) or the seeded ones."""
     spec, state_dict = s.spec(), weights.state_dict
 
     def make() -> bytes:

@@ -118,8 +118,8 @@ ENGLISH = Words()
 def axis_labels(labels) -> list[str]:
     """Escaped, unique category labels: the k-th repeat of a label gets k zero-width spaces appended. A label that
     carries its tokenizer's raw piece (``mha.core.tokens.PieceLabel``, pretrained views) becomes "label ⁣· raw": the
-    hover
-    (``%{x}``, ``%{y}``) names the raw piece, and ``readable_ticks`` makes the axis's tick labels the readable part."""
+    hover (``%{x}``, ``%{y}``) names the raw piece, and ``readable_ticks`` makes the axis's tick labels the readable
+    part."""
     seen: dict[str, int] = {}
     out = []
     for lab in labels:

@@ -1,8 +1,7 @@
 """The head view's numbers, checked and packed for the browser. Pure: numpy and the string catalog only.
 
 The head view (``mha.app.components.head_view``) draws attention weights as lines between two columns of tokens, queries
-on
-the left and keys on the right, one colour per head, BertViz-style. Every hover and click is answered in the
+on the left and keys on the right, one colour per head, BertViz-style. Every hover and click is answered in the
 browser from the numbers sent once: this module prepares them.
 
 - ``prepare`` checks that the weights and the labels agree (the message says how to fix it) and packs the weights

@@ -3,9 +3,8 @@ page, opened from disk with no server and no network. Pure Python: no Streamlit 
 
 Each part of the file is one of the app's in-page components (``mha/app/*.js`` + ``.css``, read by the caller
 with ``mha.app.components.component.asset``) and the payload it already draws in the app. The component's script is
-inlined as
-a module whose ``export default function(component)`` becomes a local function, and a two-line bootstrap calls it
-with ``{parentElement, data}`` as Streamlit does: hover, keyboard and clicks answer in the file as in the page
+inlined as a module whose ``export default function(component)`` becomes a local function, and a two-line bootstrap
+calls it with ``{parentElement, data}`` as Streamlit does: hover, keyboard and clicks answer in the file as in the page
 (nothing is sent anywhere: the server's callbacks are no-ops).
 
 Every token reaches the browser as data, never as markup: the payload is JSON inside the script with every ``<``,

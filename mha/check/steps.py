@@ -29,8 +29,7 @@ SCALE_OPS = frozenset({"div", "mul"})
 MASK_OPS = frozenset({"masked_fill", "where", "index_put"})
 
 
-# --- their steps
-# -------------------------------------------------------------------------------------------------------
+# --- their steps ------------------------------------------------------------------------------------------------------
 
 @dataclass
 class Theirs:
@@ -213,7 +212,7 @@ def locate(run: Run, roles: Optional[Roles], d_model: int) -> Theirs:
     return th
 
 
-# --- ours ------------------------------------------------------------------------------------------------------------
+# --- ours -------------------------------------------------------------------------------------------------------------
 
 def seeded(d_model: int, num_heads: int, seed: int) -> MultiHeadAttention:
     """Our module as the app builds it (mha.weights.view's seeded module), a private copy."""
@@ -241,7 +240,7 @@ def _without_out_bias(ours: MultiHeadAttention) -> MultiHeadAttention:
     return twin.eval()
 
 
-# --- comparing -------------------------------------------------------------------------------------------------------
+# --- comparing --------------------------------------------------------------------------------------------------------
 
 @dataclass
 class Compared:

@@ -1,11 +1,10 @@
 """What the Induction page says about a trained two-layer model, as plain data. Pure (no Streamlit).
 
 ``text_view`` runs one snapshot of an ``mha.lessons.induction.InductionRun`` on the learner's text (repeated, mapped
-onto the
-trained vocabulary with ``map_text``), names each head's role from the held-out scores of that snapshot, measures
-each head on the text itself (the head enlarged is the one that does induction most *there*: a head that does it on
-held-out sequences may be a first-token sink on a short sentence), says where each head points from a picked query,
-and switches the layer-1 head that layer 2 builds on off (``ablate_each``: the
+onto the trained vocabulary with ``map_text``), names each head's role from the held-out scores of that snapshot,
+measures each head on the text itself (the head enlarged is the one that does induction most *there*: a head that does
+it on held-out sequences may be a first-token sink on a short sentence), says where each head points from a picked
+query, and switches the layer-1 head that layer 2 builds on off (``ablate_each``: the
 head whose removal lowers the induction score most) to show the stripe disappear and the copy loss rise.
 """
 from __future__ import annotations

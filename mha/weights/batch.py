@@ -146,7 +146,7 @@ def batch_mask(queries: Batch, kv: Batch, *, causal: bool, padding: bool) -> Opt
     )
 
 
-# --- masks for one sentence of a view (the Masks page) ---------------------------------------------------------------
+# --- masks for one sentence of a view (the Masks page) ----------------------------------------------------------------
 
 MASK_KINDS = ("none", "causal", "padding", "causal_padding", "custom")
 CUSTOM_STARTS = ("all", "causal", "row")  # what a custom mask starts from: everything allowed, causal, row 0 blocked
@@ -189,8 +189,7 @@ def block_row(allowed: np.ndarray, row: int) -> np.ndarray:
     return out
 
 
-# --- a custom mask as text: the Masks page's URL parameter and text box
-# ------------------------------------------------
+# --- a custom mask as text: the Masks page's URL parameter and text box -----------------------------------------------
 
 MAX_MASK_CHARS = 2 * MAX_CUSTOM * (MAX_CUSTOM + 1)  # room for a 24 x 24 mask with a space after every digit
 _ROW_BREAK = re.compile(r"[\s.,;/|]+")  # what may separate rows when typed; encode_mask writes a dot

@@ -1,10 +1,9 @@
 """Training runs as the Train page shows them: kept by their parameters, so any sentence can be looked at later.
 
 Pure torch + numpy (no Streamlit). ``mha.weights.train.Trainer`` keeps the weights on one probe sentence at each
-snapshot;
-a page that lets the learner change the sentence after training needs the *parameters* at each snapshot instead.
-``RecordingTrainer`` keeps them (as numpy, so a run can be a cache key's value and be fingerprinted by its bytes),
-``TrainRecord`` is the finished (or stopped) run, ``probe_weights`` reads the weights of any snapshot on any
+snapshot; a page that lets the learner change the sentence after training needs the *parameters* at each snapshot
+instead. ``RecordingTrainer`` keeps them (as numpy, so a run can be a cache key's value and be fingerprinted by its
+bytes), ``TrainRecord`` is the finished (or stopped) run, ``probe_weights`` reads the weights of any snapshot on any
 sentence, ``closeness`` says how near each head got to what the task asks.
 
 A run is fixed by its plain values (``TrainConfig``: task, d_model, num_heads, steps, seed, layout): the page caches

@@ -5,9 +5,8 @@ seeded module and traces it, and returns plain numpy arrays so a cached result c
 shared safely between users.
 
 Weight sources (``ViewSpec.source``): "random" (the seeded module), "trained" (``mha.weights.train``: trained on
-``task``,
-run on the content | position layout it was trained with) and "pretrained" (``mha.weights.pretrained``: one attention
-layer
+``task``, run on the content | position layout it was trained with) and "pretrained" (``mha.weights.pretrained``: one
+attention layer
 of a real model, run on the hidden states the model itself gives that layer; its tokens are the model's tokens).
 
 The text may hold several sentences, one per line: they run as one padded batch (``mha.weights.batch``) and the view
