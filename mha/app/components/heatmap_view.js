@@ -2,6 +2,48 @@
 const b64 = (text) => { const s = atob(text); const out = new Uint8Array(s.length);
                         for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i); return out; };
 const PNG_SCALE = 2;  // the ⤓ PNG file has twice the page's pixels: sharp on a projector
+// Measured label widths, per font (the module stays loaded across payloads: a new sentence measures only its new
+// words; the colour bar's ticks and titles are measured once). Emptied when it grows past WIDTHS_MAX entries and
+// whenever the page's fonts finish loading (a width measured in a fallback font is not kept).
+const WIDTHS = new Map();
+const WIDTHS_MAX = 20000;
+if (document.fonts) document.fonts.addEventListener('loadingdone', () => WIDTHS.clear());
+const textWidth = (ctx, text) => {
+  if (document.fonts && document.fonts.status !== 'loaded') return ctx.measureText(text).width;
+  const key = ctx.font + '\n' + text;
+  let w = WIDTHS.get(key);
+  if (w === undefined) {
+    if (WIDTHS.size >= WIDTHS_MAX) WIDTHS.clear();
+    w = ctx.measureText(text).width;
+    WIDTHS.set(key, w);
+  }
+  return w;
+};
+// The chart's elements, made once per chart (root: its ``.hm``): the picture, the overlay (hover and selection
+// outlines, the keyboard's focus), the tooltip, the note and the PNG button under it. Their listeners call the
+// handlers of the payload now shown (root.__hmState.on), so a new payload keeps the elements.
+const build = (root) => {
+  const el = (tag, cls) => { const e = document.createElement(tag); if (cls) e.className = cls; return e; };
+  const wrap = el('div', 'hm-wrap');
+  const canvas = el('canvas'), over = el('canvas', 'hm-over'), tip = el('div', 'hm-tip');
+  over.tabIndex = 0;
+  over.setAttribute('role', 'img');
+  const png = el('button', 'hm-png');
+  png.type = 'button';
+  png.textContent = '⤓ PNG';
+  const on = (target, type, name) => target.addEventListener(type, (e) => {
+    const st = root.__hmState;
+    if (st && st.on[name]) st.on[name](e);
+  });
+  on(png, 'click', 'png');
+  for (const type of ['mousemove', 'mouseleave', 'click', 'focus', 'blur', 'keydown']) on(over, type, type);
+  wrap.append(canvas, over, tip);
+  // Under the picture, never over it (on top it hid the colour bar's title): the note, and the button at its right.
+  const foot = el('div', 'hm-foot'), note = el('div', 'hm-note');
+  foot.append(note, png);
+  root.replaceChildren(wrap, foot);
+  return { canvas, over, tip, foot, note, png, ctx: canvas.getContext('2d'), octx: over.getContext('2d'), pics: [] };
+};
 export default function(component) {
   const { parentElement, data, setTriggerValue } = component;
   const root = parentElement.querySelector('.hm');
@@ -39,23 +81,21 @@ export default function(component) {
   const lut = [];
   for (let c = 0; c < 256; c++) { const h = data.lut.slice(6 * c, 6 * c + 6);
     lut.push([parseInt(h.slice(0, 2), 16), parseInt(h.slice(2, 4), 16), parseInt(h.slice(4, 6), 16)]); }
-  const st = { sig: data.sig, selected: data.selected, marked: markedNow(), hover: null, last: null, width: 0,
-               geo: null };
+  // The column's width as last measured (a new payload in the same place draws at once, without asking the page for
+  // its layout: the ResizeObserver below says when the width changes).
+  const st = { sig: data.sig, selected: data.selected, marked: markedNow(), hover: null, last: null,
+               width: prev ? prev.width : 0, geo: null, on: {} };
   root.__hmState = st;
-  root.replaceChildren();
-  const el = (tag, cls) => { const e = document.createElement(tag); if (cls) e.className = cls; return e; };
-  const wrap = el('div', 'hm-wrap');
-  const canvas = el('canvas'), over = el('canvas', 'hm-over'), tip = el('div', 'hm-tip');
-  over.tabIndex = 0;
-  over.setAttribute('role', 'img');
-  // Download the picture (as Plotly's camera button did) for a projector: drawn anew at PNG_SCALE (not the
-  // screen's pixel ratio), on the page's background, under a title (what it shows, on which sentence).
-  const png = el('button', 'hm-png');
-  png.type = 'button';
-  png.textContent = '⤓ PNG';
+  // The chart's elements are made once and kept: a new payload (a new sentence) redraws them, it does not rebuild
+  // them. Their listeners answer through the state of the payload shown (root.__hmState.on).
+  const dom = root.__hmDom || (root.__hmDom = build(root));
+  const { canvas, over, tip, foot, note, png, ctx, octx } = dom;
+  tip.style.display = 'none';
   png.title = words.download_png;
   png.setAttribute('aria-label', words.download_png);
-  png.addEventListener('click', () => {
+  // Download the picture (as Plotly's camera button did) for a projector: drawn anew at PNG_SCALE (not the
+  // screen's pixel ratio), on the page's background, under a title (what it shows, on which sentence).
+  st.on.png = () => {
     const out = exportCanvas();
     out.toBlob((blob) => {
       if (!blob) return;
@@ -66,20 +106,15 @@ export default function(component) {
       a.click();
       setTimeout(() => URL.revokeObjectURL(a.href), 1000);
     }, 'image/png');
-  });
-  wrap.append(canvas, over, tip);
-  root.appendChild(wrap);
-  // Under the picture, never over it (on top it hid the colour bar's title): the note, and the button at its right.
-  const foot = el('div', 'hm-foot'), note = el('div', 'hm-note');
-  foot.append(note, png);
-  root.appendChild(foot);
-  const ctx = canvas.getContext('2d'), octx = over.getContext('2d');
+  };
 
-  // One small picture per head, one pixel per cell (blocked cells grey), scaled up without smoothing.
+  // One small picture per head, one pixel per cell (blocked cells grey), scaled up without smoothing (the canvases
+  // are kept with the chart's elements).
   const pictures = [];
   for (let p = 0; p < H; p++) {
-    const pic = document.createElement('canvas');
-    pic.width = Tk; pic.height = Tq;
+    const pic = dom.pics[p] || (dom.pics[p] = document.createElement('canvas'));
+    if (pic.width !== Tk) pic.width = Tk;
+    if (pic.height !== Tq) pic.height = Tq;
     const pc = pic.getContext('2d'), img = pc.createImageData(Tk, Tq);
     for (let i = 0; i < Tq * Tk; i++) {
       const n = p * Tq * Tk + i;
@@ -89,6 +124,7 @@ export default function(component) {
     pc.putImageData(img, 0, 0);
     pictures.push(pic);
   }
+  dom.pics.length = H;
   const headName = (p) => (titles ? titles[p] : `${words.head} ${heads[p]}`);
   // the hover's first line: "layer 2 · head 3" in the model view
   const panelName = (p) => (model ? words.panel_hover.replace('{layer}', data.layers[p]).replace('{head}', heads[p])
@@ -98,14 +134,16 @@ export default function(component) {
                                  : model ? `${words.value}: ${headName(0)} … ${headName(H - 1)}`
                                  : `${words.value}: ${heads.map((_, p) => headName(p)).join(', ')}`);
 
-  const layout = (W) => (model ? modelLayout(W) : features ? featuresLayout(W) : gridLayout(W));
+  // The page's font and text colour, read once per drawing (``style``: the root's computed style).
+  const layout = (W, style) => (model ? modelLayout(W, style) : features ? featuresLayout(W, style)
+    : gridLayout(W, style));
+  const widest = (arr) => arr.reduce((m, s) => Math.max(m, textWidth(ctx, s)), 0);
   // Tokens down the side, the features along the bottom (a few numbers, then the columns' name), cells as wide as
   // the column allows (40 px at most) and rows as high as Plotly's features chart draws them; the bands' labels on top.
-  const featuresLayout = (W) => {
-    const family = getComputedStyle(root).fontFamily || 'sans-serif';
+  const featuresLayout = (W, style) => {
+    const family = style.fontFamily || 'sans-serif';
     const F = 12, TF = 11, BF = 12, font = (px, bold) => `${bold ? '600 ' : ''}${px}px ${family}`;
     ctx.font = font(F);
-    const widest = (arr) => arr.reduce((m, s) => Math.max(m, ctx.measureText(s).width), 0);
     const showY = Tq <= 64;
     const yLab = showY ? Math.ceil(widest(q)) + 8 : 0;
     ctx.font = font(BF);
@@ -127,12 +165,11 @@ export default function(component) {
              barLines, width, height, yLab, yTitle: 0, keyTitle: 0, top0, titleBand: 0, cols: 1 };
   };
   // Thumbnails: square cells (1 px at least), no token names, the panel's title above it in a font that fits.
-  const modelLayout = (W) => {
-    const family = getComputedStyle(root).fontFamily || 'sans-serif';
+  const modelLayout = (W, style) => {
+    const family = style.fontFamily || 'sans-serif';
     const BF = 12, font = (px, bold) => `${bold ? '600 ' : ''}${px}px ${family}`;
     const cols = data.cols, rows = Math.ceil(H / cols), gap = 8;
     ctx.font = font(BF);
-    const widest = (arr) => arr.reduce((m, s) => Math.max(m, ctx.measureText(s).width), 0);
     const barLines = data.bar.title;
     let barW = Math.ceil(widest(barLines));
     ctx.font = font(11);
@@ -158,13 +195,11 @@ export default function(component) {
     return { F: 11, TF, BF, font, showX: false, showY: false, upright: false, xBand: 0, cw, ch, panels, barX,
              barTop, barH, barLines, width, height, yLab: 0, yTitle: 0, keyTitle: 0, top0: 0, titleBand, cols };
   };
-  const gridLayout = (W) => {
-    const style = getComputedStyle(root);
+  const gridLayout = (W, style) => {
     const family = style.fontFamily || 'sans-serif';
     const F = single ? 12 : 11, TF = 14, BF = 12;
     const font = (px, bold) => `${bold ? '600 ' : ''}${px}px ${family}`;
     ctx.font = font(F);
-    const widest = (arr) => arr.reduce((m, s) => Math.max(m, ctx.measureText(s).width), 0);
     const qW = Math.ceil(widest(q)) + 8;
     const yTitle = single ? 20 : 0;
     ctx.font = font(BF);
@@ -223,25 +258,29 @@ export default function(component) {
              width, height, yLab, yTitle, keyTitle, top0, titleBand, cols, every };
   };
 
-  const draw = () => {
-    const W = Math.max(120, Math.floor(root.getBoundingClientRect().width));
-    const g = layout(W);
-    st.geo = g; st.width = W;
+  // Draw at the column's width ``width`` (CSS px). The canvases are resized only when their size changes (a resize
+  // clears them and allocates their pixels anew); elements are touched only where what they show changed.
+  const draw = (width) => {
+    st.width = width;
+    const style = getComputedStyle(root);
+    const g = layout(Math.max(120, width), style);
+    st.geo = g;
     const dpr = window.devicePixelRatio || 1;
+    const set = (obj, k, v) => { if (obj[k] !== v) obj[k] = v; };
     for (const c of [canvas, over]) {
-      c.width = Math.round(g.width * dpr); c.height = Math.round(g.height * dpr);
-      c.style.width = g.width + 'px'; c.style.height = g.height + 'px';
+      set(c, 'width', Math.round(g.width * dpr)); set(c, 'height', Math.round(g.height * dpr));
+      set(c.style, 'width', g.width + 'px'); set(c.style, 'height', g.height + 'px');
     }
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.clearRect(0, 0, g.width, g.height);
     const labels = [];
-    paint(ctx, g, labels);
-    foot.style.maxWidth = g.width + 'px';  // the button at the picture's right edge, under it
+    paint(ctx, g, labels, style.color);
+    set(foot.style, 'maxWidth', g.width + 'px');  // the button at the picture's right edge, under it
     const unnamed = (!g.showX || g.every > 1) && !model && !features;  // some keys named on hover only
-    note.textContent = unnamed ? words.keys_on_hover : '';
-    note.style.display = unnamed ? '' : 'none';
+    set(note, 'textContent', unnamed ? words.keys_on_hover : '');
+    set(note.style, 'display', unnamed ? '' : 'none');
     root.__hm.labels = labels;
-    root.dataset.cell = `${g.cw}x${g.ch}`;
+    set(root.dataset, 'cell', `${g.cw}x${g.ch}`);
     st.drawOver();
   };
 
@@ -251,7 +290,7 @@ export default function(component) {
       ? `${words.head} ${heads[0]}–${heads[heads.length - 1]}` : heads.map((h) => `${words.head} ${h}`).join(', ');
     const fit = (text, font, room) => {
       c.font = font;
-      if (c.measureText(text).width <= room) return text;
+      if (textWidth(c, text) <= room) return text;
       let n = text.length;
       while (n > 1 && c.measureText(text.slice(0, n) + '…').width > room) n -= 1;
       return text.slice(0, n) + '…';
@@ -275,15 +314,15 @@ export default function(component) {
     c.textAlign = 'left'; c.textBaseline = 'top';
     titleLines(c, g, S).forEach(([text, font], i) => { c.font = font; c.fillText(text, 4, 6 + i * 20); });
     c.setTransform(S.SCALE, 0, 0, S.SCALE, 0, S.BAND * S.SCALE);
-    paint(c, g, []);
+    paint(c, g, [], getComputedStyle(root).color);
     root.dataset.pngBand = String(S.BAND);
     return out;
   };
 
-  // The picture: cells, token names, axis titles, the colour bar, on ``c`` (its transform set by the caller);
-  // every text drawn is listed in ``labels``.
-  const paint = (ctx, g, labels) => {
-    const ink = getComputedStyle(root).color || '#31333f';
+  // The picture: cells, token names, axis titles, the colour bar, on ``c`` (its transform set by the caller), in
+  // the colour ``colour`` (the page's text); every text drawn is listed in ``labels``.
+  const paint = (ctx, g, labels, colour) => {
+    const ink = colour || '#31333f';
     ctx.imageSmoothingEnabled = false;
     g.panels.forEach((P, p) => {
       ctx.drawImage(pictures[p], P.x, P.y, P.w, P.h);
@@ -463,13 +502,13 @@ export default function(component) {
     return p < 0 ? null : p;
   };
   const local = (e) => { const r = over.getBoundingClientRect(); return [e.clientX - r.left, e.clientY - r.top]; };
-  over.addEventListener('mousemove', (e) => {
+  st.on.mousemove = (e) => {
     const [x, y] = local(e), cell = cellAt(x, y);
     over.style.cursor = data.pick && (cell || (data.pick !== 'cell' && headAt(x, y) !== null)) ? 'pointer' : '';
     if (cell && st.hover && cell.every((v, i) => v === st.hover[i])) return;
     show(cell);
-  });
-  over.addEventListener('mouseleave', () => show(null));
+  };
+  st.on.mouseleave = () => show(null);
   const choose = (cell) => {
     if (!cell || !data.pick) return;
     const [p, i, j] = cell;
@@ -477,17 +516,17 @@ export default function(component) {
     else if (data.pick === 'panel') { st.marked = p; st.drawOver(); setTriggerValue('pick', { panel: p }); }
     else { st.selected = [i, j]; st.drawOver(); setTriggerValue('pick', { query: i, key: j }); }
   };
-  over.addEventListener('click', (e) => {
+  st.on.click = (e) => {
     const [x, y] = local(e), cell = cellAt(x, y), p = cell ? null : headAt(x, y);
     if (cell) choose(cell); else if (p !== null && data.pick === 'head') setTriggerValue('pick', { head: heads[p] });
     else if (p !== null && data.pick === 'panel') choose([p, 0, 0]);
-  });
+  };
   // The keyboard starts at the outlined cell (the enlarged head), else where the pointer or the keys last were.
   const start = () => (single && st.selected ? [0, ...st.selected]
                        : st.last || (model && Number.isInteger(st.marked) ? [st.marked, 0, 0] : [0, 0, 0]));
-  over.addEventListener('focus', () => { if (!st.hover) show(start()); });
-  over.addEventListener('blur', () => show(null));
-  over.addEventListener('keydown', (e) => {
+  st.on.focus = () => { if (!st.hover) show(start()); };
+  st.on.blur = () => show(null);
+  st.on.keydown = (e) => {
     const keys = ['Enter', ' ', 'ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight'];
     if (!st.hover) {  // the mouse left the focused chart: the keys take it up again
       if (keys.includes(e.key)) { e.preventDefault(); show(st.last || start()); }
@@ -503,7 +542,7 @@ export default function(component) {
     if (j < 0 && p % cols > 0) { p -= 1; j = Tk - 1; } else if (j >= Tk && p % cols < cols - 1 && p + 1 < H) { p += 1; j = 0; }
     if (i < 0 && p >= cols) { p -= cols; i = Tq - 1; } else if (i >= Tq && p + cols < H) { p += cols; i = 0; }
     show([p, Math.max(0, Math.min(Tq - 1, i)), Math.max(0, Math.min(Tk - 1, j))]);
-  });
+  };
   root.__hm = {
     labels: [],
     box: (p, i, j) => { const g = st.geo, P = g.panels[p], r = over.getBoundingClientRect();
@@ -511,9 +550,11 @@ export default function(component) {
     panels: () => st.geo.panels.map((P, p) => ({ head: heads[p], layer: model ? data.layers[p] : null, ...P })),
     values: () => (values ? Array.from(values) : null),  // the exact numbers, panel by panel, row by row
   };
-  st.ro = new ResizeObserver(() => {
-    const W = Math.floor(root.getBoundingClientRect().width);
-    if (W > 0 && W !== st.width) draw();
+  // The column's width, from the observer's own measure (no layout asked of the page); it also reports once at the
+  // start, so a payload drawn at the width last seen is redrawn before the frame is shown if the column changed.
+  st.ro = new ResizeObserver((entries) => {
+    const W = Math.floor(entries[entries.length - 1].contentRect.width);
+    if (W > 0 && W !== st.width) draw(W);
   });
   st.ro.observe(root);
   if (groupEvent && !single) {
@@ -522,7 +563,7 @@ export default function(component) {
     window.addEventListener(groupEvent, onHead);
     st.listen = [groupEvent, onHead];
   }
-  draw();
+  draw(st.width > 0 ? st.width : Math.floor(root.getBoundingClientRect().width));
   root.dataset.ready = data.sig;
   window.dispatchEvent(new CustomEvent('mha-heatmaps:drawn'));  // the paint gate (paint_gate.js) listens
   announce();
