@@ -5,7 +5,7 @@ browser (no cache, as a student opening a teacher's link), before and after its 
     python bench/bench_explain.py --before DIR --rounds 3 --json /tmp/explain.json
 
 ``--before``: an older checkout (``git archive <commit> | tar -x -C DIR``: the commit before the canvas), run beside
-this one in the same run: two servers on 127.0.0.1 (bench/load.py's starter), one headless Chromium (Debian's
+this one in the same run: two servers on 127.0.0.1 (tests/harness's starter), one headless Chromium (Debian's
 /usr/bin/chromium). Per size (the default sentence; 43 tokens) a warm-up link on each server (the script's caches),
 then each round opens the link on both, in a new browser context each time (nothing cached: Plotly's 4.7 MB chunk
 is fetched as on a first visit), alternating which goes first (the machine is shared: a busy moment hits both).
@@ -30,8 +30,9 @@ from urllib.parse import urlencode
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench"), str(ROOT / "tests")]
 
-import load  # noqa: E402  (bench/load.py: start_server, stop_server, launch_chromium)
 from harness.apptest import all_open  # noqa: E402  (every folded step's URL parameter)
+from harness.chromium import launch  # noqa: E402  (tests/harness: the browser and the server, as the tests)
+from harness.server import start_server  # noqa: E402
 
 VIEWPORT = {"width": 1400, "height": 1000}
 TIMEOUT_MS = 180_000
@@ -75,13 +76,13 @@ def run(before: Path, rounds: int) -> dict:
     servers = {}
     try:
         for name, root in (("before", before), ("after", ROOT)):
-            servers[name] = load.start_server(root=root)
+            servers[name] = start_server(root=root)
         with sync_playwright() as pw:
-            browser = load.launch_chromium(pw)
+            browser = launch(pw)
             out = {}
             for size, extra in SIZES.items():
                 query = urlencode({**all_open("pages/explain.py"), "causal": "true", **extra})
-                urls = {name: f"{base}/explain?{query}" for name, (_, base) in servers.items()}
+                urls = {name: f"{s.url}/explain?{query}" for name, s in servers.items()}
                 for name in urls:  # warm-up: the servers' caches (the script's numbers and figures)
                     open_link(browser, urls[name])
                 times = {name: {"first": [], "every": []} for name in urls}
@@ -98,8 +99,8 @@ def run(before: Path, rounds: int) -> dict:
             browser.close()
         return out
     finally:
-        for proc, _ in servers.values():
-            load.stop_server(proc)
+        for s in servers.values():
+            s.stop()
 
 
 def print_table(res: dict) -> None:

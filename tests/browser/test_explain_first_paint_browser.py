@@ -10,11 +10,11 @@ import urllib.parse
 
 import pytest
 from harness.apptest import all_open
+from harness.chromium import VIEWPORT, wait_app_idle
 
 from mha.weights.view import ViewSpec, run_view
 
 from . import canvas as cv
-from .conftest import VIEWPORT, wait_app_idle
 
 pytestmark = pytest.mark.browser
 

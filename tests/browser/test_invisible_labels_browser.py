@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import sys
 import unicodedata
-import urllib.parse
 from pathlib import Path
 
 import pytest
-
-from .conftest import wait_app_idle
+from harness.chromium import goto
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import tiny_models  # noqa: E402
@@ -25,9 +23,7 @@ def gpt2(tmp_path_factory):
 
 
 def test_the_hover_of_a_repeated_raw_piece_names_it_without_invisible_characters(page, server, gpt2):
-    page.goto(f"{server.url}/masks?" + urllib.parse.urlencode({"source": "pretrained", "model": str(gpt2),
-                                                                "text": TEXT}))
-    wait_app_idle(page, timeout_ms=120_000)
+    goto(page, "masks", timeout_ms=120_000, source="pretrained", model=str(gpt2), text=TEXT)
     page.wait_for_selector(".js-plotly-plot .xtick text", timeout=60_000)
     # Every category of the last chart's x axis that is a repeat (zero-width spaces in its name), as the page
     # coordinates of a cell in its column.
