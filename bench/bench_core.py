@@ -51,7 +51,8 @@ def torch_twin(ours: mha.MultiHeadAttention) -> nn.MultiheadAttention:
     """nn.MultiheadAttention computing the same function (same weights, zero Q/K/V bias)."""
     ref = nn.MultiheadAttention(ours.d_model, ours.num_heads, batch_first=True)
     with torch.no_grad():
-        ref.in_proj_weight.copy_(torch.cat([ours.query_linear.weight, ours.key_linear.weight, ours.value_linear.weight]))
+        ref.in_proj_weight.copy_(torch.cat([ours.query_linear.weight, ours.key_linear.weight,
+                                            ours.value_linear.weight]))
         ref.in_proj_bias.zero_()
         ref.out_proj.weight.copy_(ours.output_linear.weight)
         ref.out_proj.bias.copy_(ours.output_linear.bias)

@@ -3,8 +3,8 @@
     python bench/bench_heatmap_hover.py [repeats]     # default 40 hovers per chart and size; about two minutes
 
 Serves the app on a free loopback port and opens /playground at several sizes. The grid (key "grid") and the
-enlarged head ("one_head_chart") are drawn by ``mha.app.components.heatmap_view``. One hover is timed inside the page: from
-dispatching a ``mousemove`` at a cell's centre on the chart's overlay canvas until the chart says it points at that
+enlarged head ("one_head_chart") are drawn by ``mha.app.components.heatmap_view``. One hover is timed inside the page:
+from dispatching a ``mousemove`` at a cell's centre on the chart's overlay canvas until the chart says it points at that
 cell (``data-hover``: the outline drawn, the tooltip filled and placed) and the next frame has been painted
 (requestAnimationFrame, then a task). Each hover goes to another cell (a new tooltip, not the same one moved). The
 baseline is the same measurement on an element without listeners (the page's title): the wait for the next frame

@@ -1,4 +1,5 @@
-"""Time to the phase change of the two-layer induction model (mha/lessons/induction.py) against a baseline in the same run.
+"""Time to the phase change of the two-layer induction model (mha/lessons/induction.py) against a baseline in the same
+run.
 
     python bench/bench_induction.py                # the default settings, seed 0; about a minute on one free core
     python bench/bench_induction.py 0 1 2          # several seeds
@@ -6,7 +7,8 @@
 
 One thread (as the app). For each seed, three contenders train on the same batches, one after the other:
 
-- ``induction``: ``mha.lessons.induction.train_steps`` at the default InductionConfig, as the page runs it (held-out scores
+- ``induction``: ``mha.lessons.induction.train_steps`` at the default InductionConfig, as the page runs it (held-out
+scores
   every ``report_every`` steps, parameter snapshots every ``snapshot_every``), until the best layer-2 induction score
   on held-out sequences passes 0.5 and 40 steps more; the phase change (``find_phase_change``'s drop_step) is read
   off the loss curve afterwards, and its time is the time of the first checkpoint at or after it;
@@ -35,8 +37,13 @@ sys.path.insert(0, str(ROOT))  # run from anywhere without installing
 
 from mha import MultiHeadAttention, causal_mask  # noqa: E402
 from mha.lessons.induction import (  # noqa: E402
-    InductionConfig, InductionModel, find_phase_change, repeat_batch, next_token_loss,
-    train_steps)
+    InductionConfig,
+    InductionModel,
+    find_phase_change,
+    next_token_loss,
+    repeat_batch,
+    train_steps,
+)
 
 SETTLE = 40
 START, END = "<!-- induction:start -->", "<!-- induction:end -->"

@@ -1,5 +1,5 @@
-"""How fast the model view (#26.1: every layer x head as thumbnails, ``mha.app.components.heatmap_view`` layout "model") paints
-and answers the mouse in headless Chromium, at 12 layers x 12 heads x 32 tokens (the target: paint <= 1 s, hover
+"""How fast the model view (#26.1: every layer x head as thumbnails, ``mha.app.components.heatmap_view`` layout "model")
+paints and answers the mouse in headless Chromium, at 12 layers x 12 heads x 32 tokens (the target: paint <= 1 s, hover
 <= 50 ms).
 
     python bench/bench_model_view.py [repeats]     # default 10 paints and 40 hovers; about two minutes

@@ -103,7 +103,9 @@ class App:
         heads = int(params.get("num_heads", 4))
         if self.name == "naive":
             ok = len(at.get("plotly_chart")) == 3 * heads + 1
-        else:  # the grid is a canvas payload (mha.charts.heatmap_data, drawn by mha.app.components.heatmap_view): one panel per head
+        # the grid is a canvas payload (mha.charts.heatmap_data, drawn by mha.app.components.heatmap_view): one panel
+        # per head
+        else:
             grid = [json.loads(el.proto.json) for el in at.get("bidi_component")
                     if el.proto.component_name == "mha_heatmaps" and el.proto.id.endswith("-grid")]
             ok = len(grid) == 1 and grid[0]["heads"] == list(range(heads))

@@ -11,7 +11,8 @@ real checkpoint's numbers (which cost the same to run).
 
 Printed (a benchmark, not a test: it never fails; one thread, as the app; medians of this thread's CPU time, which
 a busy shared machine disturbs far less than wall time; contenders interleaved):
-- load: ``mha.weights.pretrained.load_model`` on a fresh cache (config, weights, tokenizer, hooks), and the one-time import
+- load: ``mha.weights.pretrained.load_model`` on a fresh cache (config, weights, tokenizer, hooks), and the one-time
+import
   of transformers before it;
 - rerun at 16 and 128 tokens, layer 0 and the last layer (the model runs up to the chosen layer only):
   ``run_layer`` (tokenize with the model's tokenizer, run the model to the layer, our module's trace, compare)

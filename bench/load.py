@@ -377,7 +377,8 @@ def report(r: dict) -> str:
         f"  RSS growth: {f(r['rss_growth_mb'], 'MB', 0)} = {f(r['rss_growth_mb_per_50'], 'MB', 0)} per 50 sessions",
         f"  server CPU: {f(r.get('server_cpu_s'), 's', 1)} over {f(r.get('wall_s'), 's', 1)} of waves = "
         f"{f(r.get('server_cpu_per_run_s'), 's', 3)} per run; machine load average (1 min) "
-        f"{r.get('load_avg_1min_before', 0):.1f} before, {r.get('load_avg_1min', 0):.1f} after, on {r.get('cores')} cores",
+        f"{r.get('load_avg_1min_before', 0):.1f} before, {r.get('load_avg_1min', 0):.1f} after, on {r.get('cores')} "
+        "cores",
     ]
     for problem, count in sorted(r["problems"].items(), key=lambda kv: -kv[1])[:10]:
         lines.append(f"  FAILED x{count}: {problem}")
@@ -501,15 +502,19 @@ def report_extra(r: dict) -> str:
         ok = r["rss_after_mb"] is not None and r["rss_after_mb"] <= r["target_rss_after_mb"]
         return (f"memory: {r['views']} distinct heaviest views (128 tokens, d_model 512, 16 heads), "
                 f"{r['concurrency']} at a time, {r['failed']} failed\n"
-                f"  server RSS: after warm-up {f(r['rss_after_warmup_mb'], 'MB', 0)}, peak {f(r['rss_peak_mb'], 'MB', 0)}, "
+                f"  server RSS: after warm-up {f(r['rss_after_warmup_mb'], 'MB', 0)}, peak "
+                f"{f(r['rss_peak_mb'], 'MB', 0)}, "
                 f"after {f(r['rss_after_mb'], 'MB', 0)} (target <= {r['target_rss_after_mb']} MB: "
-                f"{'ok' if ok else 'MISSED'}); first run p50 {f(r['first_run_p50_s'])}, {f(r['wall_s'], 's', 0)} in all")
+                f"{'ok' if ok else 'MISSED'}); first run p50 {f(r['first_run_p50_s'])}, {f(r['wall_s'], 's', 0)} in "
+                "all")
     ok = r["busy_p50_s"] <= r["target_busy_s"]
     return (f"fairness: first run at the default (cached) view while {r['heavy_visitors']} visitors load heaviest "
             f"views ({'one and the same' if r.get('same_heavy_view') else 'each its own'}), {r['rounds']} rounds, "
             f"arriving {r['delay_s']:g} s before it\n"
-            f"  idle {', '.join(f(x) for x in r['idle_first_run_s'])}; busy {', '.join(f(x) for x in r['busy_first_run_s'])}"
-            f"\n  busy p50 {f(r['busy_p50_s'])} = {r['ratio_busy_to_idle']:.1f}x idle (target <= {r['target_busy_s']} s: "
+            f"  idle {', '.join(f(x) for x in r['idle_first_run_s'])}; busy "
+            f"{', '.join(f(x) for x in r['busy_first_run_s'])}"
+            f"\n  busy p50 {f(r['busy_p50_s'])} = {r['ratio_busy_to_idle']:.1f}x idle (target <= {r['target_busy_s']} "
+            "s: "
             f"{'ok' if ok else 'MISSED'}); the heavy visitors' own first run p50 {f(r['heavy_first_run_p50_s'])}")
 
 
@@ -585,9 +590,9 @@ def main(argv=None) -> None:
     try:
         result = run(args)
     except TimeoutError:
-        raise SystemExit(f"load: stopped after the hard timeout of {args.timeout:.0f} s")
+        raise SystemExit(f"load: stopped after the hard timeout of {args.timeout:.0f} s") from None
     except RuntimeError as exc:  # the server did not start, or the warm-up session failed
-        raise SystemExit(f"load: {exc}")
+        raise SystemExit(f"load: {exc}") from exc
     print(report(result) if args.scenario == "learners" else report_extra(result))
     if args.json:
         args.json.write_text(json.dumps(result, indent=2))

@@ -2,12 +2,12 @@
 
     streamlit run bench/naive_playground.py        # it runs on its own too
 
-What makes it naive, on purpose: the course's MultiHeadAttention as it is (../shared/seeds/000_*, kept in tests/course_mha.py: its
-forward returns only the output, so the scores and weights are recomputed by hand from its layers), one
-``px.imshow`` figure per head per matrix (scores, weights, head outputs) plus one for the output, and everything
-rebuilt on every rerun: no cache, no fragment, float32 numbers sent as Plotly Express makes them. It takes the same
-controls and URL parameters as the app (``text``, ``d_model``, ``num_heads``, ``causal``, ``seed``), so the bench
-can drive both with one set of query parameters. Nothing here is imported by the app.
+What makes it naive, on purpose: the course's MultiHeadAttention as it is (../shared/seeds/000_*, kept in
+tests/course_mha.py: its forward returns only the output, so the scores and weights are recomputed by hand from its
+layers), one ``px.imshow`` figure per head per matrix (scores, weights, head outputs) plus one for the output, and
+everything rebuilt on every rerun: no cache, no fragment, float32 numbers sent as Plotly Express makes them. It takes
+the same controls and URL parameters as the app (``text``, ``d_model``, ``num_heads``, ``causal``, ``seed``), so the
+bench can drive both with one set of query parameters. Nothing here is imported by the app.
 """
 import sys
 from pathlib import Path
@@ -17,11 +17,9 @@ import streamlit as st
 import torch
 import torch.nn.functional as F
 
-
 # --- the course's class, as written in the course (kept once, in tests/course_mha.py) -----------------------------
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tests.course_mha import MultiHeadAttention  # noqa: E402
-
 
 # --- the student's page ----------------------------------------------------------------------------------------------
 st.title("Multi-head attention")

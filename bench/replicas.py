@@ -103,7 +103,8 @@ class Replicas:
         os.kill(self.pid(i), signal.SIGKILL)
 
     def served(self) -> list[tuple[int | None, str, str, str]]:
-        """nginx's access log so far: (replica index or None, the sticky key (the mha_replica cookie, or the one drawn), method, path)."""
+        """nginx's access log so far: (replica index or None, the sticky key (the mha_replica cookie, or the one drawn),
+        method, path)."""
         out = []
         for line in (self.run_dir / "nginx-access.log").read_text().splitlines():
             addr, cookie, method, uri, _status = line.rsplit(" ", 4)

@@ -50,9 +50,8 @@ ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "bench"
 sys.path[:0] = [str(ROOT), str(BENCH), str(ROOT / "tests")]
 
-import torch  # noqa: E402
-
 import load  # noqa: E402  (bench/load.py)
+import torch  # noqa: E402
 from harness.chromium import goto, launch, wait_app_idle  # noqa: E402  (tests/harness: browser and server)
 from harness.server import start_server  # noqa: E402
 
@@ -100,7 +99,7 @@ def rerun_vs_naive(reruns: int) -> dict:
 
     torch.set_num_threads(1)  # as the app does (mha.app.frame)
     out = {}
-    for name, params, target in bp.CASES[:1]:  # the default view
+    for _name, params, target in bp.CASES[:1]:  # the default view
         apps = [bp.ours(params), bp.naive(params)]
         for label, new in (("same view", False), ("new numbers", True)):
             m = bp.medians(apps, reruns, new)

@@ -148,7 +148,8 @@ ROOT_NAMES = {  # what `from mha import …` still gives (mha/__init__.py re-exp
     "AttentionSteps", "AttentionTrace", "MultiHeadAttention", "attention_steps", "scaled_dot_product_attention",
     "causal_mask", "combine_masks", "from_additive_mask", "from_torch_attn_mask", "padding_mask",
     "to_torch_attn_mask", "TextError", "Tokens", "display_labels", "embed_tokens", "init_weights", "safe_label",
-    "sinusoidal_positions", "token_inputs", "tokenize", "check", "strings", "app", *[p.split(".")[1] for p in PACKAGES[:4]]}
+    "sinusoidal_positions", "token_inputs", "tokenize", "check", "strings", "app",
+    *[p.split(".")[1] for p in PACKAGES[:4]]}
 
 
 def path_of(mod: str) -> str:

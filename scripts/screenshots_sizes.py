@@ -24,8 +24,8 @@ from urllib.parse import urlencode
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from mha.lessons.explain import STEP_SHAPES  # noqa: E402
 from mha.app.pages import PAGES, url_path  # noqa: E402
+from mha.lessons.explain import STEP_SHAPES  # noqa: E402
 
 LONG_TEXT = ("The quick brown fox jumps over the lazy dog while the small cat sleeps on a warm mat near the old red "
              "barn and the farmer walks slowly to the green field to see his tired horse eat fresh hay today and "

@@ -1,7 +1,7 @@
 """Figures of the step-by-step page, the cell breakdown and the scaling lab. Pure Plotly.
 
-Builders take arrays (or the small result objects of ``mha.lessons.explain``) plus token labels and return ``go.Figure``.
-Token labels go through ``figures.axis_labels`` (escaped, unique); every other word comes from ``words``
+Builders take arrays (or the small result objects of ``mha.lessons.explain``) plus token labels and return
+``go.Figure``. Token labels go through ``figures.axis_labels`` (escaped, unique); every other word comes from ``words``
 (``figures.Words``, English by default) or is passed in by the caller, so pages can translate it. No NaN is
 ever put in a chart: the inputs here are all finite by construction.
 """
@@ -15,8 +15,8 @@ from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
 from mha.charts import figures
-from mha.lessons.explain import Contributions, RowStats, Sweep
 from mha.charts.figures import ENGLISH, Words
+from mha.lessons.explain import Contributions, RowStats, Sweep
 
 HEAD_COLORS = qualitative.Dark24  # 24 >= MAX_HEADS distinct colours, one per head
 HIGHLIGHT = "#ff7f0e"  # the chosen cell: the same orange as the heatmap's selection frame

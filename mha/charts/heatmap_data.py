@@ -1,6 +1,7 @@
 """Attention heatmaps drawn in the browser: numbers checked and packed. Pure: numpy and plotly's colour scales.
 
-The Playground's all-heads grid and enlarged head are drawn on a canvas in the page (``mha.app.components.heatmap_view``), not
+The Playground's all-heads grid and enlarged head are drawn on a canvas in the page
+(``mha.app.components.heatmap_view``), not
 by Plotly: Plotly draws every axis, tick and hover layer of every panel as SVG, ~300 ms for the default 4-head grid
 in Chromium where the whole change of a one-heatmap app takes ~200 ms (#16.3). The canvas draws the same cells, the
 same colours (Plotly's own colour scales, sampled here) and the same token labels in a few milliseconds; hover and

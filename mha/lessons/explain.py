@@ -17,8 +17,8 @@ import torch
 
 from mha.core.attention import attention_steps
 from mha.core.clicks import clicked_pair
-from mha.lessons.heads import row_entropy  # bits; the Heads page's unit too
 from mha.core.inputs import embed_tokens, sinusoidal_positions
+from mha.lessons.heads import row_entropy  # bits; the Heads page's unit too
 from mha.weights.view import View
 
 TOP_K = 12  # a breakdown lists every dimension up to this head_dim; above, the largest TOP_K and "the rest"
@@ -129,7 +129,10 @@ def extras(view: View) -> Extras:
     ``key_linear(x_kv)`` and ``value_linear(x_kv)``; and QKᵀ is ``attention_steps(scale=False)`` on the same q, k, v
     and mask (the one implementation of attention)."""
     H, Tq, hd = view.q.shape
-    combine = lambda a: np.ascontiguousarray(a.transpose(1, 0, 2).reshape(a.shape[1], H * hd))  # noqa: E731 (H, T, hd) -> (T, d_model)
+
+    def combine(a):  # (H, T, hd) -> (T, d_model)
+        return np.ascontiguousarray(a.transpose(1, 0, 2).reshape(a.shape[1], H * hd))
+
     q, k, v = (torch.tensor(a) for a in (view.q, view.k, view.v))  # copies: a cached View is read-only
     with torch.no_grad():
         qk = attention_steps(q, k, v, torch.tensor(view.allowed), scale=False).scores  # (H, Tq, Tk)
@@ -154,7 +157,8 @@ def extras(view: View) -> Extras:
 
 def cell_from_selection(event) -> tuple[int, int] | None:
     """(query i, key j) of the first clicked cell in a ``st.plotly_chart`` selection event, or None. The clickable
-    heatmaps (``figures.head_heatmap``) carry [i, j] as each marker's customdata: read by ``mha.core.clicks.clicked_pair``."""
+    heatmaps (``figures.head_heatmap``) carry [i, j] as each marker's customdata: read by
+    ``mha.core.clicks.clicked_pair``."""
     return clicked_pair(event)
 
 

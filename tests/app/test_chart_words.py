@@ -192,8 +192,10 @@ def json_spec(fig) -> dict:
 def test_english_and_korean_figures_are_separate_cache_entries():
     compute.FIGURES.clear()
     try:
-        en = compute.cached_figure(figures.heads_grid, W, LABELS, LABELS, kind="weights", words=widgets._chart_words("en"))
-        ko = compute.cached_figure(figures.heads_grid, W, LABELS, LABELS, kind="weights", words=widgets._chart_words("ko"))
+        en = compute.cached_figure(figures.heads_grid, W, LABELS, LABELS, kind="weights",
+                                   words=widgets._chart_words("en"))
+        ko = compute.cached_figure(figures.heads_grid, W, LABELS, LABELS, kind="weights",
+                                   words=widgets._chart_words("ko"))
         assert ko is not en
         assert [a.text for a in en.layout.annotations] == [f"head {h}" for h in range(H)]
         assert [a.text for a in ko.layout.annotations] == [f"헤드 {h}" for h in range(H)]

@@ -217,7 +217,8 @@ def test_no_sentence_gives_a_message_not_an_error(text):
         assert [i.value for i in at.main.info] == [i18n.text("page_needs_text", "en")]
 
 
-@pytest.mark.parametrize("params", [{"text": "hello"}, {"text": "the cat saw the dog\n고양이가 개를 봤다", "sentence": "1"}])
+@pytest.mark.parametrize("params", [{"text": "hello"},
+                                    {"text": "the cat saw the dog\n고양이가 개를 봤다", "sentence": "1"}])
 def test_one_word_and_a_batch_open_every_step(params):
     for number in range(1, len(course.STEPS) + 1):
         at = open_page(PAGE, {"step": str(number), **params})

@@ -1,8 +1,8 @@
-"""#27.4: Step by step's matrices travel as canvas payloads (``mha.app.components.heatmap_view``, drawn in the page before
-Plotly's script has loaded), and they hold the module's own steps.
+"""#27.4: Step by step's matrices travel as canvas payloads (``mha.app.components.heatmap_view``, drawn in the page
+before Plotly's script has loaded), and they hold the module's own steps.
 
-The expected numbers are computed here, in float64, by ``mha.core.attention``'s ``MultiHeadAttention.trace`` on a float64
-copy of the page's module (``build_model``) and the page's input ``x``; the page sends float32: compared with a
+The expected numbers are computed here, in float64, by ``mha.core.attention``'s ``MultiHeadAttention.trace`` on a
+float64 copy of the page's module (``build_model``) and the page's input ``x``; the page sends float32: compared with a
 tolerance. The payloads are read as a browser gets them: ``json.loads(el.proto.json)``.
 """
 from __future__ import annotations
@@ -146,7 +146,8 @@ def test_features_payload_checks_its_input():
 
 
 def test_a_browsers_first_visit_sends_plotly_charts_once_a_canvas_has_drawn(monkeypatch):
-    """mha.app.components.paint_gate: for a browser (here: a client said to be one), the first run sends the canvases, blanks
+    """mha.app.components.paint_gate: for a browser (here: a client said to be one), the first run sends the canvases,
+    blanks
     for the Plotly charts and the gate; the gate's report (its callback's flag) brings the Plotly charts."""
     from mha.app.components import paint_gate
 

@@ -30,8 +30,8 @@ def charts(at) -> dict:
 
 
 def as_spec(payload: dict) -> dict:
-    """A canvas payload (``mha.charts.heatmap_data``) as a Plotly heatmap spec: its exact numbers as the heatmap's z, its
-    blocked cells as the grey overlay named "masked" (1 = blocked), the payload itself under "payload"."""
+    """A canvas payload (``mha.charts.heatmap_data``) as a Plotly heatmap spec: its exact numbers as the heatmap's z,
+    its blocked cells as the grey overlay named "masked" (1 = blocked), the payload itself under "payload"."""
     from mha.charts.heatmap_data import unpack
 
     u = unpack(payload)

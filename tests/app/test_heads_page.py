@@ -145,7 +145,8 @@ def test_each_sections_controls_come_back_from_its_link(section):
     again = open_link(PAGE, params)
     assert not again.exception
     assert {k: v for k, v in state(again).items() if k in before} == before
-    assert {k: c["data"] for k, c in charts_by_key(again).items()} == {k: c["data"] for k, c in charts_by_key(at).items()}
+    assert ({k: c["data"] for k, c in charts_by_key(again).items()}
+            == {k: c["data"] for k, c in charts_by_key(at).items()})
 
 
 def test_stats_table_agrees_with_a_direct_computation():
@@ -203,7 +204,8 @@ def test_metric_and_pair_selectors():
 
 
 def test_queries_and_keys_controls():
-    at = open_page(hd_section="qk", heads_qk_head="1", heads_query="2: my")  # a selectbox keeps its shown label in the URL
+    # a selectbox keeps its shown label in the URL
+    at = open_page(hd_section="qk", heads_qk_head="1", heads_query="2: my")
     assert at.segmented_control(key="heads_qk_head").label == "Head"
     at.slider(key="heads_topk").set_value(2).run()
     assert not at.exception

@@ -168,4 +168,5 @@ def test_the_checks_would_catch_english():
     texts = visible_texts(page_root(at))
     assert any(t.strip().strip("*#🔭 ").strip() in _ENGLISH_ONLY for _, t in texts)
     assert any(_english_prose(t) for _, t in texts)
-    assert _english_prose("Type a sentence in the sidebar to see it") and not _english_prose("`torch.save(model)` d_model")
+    assert _english_prose("Type a sentence in the sidebar to see it") and not _english_prose("`torch.save(model)` "
+                                                                                             "d_model")

@@ -1,6 +1,6 @@
-"""The Induction page: its reading of a run (mha.lessons.induction_view) and the page in AppTest: a link trains (cached),
-draws the loss with the phase change, the per-head scores, both layers on the learner's text with the induction
-stripe, and the ablation that removes it; English and Korean; bad link values get a note."""
+"""The Induction page: its reading of a run (mha.lessons.induction_view) and the page in AppTest: a link trains
+(cached), draws the loss with the phase change, the per-head scores, both layers on the learner's text with the
+induction stripe, and the ablation that removes it; English and Korean; bad link values get a note."""
 from __future__ import annotations
 
 import numpy as np

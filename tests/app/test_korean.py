@@ -19,7 +19,7 @@ _DIGITS = "영일이삼사오육칠팔구"
 def _read_korean(n: int) -> str:
     """How Korean reads ``n`` (n > 0): 20 이십, 105 백오, 30000 삼만, 100000000 일억."""
     out = []
-    for unit_i, unit in enumerate(["", "만", "억", "조", "경"]):
+    for unit in ["", "만", "억", "조", "경"]:
         group, n = n % 10000, n // 10000
         part = ""
         for place, name in ((3, "천"), (2, "백"), (1, "십"), (0, "")):

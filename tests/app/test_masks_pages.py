@@ -126,7 +126,7 @@ def test_new_controls_in_korean():
     assert at.title[0].value.startswith("버그 동물원")
 
 
-# --- Masks page --------------------------------------------------------------------------------------------------------
+# --- Masks page -------------------------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("kind", ["none", "causal", "padding", "causal_padding"])
@@ -208,7 +208,7 @@ def test_custom_mask_too_big_to_edit_gets_a_message():
     assert all(all_numbers_finite(spec) for spec in charts(at).values())
 
 
-# --- the custom mask in the link: the table, its text and the link agree ------------------------------------------------
+# --- the custom mask in the link: the table, its text and the link agree ----------------------------------------------
 
 
 def mask_and_weights(at) -> tuple[np.ndarray, np.ndarray]:
@@ -488,7 +488,7 @@ def test_uploaded_weights_drive_the_torch_check_and_the_bug_zoo():
     assert np.abs(correct - seeded.weights[0]).max() > 1e-3
 
 
-# --- every page with a batch, padding and cross-attention ---------------------------------------------------------------
+# --- every page with a batch, padding and cross-attention -------------------------------------------------------------
 
 
 @pytest.mark.parametrize("page", [p for p, _, _ in PAGES if p not in (MASKS, BUGS)])  # those two: tested above

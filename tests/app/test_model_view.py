@@ -1,6 +1,6 @@
 """The model view (#26.1): every layer x head as thumbnails (``mha.charts.heatmap_data.model_view``, drawn by
-``mha.app.components.heatmap_view`` in the layout "model"). Its numbers against the model's own ``output_attentions`` on tiny
-local models (tests/tiny_models.py: BERT, GPT-2, ELECTRA), the byte cap and what it says it dropped, a click read
+``mha.app.components.heatmap_view`` in the layout "model"). Its numbers against the model's own ``output_attentions`` on
+tiny local models (tests/tiny_models.py: BERT, GPT-2, ELECTRA), the byte cap and what it says it dropped, a click read
 back as (layer, head), and the Playground's section (AppTest, en and ko). Hover, click and keys: tests/browser/
 test_model_view_browser.py."""
 from __future__ import annotations

@@ -257,8 +257,8 @@ def test_the_intro_counts_one_token_and_one_head_in_the_singular():
 
 
 def test_the_grid_is_told_which_head_is_enlarged():
-    """The grid frames the enlarged head (mha.app.components.heatmap_view; the page keeps it in step when only the enlarged
-    head reruns): both charts are one group, and a run after the head was picked sends it to the grid."""
+    """The grid frames the enlarged head (mha.app.components.heatmap_view; the page keeps it in step when only the
+    enlarged head reruns): both charts are one group, and a run after the head was picked sends it to the grid."""
     at = open_page(PAGE, num_heads="4", head="2")
     at.run()
     charts = canvas_charts(at)

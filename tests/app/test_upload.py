@@ -138,7 +138,8 @@ def test_d_model_comes_from_the_file_when_not_given():
     assert all(t.dtype == torch.float32 for t in sd.values())
 
 
-@pytest.mark.parametrize("wrap", [lambda sd: sd, lambda sd: {"state_dict": sd}, lambda sd: {"epoch": 3, "model_state_dict": sd},
+@pytest.mark.parametrize("wrap", [lambda sd: sd, lambda sd: {"state_dict": sd},
+                                  lambda sd: {"epoch": 3, "model_state_dict": sd},
                                   lambda sd: {f"module.{k}": v for k, v in sd.items()},
                                   lambda sd: {k: v.double() for k, v in sd.items()}])
 def test_common_ways_of_saving_are_accepted(wrap):

@@ -1,6 +1,6 @@
 """The per-session and server-wide upload limits (mha/app/internals.py, issue #23.2), as a pure decision and as the
-launcher's class-level wrap; the real server's answer (HTTP 413 with this reason) is tests/deploy/test_abuse.py's and, from
-the first websocket on under ``python -m mha.app.serve``, tests/deploy/test_serve.py's."""
+launcher's class-level wrap; the real server's answer (HTTP 413 with this reason) is tests/deploy/test_abuse.py's and,
+from the first websocket on under ``python -m mha.app.serve``, tests/deploy/test_serve.py's."""
 import pytest
 
 from mha.app import internals

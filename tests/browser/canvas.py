@@ -1,5 +1,5 @@
-"""The Playground's heatmaps drawn on a canvas (``mha.app.components.heatmap_view``), read in Chromium: the one set of helpers
-every browser test uses for them (the all-heads grid, key "grid", and the enlarged head, key "one_head_chart").
+"""The Playground's heatmaps drawn on a canvas (``mha.app.components.heatmap_view``), read in Chromium: the one set of
+helpers every browser test uses for them (the all-heads grid, key "grid", and the enlarged head, key "one_head_chart").
 
 The chart lives in a component's open shadow root inside ``.st-key-<key>``; Playwright's CSS locators pierce it, so
 ``chart(page, key)`` is the chart's root ``.hm`` and ``evaluate`` on it reaches ``root.__hm`` (its test hooks). What
@@ -113,7 +113,9 @@ _SCROLL_TO_CELL_JS = """(r, [p, i, j]) => {
     let e = r;
     while ((e = e.parentElement || e.getRootNode().host)) {
       const s = getComputedStyle(e);
-      if (/(auto|scroll)/.test(s.overflowY) && e.scrollHeight > e.clientHeight) { e.scrollBy(0, mid - innerHeight / 2); break; }
+      if (/(auto|scroll)/.test(s.overflowY) && e.scrollHeight > e.clientHeight) {
+        e.scrollBy(0, mid - innerHeight / 2); break;
+      }
     }
   }
   return r.__hm.box(p, i, j);
@@ -223,7 +225,8 @@ def pick_cell(page, i: int, j: int, query_label: str, key_label: str, key: str =
     wait_selected(page, key, i, j)
 
 
-# Where each token label sits, in canvas px, as the chart draws it (mha.app.components.heatmap_view: a query label ends 5 px left
+# Where each token label sits, in canvas px, as the chart draws it (mha.app.components.heatmap_view: a query label ends
+# 5 px left
 # of its row, a key label is centred on its column, turned upright when its cells are narrower than the text), its
 # width measured with the chart's own font: [axis, panel, i, text, font, left, top, right, bottom].
 _LABEL_BOXES_JS = """r => {
@@ -234,7 +237,9 @@ _LABEL_BOXES_JS = """r => {
     ctx.font = `${d.font}px ${family}`;
     const w = ctx.measureText(d.text).width, p = P[d.panel];
     let box;
-    if (d.axis === 'y') { const y = p.y + (d.i + 0.5) * ch; box = [p.x - 5 - w, y - d.font / 2, p.x - 5, y + d.font / 2]; }
+    if (d.axis === 'y') {
+      const y = p.y + (d.i + 0.5) * ch; box = [p.x - 5 - w, y - d.font / 2, p.x - 5, y + d.font / 2];
+    }
     else {
       const x = p.x + (d.i + 0.5) * cw, y = single ? p.y - 5 : p.y + p.h + 5;
       if (d.angle === 0) box = single ? [x - w / 2, y - d.font, x + w / 2, y] : [x - w / 2, y, x + w / 2, y + d.font];

@@ -10,8 +10,8 @@ from harness.chromium import goto
 pytestmark = pytest.mark.browser
 
 KO7 = "나는 오늘 학교에서 친구와 맛있는 점심을 먹었다"
-KO38 = " ".join(["나는", "오늘", "학교에서", "친구와", "맛있는", "점심을", "먹었다", "그리고", "도서관에", "가서", "책을",
-                 "읽었다"] * 3 + ["끝", "이다"])
+KO38 = " ".join(["나는", "오늘", "학교에서", "친구와", "맛있는", "점심을", "먹었다", "그리고", "도서관에", "가서",
+                 "책을", "읽었다"] * 3 + ["끝", "이다"])
 
 _BOXES_JS = """(root, sel) => [...root.querySelectorAll(sel)].filter(t => t.textContent.trim()).map(t => {
     const r = t.getBoundingClientRect();

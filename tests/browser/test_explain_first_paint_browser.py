@@ -1,6 +1,6 @@
 """#27.4 "a slow page paints its first chart first": a direct link to Step by step with every step open, on a
-freshly started server, in Chromium. Its matrices are drawn on canvases in the page (mha.app.components.heatmap_view), so the
-first step's picture is drawn, token names and all, while Plotly's script (Streamlit's PlotlyChart chunk, 4.7 MB,
+freshly started server, in Chromium. Its matrices are drawn on canvases in the page (mha.app.components.heatmap_view),
+so the first step's picture is drawn, token names and all, while Plotly's script (Streamlit's PlotlyChart chunk, 4.7 MB,
 loaded only once a Plotly chart is on the page) is held back by the test; the page sends its Plotly charts once a
 canvas has drawn (mha.app.components.paint_gate), and they draw once the test lets the script through. Read through
 tests/browser/canvas.py; fixtures: conftest.py."""
@@ -46,7 +46,8 @@ def test_every_step_open_paints_the_first_steps_canvas_without_waiting_for_plotl
             tops[key] = page.locator(f".st-key-{key}").first.bounding_box()["y"]
         assert min(tops, key=tops.get) == "ex_x", tops
         assert page.locator(PLOTLY_DRAWN).count() == 0  # and not one Plotly chart could be drawn yet
-        # the page sends its Plotly charts once a canvas drew (mha.app.components.paint_gate): then it asks for Plotly's script
+        # the page sends its Plotly charts once a canvas drew (mha.app.components.paint_gate): then it asks for Plotly's
+        # script
         cv.poll(page, lambda: bool(held), "Plotly's script was never asked for", timeout_s=60)
         for route in held:  # let Plotly through: its charts draw after the canvases
             route.continue_()

@@ -1,6 +1,6 @@
-"""The Playground's canvas heatmaps (mha.app.components.heatmap_view) as a learner meets them, in Chromium: where the tooltip sits,
-what the pointer says can be clicked, the keyboard after the mouse has been there, how the grid's panels wrap.
-Read through tests/browser/canvas.py; fixtures: conftest.py."""
+"""The Playground's canvas heatmaps (mha.app.components.heatmap_view) as a learner meets them, in Chromium: where the
+tooltip sits, what the pointer says can be clicked, the keyboard after the mouse has been there, how the grid's panels
+wrap. Read through tests/browser/canvas.py; fixtures: conftest.py."""
 from __future__ import annotations
 
 import pytest
@@ -120,7 +120,7 @@ def test_grid_panels_wrap_in_even_rows_and_use_the_width(page, server):
         gap = P[1]["x"] - P[0]["x"] - P[0]["w"]
         bar = canvas_w - right  # the colour bar and its numbers, right of the cells
 
-        def fits(k: int) -> bool:  # k panels of 128 keys at the 2 px least cell width, in this column
+        def fits(k: int, gap=gap, bar=bar, room=room) -> bool:  # k panels of 128 keys at the 2 px least width here
             return k * 128 * 2 + (k - 1) * gap + bar <= room - 4
 
         most = max(k for k in range(1, 5) if k == 1 or fits(k))

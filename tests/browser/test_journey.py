@@ -227,7 +227,7 @@ def test_a_learners_journey_from_a_direct_link_to_a_shared_view(fresh_server, op
     for key, (sig, drawn, picture) in canvases.items():  # the canvases: the same payload, texts and pixels
         assert cv.wait_ready(again, key) == sig, key
         assert cv.labels(again, key) == drawn, key
-        cv.poll(again, lambda: cv.picture(again, key) == picture, f"{key}: the same pixels")
+        cv.poll(again, lambda key=key, picture=picture: cv.picture(again, key) == picture, f"{key}: the same pixels")
     assert cv.selected(again, "one_head_chart") == f"{i},{j}"
     save_screenshot(again, "journey-10-reopened")
     next(step)

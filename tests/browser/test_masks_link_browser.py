@@ -79,7 +79,8 @@ def wait_for(page, check, what: str, timeout_s: float = 20) -> None:
 def assert_view_shows(page, cells: str, tq: int, tk: int) -> None:
     """The table, the text and the charts all show the mask ``cells``; blocked weights are exactly 0."""
     want = decode_mask(cells, tq, tk)
-    wait_for(page, lambda: page.locator(TEXT).input_value() == cells, f"text {page.locator(TEXT).input_value()} != {cells}")
+    wait_for(page, lambda: page.locator(TEXT).input_value() == cells, f"text {page.locator(TEXT).input_value()} != "
+                                                                      f"{cells}")
     wait_for(page, lambda: table_mask(page).shape == want.shape and (table_mask(page) == want).all(),
              f"table shows {table_mask(page).astype(int).tolist()}, expected {want.astype(int).tolist()}")
     data = plotly_data(page)
@@ -106,17 +107,20 @@ def test_custom_mask_from_a_link_a_click_and_a_typed_mask(page, server, lang):
     wait_for(page, lambda: address_cells(page) == clicked, f"address bar has mk_cells={address_cells(page)}")
     assert_view_shows(page, clicked, 4, 4)
     box = page.locator(f"{LINK_BOX} .mha-url")  # the link to copy is the new one too
-    wait_for(page, lambda: f"mk_cells={clicked}&" in box.text_content() + "&", f"the link box shows {box.text_content()}")
+    wait_for(page, lambda: f"mk_cells={clicked}&" in box.text_content() + "&", "the link box shows "
+                                                                               f"{box.text_content()}")
     click_cell(page, 0, 0)  # untick: query 0 may attend to nothing now
     wait_app_idle(page, rerun=True)
-    wait_for(page, lambda: address_cells(page) == "0000.0110.0100.1011", f"address bar has mk_cells={address_cells(page)}")
+    wait_for(page, lambda: address_cells(page) == "0000.0110.0100.1011", "address bar has "
+                                                                         f"mk_cells={address_cells(page)}")
     assert_view_shows(page, "0000.0110.0100.1011", 4, 4)
 
     page.locator(TEXT).fill("1111 0001 0011 0111")  # typed with spaces between rows
     page.locator(TEXT).press("Enter")
     wait_app_idle(page, rerun=True)
     assert_view_shows(page, "1111.0001.0011.0111", 4, 4)  # tidied, and the table starts from it
-    wait_for(page, lambda: address_cells(page) == "1111.0001.0011.0111", f"address bar has mk_cells={address_cells(page)}")
+    wait_for(page, lambda: address_cells(page) == "1111.0001.0011.0111", "address bar has "
+                                                                         f"mk_cells={address_cells(page)}")
 
     page.locator(TEXT).fill("111.000")
     page.locator(TEXT).press("Enter")

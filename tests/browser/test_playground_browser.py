@@ -2,9 +2,9 @@
 
 Direct links on a freshly started server, controls that repaint the heatmaps, repeated words, tokens that look like
 HTML, pointing at and clicking cells of the all-heads grid and the enlarged head (mouse and keyboard), and links
-that reproduce a view. The grid and the enlarged head are canvases drawn in the page (mha.app.components.heatmap_view), read
-through tests/browser/canvas.py; the numbers they show are compared with ``mha.weights.view.run_view`` run here. Fixtures:
-conftest.py.
+that reproduce a view. The grid and the enlarged head are canvases drawn in the page (mha.app.components.heatmap_view),
+read through tests/browser/canvas.py; the numbers they show are compared with ``mha.weights.view.run_view`` run here.
+Fixtures: conftest.py.
 """
 from __future__ import annotations
 
@@ -358,7 +358,8 @@ def wait_for_charts(page, want: set[str], timeout_s: float = 30) -> None:
 
 
 def test_folded_sections_open_by_click_and_by_link_on_a_fresh_server(fresh_server, open_page):
-    """The Playground draws the grid and the enlarged head (on canvases: tests/browser/canvas.py); the cell breakdown, the head outputs and the output are
+    """The Playground draws the grid and the enlarged head (on canvases: tests/browser/canvas.py); the cell breakdown,
+    the head outputs and the output are
     folded and sent only when open. A link naming them opens them, also as the very first request of a server (its
     first run goes through Streamlit's other route: mha/app/frame.py); a click opens one and the address bar says
     so; Step by step does the same for a folded step."""

@@ -4,7 +4,6 @@ session's run timeout (a hang fails the test, a slow machine does not), and a se
 message without a new request to the hub. Marked slow: a server starts."""
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 

@@ -99,7 +99,8 @@ def launch(script: str | Path = "app.py", *, log: Path | None = None, extra: lis
         Path(log).parent.mkdir(parents=True, exist_ok=True)
     out = open(log, "w") if log else subprocess.DEVNULL  # noqa: SIM115  the child writes to it; closed below
     try:
-        proc = subprocess.Popen(command(script, port, extra, serve=serve, cpus=cpus), cwd=root, stdout=out, stderr=subprocess.STDOUT,
+        proc = subprocess.Popen(command(script, port, extra, serve=serve, cpus=cpus), cwd=root, stdout=out,
+                                stderr=subprocess.STDOUT,
                                 env={**os.environ, **env} if env else None)
     finally:
         if log:

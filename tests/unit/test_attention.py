@@ -9,9 +9,9 @@ import pytest
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-from torch.nn.utils import prune
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from torch.nn.utils import prune
 
 import mha
 from tests.course_mha import MultiHeadAttention as CourseMultiHeadAttention

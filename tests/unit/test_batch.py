@@ -6,10 +6,27 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mha.weights.batch import (MASK_KINDS, MAX_CUSTOM, MAX_MASK_CHARS, PAD, BatchError, MaskTextError, apply_cell_edits,
-    apply_mask, batch_mask, block_row, custom_start, decode_mask, encode_mask, make_batch, mask_kinds, pair_kv,
-    sentence_mask, split_lines)
 from mha.core.tokens import TextError, tokenize
+from mha.weights.batch import (
+    MASK_KINDS,
+    MAX_CUSTOM,
+    MAX_MASK_CHARS,
+    PAD,
+    BatchError,
+    MaskTextError,
+    apply_cell_edits,
+    apply_mask,
+    batch_mask,
+    block_row,
+    custom_start,
+    decode_mask,
+    encode_mask,
+    make_batch,
+    mask_kinds,
+    pair_kv,
+    sentence_mask,
+    split_lines,
+)
 from mha.weights.view import ViewSpec, run_view, view_inputs
 
 LIMITS = dict(max_chars=2000, max_tokens=128)
@@ -158,7 +175,7 @@ def test_the_batch_is_one_computation():
     np.testing.assert_array_equal(view.weights, tr.weights[1].detach().numpy())
 
 
-# --- cross-attention ----------------------------------------------------------------------------------------------------
+# --- cross-attention --------------------------------------------------------------------------------------------------
 
 
 def test_cross_attention_has_its_own_key_axis():
@@ -195,7 +212,7 @@ def test_blank_kv_text_is_self_attention_and_invisible_kv_text_is_an_error():
     assert err.value.key == "err_kv_empty"
 
 
-# --- masks for one sentence (the Masks page) ---------------------------------------------------------------------------
+# --- masks for one sentence (the Masks page) --------------------------------------------------------------------------
 
 
 def test_mask_kinds_drop_causal_in_cross_attention():

@@ -8,10 +8,10 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from mha.lessons import bugs
 from mha.core.attention import MultiHeadAttention
-from mha.core.masks import causal_mask, padding_mask
 from mha.core.inputs import init_weights
+from mha.core.masks import causal_mask, padding_mask
+from mha.lessons import bugs
 from mha.weights.view import ViewSpec, build_model, run_view, view_inputs
 
 D_MODEL = 8

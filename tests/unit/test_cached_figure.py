@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from mha.charts import figures
 from mha.app import compute
+from mha.charts import figures
 
 LABELS = ["the", "cat", "saw", "the"]
 
@@ -64,7 +64,8 @@ def test_words_are_keyed_by_their_content():
     other = figures.Words(head="헤드")
     assert compute.fingerprint(figures.Words()) == compute.fingerprint(english)
     assert compute.fingerprint(other) != compute.fingerprint(english)
-    assert compute.fingerprint(figures.Words(query="key", key="query")) != compute.fingerprint(english)  # swapped fields
+    # swapped fields
+    assert compute.fingerprint(figures.Words(query="key", key="query")) != compute.fingerprint(english)
     first = compute.cached_figure(figures.heads_grid, weights(), LABELS, LABELS, words=english)
     assert compute.cached_figure(figures.heads_grid, weights(), LABELS, LABELS, words=figures.Words()) is first
     translated = compute.cached_figure(figures.heads_grid, weights(), LABELS, LABELS, words=other)

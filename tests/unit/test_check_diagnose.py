@@ -10,21 +10,21 @@ except where the second seed's one-head behaviour is the point.
 from __future__ import annotations
 
 import json
-import os
 import math
+import os
 
 import pytest
 import torch
 
-from mha.lessons import bugs as zoo
-from mha.core import i18n
 from mha.check import examples as ex
 from mha.check.bugs_known import BUG_STEPS
 from mha.check.diagnose import STEPS, diagnose
 from mha.check.sandbox import compile_learner
 from mha.check.trace import MAX_TEXT
+from mha.core import i18n
 from mha.core.inputs import token_inputs
 from mha.core.tokens import tokenize
+from mha.lessons import bugs as zoo
 
 SENTENCE = "the cat sat on the mat because it was warm"
 
@@ -84,7 +84,8 @@ def assert_messages_exist(result: dict) -> None:
 ZOO = [b.name for b in zoo.BUGS if b.name != zoo.SEED_TWO]
 MORE = {name: name for name in BUG_STEPS} | {
     "softmax_wrong_axis_no_dim": "softmax_wrong_axis", "softmax_over_queries_method": "softmax_over_queries",
-    "flipped_mask_polarity_ne": "flipped_mask_polarity", "flipped_mask_polarity_large_negative": "flipped_mask_polarity"}
+    "flipped_mask_polarity_ne": "flipped_mask_polarity",
+    "flipped_mask_polarity_large_negative": "flipped_mask_polarity"}
 
 
 @pytest.mark.parametrize("mask", [True, False])
@@ -485,7 +486,8 @@ FORMS = {
     "softmax_by_hand_over_queries": (SOFTMAX_LINE, "        e = torch.exp(scores)\n"
                                                    "        attention_weights = e / e.sum(dim=-2, keepdim=True)\n",
                                      "softmax_over_queries"),
-    "softmax_over_batch": (SOFTMAX_LINE, "        attention_weights = F.softmax(scores, dim=0)\n", "softmax_wrong_axis"),
+    "softmax_over_batch": (SOFTMAX_LINE, "        attention_weights = F.softmax(scores, dim=0)\n",
+                           "softmax_wrong_axis"),
     "where": (MASK_LINE, "            scores = torch.where(mask == 1, scores, float('-inf'))\n", None),
     "where_inverted": (MASK_LINE, "            scores = torch.where(mask == 0, scores, float('-inf'))\n",
                        "flipped_mask_polarity"),
@@ -535,7 +537,7 @@ def test_a_function_whose_mask_has_no_default_is_called_with_none():
     assert run(code)["status"] == "equal" and run(code, mask=True)["status"] == "equal"
 
 
-# --- properties: any size, any sentence, any seed ----------------------------------------------------------------------
+# --- properties: any size, any sentence, any seed ---------------------------------------------------------------------
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402

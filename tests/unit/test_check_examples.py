@@ -6,12 +6,12 @@ from __future__ import annotations
 import inspect
 from pathlib import Path
 
+import course_mha
 import pytest
 import torch
 
-import course_mha
-from mha.lessons import bugs
 from mha.check import examples
+from mha.lessons import bugs
 
 SEEDS = Path(__file__).resolve().parents[1] / "seeds"
 

@@ -14,10 +14,10 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from mha.core import i18n
-from mha.core.attention import MultiHeadAttention as Ours
 from mha.check import examples
 from mha.check.sandbox import Refused, compile_learner
+from mha.core import i18n
+from mha.core.attention import MultiHeadAttention as Ours
 from mha.strings.check import STRINGS
 
 HEADER = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\nimport math\n"

@@ -1,4 +1,5 @@
-"""In-page components keep their JavaScript and CSS in real files (mha/app/components/component.py), where ESLint sees them."""
+"""In-page components keep their JavaScript and CSS in real files (mha/app/components/component.py), where ESLint sees
+them."""
 import pathlib
 import re
 
@@ -27,7 +28,8 @@ def test_no_javascript_or_css_left_in_python_strings():
         # component's own script (mha/charts/standalone.py, the saved HTML file) is a template, not a component
         if re.search(r"addEventListener\(|querySelector(All)?\(|=> \{", text):
             offenders.append(str(path.relative_to(ROOT)))
-    assert not offenders, f"JavaScript inside Python strings: {offenders}; put it in a .js file (mha.app.components.component)"
+    assert not offenders, (f"JavaScript inside Python strings: {offenders}; put it in a .js file "
+                           "(mha.app.components.component)")
 
 
 def test_head_view_sends_its_alphabet_instead_of_templating_it():

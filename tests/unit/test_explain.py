@@ -1,5 +1,5 @@
-"""mha.lessons.explain and mha.charts.explain: the cell breakdown equals the module's trace, the step-by-step extras come
-from the module, the weight statistics are right on hand-built rows, and the head_dim sweep shows saturation.
+"""mha.lessons.explain and mha.charts.explain: the cell breakdown equals the module's trace, the step-by-step extras
+come from the module, the weight statistics are right on hand-built rows, and the head_dim sweep shows saturation.
 
 References are computed here, independently of the app's code path: the module's trace called directly, and
 float64 arithmetic from the module's weight matrices.
@@ -15,13 +15,13 @@ import torch.nn.functional as F
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mha.lessons import explain, heads
 from mha.charts import explain as xf
-from mha.strings.explain import STRINGS
 from mha.core.attention import MultiHeadAttention
-from mha.core.markup import escape_markdown
 from mha.core.inputs import init_weights, token_inputs
+from mha.core.markup import escape_markdown
 from mha.core.tokens import tokenize
+from mha.lessons import explain, heads
+from mha.strings.explain import STRINGS
 from mha.weights.view import ViewSpec, build_model, run_view, view_inputs
 
 SEEDS_DIR = Path(__file__).resolve().parents[1] / "seeds"  # the course material, copied from ../shared/seeds
@@ -176,9 +176,9 @@ def test_extras_are_the_modules_own_intermediates(name):
     if not spec.positional:
         assert not ex.positions.any()
     # split_heads of the projections is exactly the trace's q, k, v
-    for proj, heads in ((ex.query, view.q), (ex.key, view.k), (ex.value, view.v)):
+    for proj, theirs in ((ex.query, view.q), (ex.key, view.k), (ex.value, view.v)):
         split = model.split_heads(torch.from_numpy(proj).unsqueeze(0), 1)[0].numpy()  # (H, T, head_dim)
-        np.testing.assert_array_equal(split, heads)
+        np.testing.assert_array_equal(split, theirs)
     np.testing.assert_allclose(ex.qk / math.sqrt(view.head_dim), view.scores, atol=1e-5)
     assert ex.qk.shape == view.scores.shape
 

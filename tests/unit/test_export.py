@@ -7,11 +7,11 @@ import json
 import numpy as np
 import pytest
 import torch
-
 from course_mha import MultiHeadAttention as CourseMHA  # the course's class, copied verbatim from the seed
-from mha.weights import export
+
 from mha.core.inputs import token_inputs
 from mha.core.tokens import tokenize
+from mha.weights import export
 from mha.weights.view import ViewSpec, build_model, run_view
 
 SPEC = ViewSpec(text="오렌지 is my favorite fruit, the fruit", d_model=16, num_heads=4, causal=True, seed=3)
@@ -28,7 +28,8 @@ def _ndarray_fields(view):
 
 def test_json_holds_settings_tokens_and_every_intermediate(view):
     doc = json.loads(export.view_json(view, {"lang": "ko"}).decode("utf-8"))
-    assert doc["format"] == export.FORMAT and doc["parameters"] == "seed" and "weights" not in doc  # "weights" are the arrays
+    # "weights" are the arrays
+    assert doc["format"] == export.FORMAT and doc["parameters"] == "seed" and "weights" not in doc
     assert doc["tokens"] == list(view.tokens) and "오렌지" in doc["tokens"]
     assert doc["settings"]["lang"] == "ko" and doc["settings"]["causal"] is True
     # every array the View has, whatever fields it grows, with its values and shape
@@ -114,7 +115,8 @@ def test_weights_download_does_not_share_the_cached_module():
 
 
 def test_an_uploaded_file_name_is_quoted_by_the_one_escaping_helper():
-    # file names go through mha.core.markup.escape_markdown like every visitor text (tests/app/test_security.py renders it)
+    # file names go through mha.core.markup.escape_markdown like every visitor text (tests/app/test_security.py renders
+    # it)
     from mha.core.markup import escape_markdown
 
     assert escape_markdown("내_가중치.pt", 60, code=True) == "`내_가중치.pt`"

@@ -9,9 +9,9 @@ import time
 
 import pytest
 
-from mha.weights import train as tr
 from mha.app import runs
 from mha.core.lru import ByteLRU
+from mha.weights import train as tr
 
 WAIT = 10.0  # seconds a test waits at most for what must happen at the next step group (~10 ms here)
 

@@ -11,11 +11,11 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mha.lessons import heads
 from mha.charts import heads as hf
 from mha.core.attention import MultiHeadAttention
+from mha.core.inputs import init_weights
+from mha.lessons import heads
 from mha.weights.batch import PAD
-from mha.core.inputs import init_weights, token_inputs
 from mha.weights.view import ViewSpec, build_model, run_view
 
 T = 5
@@ -469,8 +469,8 @@ def test_qk_figure_draws_one_line_per_top_key():
 def test_a_switched_off_head_looks_off(lang):
     """#16 item 11: an off head's row is covered (hatched grey, exactly its row), says "off" in the page's language
     and has its name greyed out; the heads still on are left as they are."""
-    from mha.core import i18n
     from mha.charts.figures import Words
+    from mha.core import i18n
 
     words = Words(**{f.name: i18n.text(f"ch_{f.name}", lang) for f in dataclasses.fields(Words)})
     H, T = 4, 5

@@ -1,5 +1,6 @@
-"""The canvas heatmaps' data (``mha.charts.heatmap_data``: the Playground's all-heads grid and enlarged head, drawn in the
-page by ``mha.app.components.heatmap_view``): checks that say how to fix, numbers and colours that travel faithfully, labels as
+"""The canvas heatmaps' data (``mha.charts.heatmap_data``: the Playground's all-heads grid and enlarged head, drawn in
+the page by ``mha.app.components.heatmap_view``): checks that say how to fix, numbers and colours that travel
+faithfully, labels as
 plain text, a click read back safely. The drawing itself is tested in Chromium (tests/browser)."""
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 from plotly.colors import get_colorscale, sample_colorscale
 
-from mha.charts import figures, heatmap_data as hm
+from mha.charts import figures
+from mha.charts import heatmap_data as hm
 from mha.core.tokens import PieceLabel
 
 

@@ -1,5 +1,5 @@
-"""The two-layer induction model (mha/lessons/induction.py): the phase change happens, the induction head depends on layer 1,
-training is deterministic, the layers load into the course's class, the text mapping is deterministic.
+"""The two-layer induction model (mha/lessons/induction.py): the phase change happens, the induction head depends on
+layer 1, training is deterministic, the layers load into the course's class, the text mapping is deterministic.
 
 Training is the expensive part (~250-300 steps to the drop): the default seed trains once per session (fixture), the
 other seeds train only until their induction score passes 0.5 (and a little after), never the full budget."""
@@ -225,7 +225,10 @@ def test_config_errors_say_how_to_fix():
 
 
 # --- the phase-change finder on curves with a known answer ---------------------------------------------------------
-def synthetic(n=600, drop_at=300, width=20.0, plateau=math.log(64), after=3.0, start=4.6, noise=0.02, seed=0):
+LOG_64 = math.log(64)
+
+
+def synthetic(n=600, drop_at=300, width=20.0, plateau=LOG_64, after=3.0, start=4.6, noise=0.02, seed=0):
     rng = np.random.default_rng(seed)
     t = np.arange(1, n + 1)
     curve = plateau + (start - plateau) * np.exp(-t / 15) - (plateau - after) / (1 + np.exp(-(t - drop_at) / width))

@@ -43,7 +43,8 @@ def test_the_walk_finds_what_it_looks_for():
 
 
 def test_no_streamlit_outside_mha_app():
-    offenders = {str(p.relative_to(MHA.parent)): sorted(m for m in imported_modules(p) if m.split(".")[0] == "streamlit")
+    offenders = {str(p.relative_to(MHA.parent)): sorted(m for m in imported_modules(p)
+                                                        if m.split(".")[0] == "streamlit")
                  for p in pure_files()}
     offenders = {k: v for k, v in offenders.items() if v}
     assert not offenders, (f"these modules import Streamlit: {offenders}. Streamlit code goes in mha/app/; "

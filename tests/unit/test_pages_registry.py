@@ -3,8 +3,8 @@ knows that Streamlit may run a page file alone (its legacy routing)."""
 import ast
 from pathlib import Path
 
-from mha.core import i18n
 from mha.app.pages import PAGES, url_path
+from mha.core import i18n
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -10,13 +10,13 @@ import threading
 from pathlib import Path
 
 import pytest
-import torch
-
 import tiny_models
+import torch
 from course_mha import MultiHeadAttention as CourseMHA
+
+from mha.core.attention import MultiHeadAttention
 from mha.weights import pretrained as P
 from mha.weights import pretrained_files
-from mha.core.attention import MultiHeadAttention
 
 TOL = 1e-5  # float32, two code paths
 SENTENCES = ["the cat sat on the mat", "the dog playing", "a cat"]  # three lengths: padding on two of them
@@ -180,7 +180,7 @@ def test_tokens_are_the_tokenizers_with_readable_labels(folders):
     assert "Ġcat" in toks.pieces[0] and "Ġcat" not in toks.labels[0] and "cat" in toks.labels[0]
     # the labels give the text back: a piece that continues a word joins it, any other starts a new word
     words = []
-    for label, cont, piece in zip(toks.labels[0], toks.continues[0], toks.pieces[0]):
+    for label, cont in zip(toks.labels[0], toks.continues[0]):
         if cont:
             words[-1] += label.removeprefix(P.CONTINUES)
         else:
@@ -541,7 +541,8 @@ def test_the_short_list(monkeypatch):
 
 
 def test_importing_the_module_does_not_import_transformers():
-    """The app imports mha.weights.pretrained on start; transformers (seconds to import) only comes with the first model."""
+    """The app imports mha.weights.pretrained on start; transformers (seconds to import) only comes with the first
+    model."""
     import subprocess
     import sys
 

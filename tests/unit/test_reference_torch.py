@@ -6,9 +6,9 @@ random sizes, a float64 NumPy reference made of small helpers (``_fc``, ``_split
 projections, an additive ``attn_mask`` (0 / -inf) and a ``key_padding_mask`` (True = padding). Here the same
 recipe drives *our* module: the three slices become ``query_linear`` / ``key_linear`` / ``value_linear``
 (``qkv_bias=True`` for ``in_proj_bias``; the course's bias-free layout for ``bias=False``), the masks are converted
-with ``mha.core.masks`` (``from_additive_mask``, ``from_torch_attn_mask``), and our output and per-head weights are compared
-with the NumPy reference and with ``F.multi_head_attention_forward`` itself. test/test_transformers.py's ``sdp_ref``
-(additive mask through ``baddbmm``) checks ``attention_steps`` the same way.
+with ``mha.core.masks`` (``from_additive_mask``, ``from_torch_attn_mask``), and our output and per-head weights are
+compared with the NumPy reference and with ``F.multi_head_attention_forward`` itself. test/test_transformers.py's
+``sdp_ref`` (additive mask through ``baddbmm``) checks ``attention_steps`` the same way.
 
 Where every key of a query is blocked, PyTorch's reference gives NaN and ours weights 0 (docs/module.md, "By design"):
 those rows are compared with what ours promises instead.
@@ -156,7 +156,7 @@ def test_multihead_attn_helper_cases(self_attention, key_padding, bias, average_
 
         # the NumPy reference, helper by helper, from the sliced in_proj weights
         d = c["d_model"]
-        b = (lambda i: ref.in_proj_bias[i * d:(i + 1) * d]) if bias else (lambda i: None)
+        b = (lambda i, ref=ref, d=d: ref.in_proj_bias[i * d:(i + 1) * d]) if bias else (lambda i: None)
         q = _split_heads_ref(_fc(c["query"], ref.in_proj_weight[:d], b(0)), c["nheads"], c["d_head"])
         k = _split_heads_ref(_fc(c["source"], ref.in_proj_weight[d:2 * d], b(1)), c["nheads"], c["d_head"])
         v = _split_heads_ref(_fc(c["source"], ref.in_proj_weight[2 * d:], b(2)), c["nheads"], c["d_head"])

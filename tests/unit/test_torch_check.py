@@ -7,12 +7,12 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mha.core.attention import MultiHeadAttention
+from mha.core.inputs import init_weights
+from mha.core.masks import causal_mask, padding_mask
 from mha.lessons import bugs
 from mha.weights import torch_check as tc
 from mha.weights.batch import sentence_mask
-from mha.core.masks import causal_mask, padding_mask
-from mha.core.inputs import init_weights
-from mha.core.attention import MultiHeadAttention
 from mha.weights.view import ViewSpec, build_model, run_view, view_inputs
 
 SPECS = {

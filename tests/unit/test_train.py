@@ -1,6 +1,6 @@
-"""Trained heads (mha/weights/train.py): every task reaches its goal within its step budget, one head cannot do "previous
-and next" while two can, training is bit-for-bit reproducible, the trained parameters load into the course's class,
-the input layouts are what they say, and the head-pattern matcher names known patterns.
+"""Trained heads (mha/weights/train.py): every task reaches its goal within its step budget, one head cannot do
+"previous and next" while two can, training is bit-for-bit reproducible, the trained parameters load into the course's
+class, the input layouts are what they say, and the head-pattern matcher names known patterns.
 
 Each configuration is trained once per session (module-scoped cache), at the tasks' default sizes."""
 from __future__ import annotations
@@ -10,11 +10,11 @@ import itertools
 import numpy as np
 import pytest
 import torch
-
 from course_mha import MultiHeadAttention as CourseMHA
-from mha.weights import train as tr
+
 from mha.core.attention import MultiHeadAttention
 from mha.core.inputs import embed_tokens, init_weights, sinusoidal_positions, token_inputs
+from mha.weights import train as tr
 
 
 @pytest.fixture(scope="module")

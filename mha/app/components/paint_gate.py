@@ -3,10 +3,10 @@ first).
 
 Plotly's script is one 4.7 MB chunk that the browser fetches when the first Plotly chart reaches the page; evaluating
 it holds the page's one thread for seconds on a busy machine (5-10 s on our 2 shared cores), and a canvas heatmap
-(``mha.app.components.heatmap_view``) whose turn comes after it waits as long: on Step by step with every step open, step 1's
-picture appeared after Plotly's charts. So on a browser's first visit the page sends a blank as tall as each Plotly
-chart (``chart``, ``hold=True``) and a small component (``gate``, ``paint_gate.js``) that tells the server once the
-first canvas has drawn (the canvas says so on ``window``), or after ``WAIT_MS`` without one; the server then reruns
+(``mha.app.components.heatmap_view``) whose turn comes after it waits as long: on Step by step with every step open,
+step 1's picture appeared after Plotly's charts. So on a browser's first visit the page sends a blank as tall as each
+Plotly chart (``chart``, ``hold=True``) and a small component (``gate``, ``paint_gate.js``) that tells the server once
+the first canvas has drawn (the canvas says so on ``window``), or after ``WAIT_MS`` without one; the server then reruns
 the page with its Plotly charts, which no longer delay a picture already on screen. The session remembers it: later
 runs send everything at once.
 

@@ -45,8 +45,8 @@ def sizes(params) -> tuple[int, int, int]:
 if __name__ == "__main__":  # Streamlit runs the script as __main__
     import streamlit as st
 
-    from mha.charts import head_view_data
     from mha.app.components.head_view import head_view
+    from mha.charts import head_view_data
 
     st.set_page_config(page_title="head view", layout="wide")
     H, T, Tk = sizes(st.query_params)
