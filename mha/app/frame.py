@@ -108,9 +108,3 @@ def page(body: Callable[[], None]) -> Callable[[], None]:
         body()
     return run
 
-
-def page_setup() -> None:
-    """First call of a page file not yet drawn by a ``page`` function (pages/explain.py, pages/lab.py): the same
-    check as ``page``."""
-    if not _in_app.get():
-        _through_app()

@@ -29,10 +29,6 @@ def test_every_page_title_is_translated():
         assert all(i18n.CATALOG[title_key].get(lang) for lang in i18n.LANGS)
 
 
-# Pages still drawn by their file, which starts with frame.page_setup() (being changed elsewhere; to be emptied)
-PAGE_SETUP_LEFT = {"pages/lab.py"}
-
-
 def _code(tree: ast.Module) -> list[ast.stmt]:
     """The statements of a module after its docstring."""
     body = tree.body
@@ -42,8 +38,6 @@ def _code(tree: ast.Module) -> list[ast.stmt]:
 def test_every_page_file_is_its_docstring_an_import_and_one_call():
     """pages/<name>.py is thin: a docstring, ``from mha.app.sections.<name> import page``, ``page()``."""
     for path, _, _ in PAGES:
-        if path in PAGE_SETUP_LEFT:
-            continue
         tree = ast.parse((ROOT / path).read_text(encoding="utf-8"))
         assert ast.get_docstring(tree), f"{path} says what the page is"
         code = _code(tree)
@@ -59,8 +53,6 @@ def test_every_page_file_is_its_docstring_an_import_and_one_call():
 def test_every_page_function_is_decorated_by_the_frame():
     """Each section's ``page`` is wrapped by ``frame.page``: the one place that hands a legacy-routed run to app.py."""
     for path, _, _ in PAGES:
-        if path in PAGE_SETUP_LEFT:
-            continue
         section = ROOT / "mha" / "app" / "sections" / Path(path).name
         tree = ast.parse(section.read_text(encoding="utf-8"))
         pages = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "page"]
@@ -72,7 +64,7 @@ def test_every_page_function_is_decorated_by_the_frame():
 
 def test_only_the_frame_knows_about_legacy_routing():
     """The check (is app.py running this page?) is in mha/app/frame.py alone: nothing else reads its flag, reruns
-    into the navigation (``st.navigation`` is the frame's) or calls page_setup (except the pages not moved yet);
+    into the navigation (``st.navigation`` is the frame's) or calls the page_setup() every page used to start with;
     only internals.py (the hosted launcher's switch, set before the server starts) names Streamlit's legacy flag."""
     files = [p for d in ("mha", "pages") for p in (ROOT / d).rglob("*.py")] + [ROOT / "app.py"]
     frame = ROOT / "mha" / "app" / "frame.py"
@@ -87,11 +79,9 @@ def test_only_the_frame_knows_about_legacy_routing():
         names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
         names |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
         names |= {a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
-        found = names & {"_in_app", "_through_app", "uses_pages_directory", "navigation"}
+        found = names & {"_in_app", "_through_app", "uses_pages_directory", "navigation", "page_setup"}
         if rel == "mha/app/internals.py":  # the hosted launcher's switch, before any session (mha.app.serve)
             found -= {"uses_pages_directory"}
-        if rel not in PAGE_SETUP_LEFT:
-            found |= names & {"page_setup"}
         if found:
             offenders[rel] = sorted(found)
     assert not offenders, offenders
