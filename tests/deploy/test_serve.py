@@ -151,7 +151,7 @@ def _first_run_of_a_direct_link(base: str) -> tuple[list[int], list[str]]:
 
 def test_a_direct_link_on_the_launcher_s_fresh_server_runs_through_app_py_at_once(tmp_path):
     """No legacy pages/ routing under the launcher: the first run, a direct link, is app.py's (the frame and its
-    page) and ends without the rerun ``page_setup()`` asks for when Streamlit ran the page file alone."""
+    page) and ends without the rerun ``frame.page`` asks for when Streamlit ran the page file alone."""
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
     proc, base, _ = _start(tmp_path, serve=True)
@@ -174,7 +174,7 @@ def test_plain_streamlit_run_keeps_every_upload_of_a_session_that_never_ran(tmp_
     finally:
         _stop(proc)
     assert [code for code, _ in answers] == [204] * 5, answers
-    # and its first direct link runs pages/playground.py alone, whose page_setup() reruns through app.py
+    # and its first direct link runs pages/playground.py alone, whose page() (@frame.page) reruns through app.py
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
     assert finished[0] == ForwardMsg.FINISHED_EARLY_FOR_RERUN and finished[-1] in load.FINISHED, finished
