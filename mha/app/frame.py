@@ -5,11 +5,11 @@ its section's ``page()`` (``mha.app.sections.<name>``), decorated by ``page`` he
 
 Why ``page`` checks anything: because a ``pages/`` folder exists next to app.py, Streamlit 1.67 decides at the first
 session of a process that the app uses its legacy multipage mode (``PagesManager.uses_pages_directory``, set once per
-process; no option changes it, no code of ours runs before it), and routes that server's first requests in it: a
-direct link such as ``/playground`` then runs ``pages/playground.py`` alone, without app.py. Only a call of the
-public ``st.navigation`` turns the mode off, for every later run. So ``page`` tells, per run, whether app.py is
-running the page: if not, it registers the navigation (leaving the legacy mode for good) and reruns at once, so
-that the first visitor's page, too, is run by app.py: the same frame, the same widgets (the ids Streamlit gives
+process; no option changes it, and under ``streamlit run app.py`` no code of ours runs before it), and routes that
+server's first requests in it: a direct link such as ``/playground`` then runs ``pages/playground.py`` alone, without
+app.py. Only a call of the public ``st.navigation`` turns the mode off, for every later run. So ``page`` tells, per run,
+whether app.py is running the page: if not, it registers the navigation (leaving the legacy mode for good) and reruns at
+once, so that the first visitor's page, too, is run by app.py: the same frame, the same widgets (the ids Streamlit gives
 them depend on the route), the same link checks after the page. This is the only place that knows about it.
 (The hosted launcher, ``python -m mha.app.serve``, turns the legacy mode off before its server starts, through
 ``internals.route_through_app_only``; under ``streamlit run app.py`` and in AppTest the check is what holds.)
