@@ -34,8 +34,12 @@ fi
 npm ci --no-audit --no-fund --loglevel=error
 npx --no-install eslint mha
 
+echo "== linting Python (ruff, .ruff.toml)"
+"$PY" -m ruff check .
+
 echo "== checking the layers of mha/ (import-linter, contracts in .importlinter)"
-lint-imports --no-cache
+# lint-imports, through the interpreter that installed it (its script may not be on PATH)
+"$PY" -c "from importlinter.cli import lint_imports_command; lint_imports_command()" --no-cache
 
 echo "== making sure nginx is there for the replicas test (tests/deploy)"
 if command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; then

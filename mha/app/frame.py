@@ -23,11 +23,11 @@ from collections.abc import Callable
 import streamlit as st
 import torch
 
-from mha.core import i18n
 from mha.app import internals, share
 from mha.app.pages import PAGES, url_path
 from mha.app.sidebar import sidebar_controls
 from mha.app.widgets import _css_text, lang, t
+from mha.core import i18n
 
 # True while app.py's run_app() runs, in this script run (a script run has a thread, and so a context, of its own)
 _in_app: contextvars.ContextVar[bool] = contextvars.ContextVar("in_app", default=False)

@@ -7,17 +7,17 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from mha.lessons import bugs
-from mha.charts import figures
-from mha.check.examples import bug_code
-from mha.core.i18n import code_comments
-from mha.core.markup import escape_markdown
 from mha.app import frame
 from mha.app.compute import cached, cached_figure
 from mha.app.sections.check import page_link as check_link
 from mha.app.sections.masks import SIDE_BY_SIDE_TOKENS
 from mha.app.state import current_view, session_weights, settings
 from mha.app.widgets import chart_words, head_picker, named_choice, t, table, token_picker, weights_scale
+from mha.charts import figures
+from mha.check.examples import bug_code
+from mha.core.i18n import code_comments
+from mha.core.markup import escape_markdown
+from mha.lessons import bugs
 
 
 def fmt(x) -> str:

@@ -5,9 +5,9 @@ The numbers come from ``mha.lessons.explain`` (which reads the module's trace) a
 ``mha.charts.explain``; this module only lays them out, with every string through ``t()``.
 
 The steps' matrices (x, Q/K/V, QKᵀ, scores, masked scores, weights, head output, concat, output) are drawn on the
-canvas in the page (``mha.app.components.heatmap_view``): it paints as soon as the page's own script runs, where Plotly's
-charts wait for Plotly's script (12-17 s for a link with every step open on a busy machine, #27.4). Plotly keeps
-the charts that are not one matrix: the bars, the waterfall, split_heads' panels and the cell's vectors.
+canvas in the page (``mha.app.components.heatmap_view``): it paints as soon as the page's own script runs, where
+Plotly's charts wait for Plotly's script (12-17 s for a link with every step open on a busy machine, #27.4). Plotly
+keeps the charts that are not one matrix: the bars, the waterfall, split_heads' panels and the cell's vectors.
 """
 from __future__ import annotations
 
@@ -80,7 +80,8 @@ def course_step(number: int, step: str, shape, charts, /, *, note: str | None = 
     when ``shown``, whose charts are built and sent only while it is open (its state is in the link:
     ``ex_show_<step>``). ``charts`` is a list of (widget key, tab label, figure builder); several become tabs, and
     only the open tab's figure is built and sent (tabs that rerun on a switch, key ``<first chart key>_tab``).
-    ``fmt`` fills the explanation; ``hold``: Plotly's charts wait for the first canvas (``mha.app.components.paint_gate``).
+    ``fmt`` fills the explanation; ``hold``: Plotly's charts wait for the first canvas
+    (``mha.app.components.paint_gate``).
     """
     st.subheader(t("ex_step", n=number, title=t(f"ex_step_{step}")))
     st.code(explain.COURSE_CODE[step], language="python")

@@ -136,7 +136,8 @@ def measure(c: HeadsView) -> None:
 
 
 def head_names(c: HeadsView) -> None:
-    """What each head does: its closest known pattern with a score (``mha.lessons.heads.head_patterns``), on any weights."""
+    """What each head does: its closest known pattern with a score (``mha.lessons.heads.head_patterns``), on any
+    weights."""
     st.subheader(t("src_head_names"))
     long = long_for_training(c.view)  # trained heads past their training length: also scored on what they learned
     found = cached(heads.head_patterns, c.view, TRAIN_LEN if long else None, weights=c.weights)
@@ -289,7 +290,8 @@ def order(c: HeadsView) -> None:
     now = checks[s.positional]
     shuffled = [labels[i] for i in now.perm]
     st.markdown(t("hd_shuffled", text=escape_markdown(" ".join(shuffled))))
-    verdict = {p: t("hd_moved" if ch.equivariant() else "hd_not_moved", err=ch.output_error) for p, ch in checks.items()}
+    verdict = {p: t("hd_moved" if ch.equivariant() else "hd_not_moved", err=ch.output_error)
+               for p, ch in checks.items()}
     st.markdown(t("hd_shuffle_result", off=verdict[False], on=verdict[True]))
     if s.causal:
         st.caption(t("hd_shuffle_causal"))

@@ -6,13 +6,14 @@ from pathlib import Path
 
 import streamlit as st
 
-from mha.charts import figures
-from mha.core import i18n
 from mha.app import frame
-from mha.app.compute import SEEDED, cached_figure, view as compute_view
+from mha.app.compute import SEEDED, cached_figure
+from mha.app.compute import view as compute_view
 from mha.app.pages import PAGES
 from mha.app.sidebar import START_PARAM
 from mha.app.widgets import chart_words, t
+from mha.charts import figures
+from mha.core import i18n
 from mha.weights.view import DEFAULT_TEXT, ViewSpec
 
 PLAYGROUND = "pages/playground.py"

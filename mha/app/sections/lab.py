@@ -9,13 +9,13 @@ import math
 import numpy as np
 import streamlit as st
 
-from mha.lessons import explain
-from mha.charts import explain as xf
 from mha.app import frame
 from mha.app.compute import cached_figure
 from mha.app.sections.explain import sweep
 from mha.app.state import current_view, settings
 from mha.app.widgets import chart_words, head_picker, t, weights_scale
+from mha.charts import explain as xf
+from mha.lessons import explain
 
 
 def metrics(series: dict) -> None:

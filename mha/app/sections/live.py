@@ -29,8 +29,8 @@ import streamlit as st
 
 from mha.app import compute, runs
 from mha.app.widgets import hide, t
-from mha.core.lru import freeze
 from mha.charts.train import CurveWords
+from mha.core.lru import freeze
 
 DRAW_SECONDS = 0.35  # live charts are redrawn at most this often (and once at the end)
 

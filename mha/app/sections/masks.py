@@ -14,17 +14,29 @@ import pandas as pd
 import streamlit as st
 import torch
 
-from mha.charts import figures
-from mha.weights import torch_check as tc
 from mha.app import frame
 from mha.app.compute import cached, cached_figure
 from mha.app.state import Settings, current_view, session_weights, settings
 from mha.app.widgets import chart_words, head_picker, lang, named_choice, t, table, token_picker, weights_scale
+from mha.charts import figures
 from mha.core.i18n import code_comments
-from mha.weights.batch import (CUSTOM_STARTS, MAX_CUSTOM, PAD, MaskTextError, apply_cell_edits, block_row, custom_start,
-    apply_mask, decode_mask, encode_mask, mask_kinds, sentence_mask)
-from mha.core.masks import to_torch_attn_mask
 from mha.core.markup import escape_markdown
+from mha.core.masks import to_torch_attn_mask
+from mha.weights import torch_check as tc
+from mha.weights.batch import (
+    CUSTOM_STARTS,
+    MAX_CUSTOM,
+    PAD,
+    MaskTextError,
+    apply_cell_edits,
+    apply_mask,
+    block_row,
+    custom_start,
+    decode_mask,
+    encode_mask,
+    mask_kinds,
+    sentence_mask,
+)
 from mha.weights.view import View
 
 
@@ -240,8 +252,9 @@ def fully_masked_row(view: View, allowed: np.ndarray, masked, head: int, s: Sett
     report = tc.row_report(check(view, demo), batch=0, head=head, row=int(rows[0]))
     table(pd.DataFrame({t("mk_full_col_key"): view.key_labels, t("mk_full_col_ours"): report.ours,
                         t("mk_full_col_torch"): report.torch}), "mk_full_table", hide_index=True)
-    st.caption(t("mk_full_outputs", ours_finite=t("mk_yes" if report.ours_finite else "mk_no"), torch_nan=report.torch_nan,
-                 d_model=s.d_model, version=torch.__version__, sdpa=t(f"mk_sdpa_{report.sdpa}")))
+    st.caption(t("mk_full_outputs", ours_finite=t("mk_yes" if report.ours_finite else "mk_no"),
+                 torch_nan=report.torch_nan, d_model=s.d_model, version=torch.__version__,
+                 sdpa=t(f"mk_sdpa_{report.sdpa}")))
 
 
 def polarity(view: View, allowed: np.ndarray) -> None:

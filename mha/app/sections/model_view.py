@@ -1,5 +1,6 @@
 """The model view (#26.1): every layer x head of a model as thumbnails on one canvas, drawn in the page by the
-canvas heatmaps (``mha.app.components.heatmap_view``, layout "model"; the payload from ``mha.charts.heatmap_data.model_view``).
+canvas heatmaps (``mha.app.components.heatmap_view``, layout "model"; the payload from
+``mha.charts.heatmap_data.model_view``).
 
 Every layer's weights travel once, within ``heatmap_data.MODEL_VIEW_BYTES`` (a caption says what was left out). A
 click on a thumbnail (or Enter on it) calls the page's ``on_open(layer, head)``, checked first (``read_pick``): the

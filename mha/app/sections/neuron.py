@@ -9,9 +9,9 @@ import math
 
 import streamlit as st
 
-from mha.charts import neuron as neuron_figures
 from mha.app.compute import cached_figure
 from mha.app.widgets import chart_words, t
+from mha.charts import neuron as neuron_figures
 from mha.core.markup import escape_markdown
 from mha.weights.view import View
 

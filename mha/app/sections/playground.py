@@ -6,17 +6,16 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from mha.charts import figures, head_view_data, heatmap_data
 from mha.app import frame
-from mha.app.compute import SEEDED
 from mha.app.components.head_view import head_view
 from mha.app.components.heatmap_view import heatmaps, picked
-from mha.app.compute import cached_figure, pretrained_layers
-from mha.app.state import current_view, session_weights, settings
-from mha.app.widgets import chart_words, head_picker, named_choice, t, token_picker, weights_scale
+from mha.app.compute import SEEDED, cached_figure, pretrained_layers
 from mha.app.sections import explain as steps
 from mha.app.sections.model_view import model_view
 from mha.app.sections.neuron import neuron_section
+from mha.app.state import current_view, session_weights, settings
+from mha.app.widgets import chart_words, head_picker, named_choice, t, token_picker, weights_scale
+from mha.charts import figures, head_view_data, heatmap_data
 from mha.core.markup import escape_markdown
 from mha.weights.view import View
 

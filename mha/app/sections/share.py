@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from mha.weights import export
 from mha.app import frame, share
 from mha.app.state import current_view, session_weights, settings
 from mha.app.widgets import file_uploader, t
+from mha.weights import export
 
 
 @frame.page

@@ -3,8 +3,9 @@ own sentence, how close each head got, the two lessons (input layout; previous-a
 that opens every page on these trained weights and the ``.pt`` download. ``page`` (which ``pages/train.py`` calls)
 calls them in order.
 
-Training and its record come from ``mha.weights.train`` / ``mha.weights.train_runs``, the curves from ``mha.charts.train``, the
-heatmaps from ``mha.charts.figures``; the live UI (progress, Stop, snapshots, cache) is ``mha.app.sections.live``.
+Training and its record come from ``mha.weights.train`` / ``mha.weights.train_runs``, the curves from
+``mha.charts.train``, the heatmaps from ``mha.charts.figures``; the live UI (progress, Stop, snapshots, cache) is
+``mha.app.sections.live``.
 """
 from __future__ import annotations
 
