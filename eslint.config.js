@@ -1,5 +1,5 @@
-// ESLint for the in-page components (mha/app/components/*.js, read by mha/app/components/component.py). Run: npm ci && npm run lint
-// (scripts/test.sh does both before the tests).
+// ESLint for the in-page components (mha/app/components/*.js, read by mha/app/components/component.py) and the
+// bench's page scripts (bench/*.js). Run: npm ci && npm run lint (scripts/test.sh does both before the tests).
 import js from "@eslint/js";
 import globals from "globals";
 
@@ -18,5 +18,10 @@ export default [
       "no-var": "error",
       "prefer-const": "error",
     },
+  },
+  {
+    files: ["bench/**/*.js"],
+    languageOptions: { ecmaVersion: 2022, sourceType: "script", globals: { ...globals.browser } },
+    rules: { eqeqeq: ["error", "smart"], "no-var": "error", "prefer-const": "error" },
   },
 ];

@@ -25,14 +25,14 @@ else
   "$PY" -m playwright install chromium
 fi
 
-echo "== linting the in-page components' JavaScript (ESLint, versions pinned in package-lock.json)"
+echo "== linting the JavaScript: in-page components and the bench's page scripts (ESLint, pinned in package-lock.json)"
 if ! command -v npm >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = "0" ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq nodejs npm >/dev/null
 fi
 npm ci --no-audit --no-fund --loglevel=error
-npx --no-install eslint mha
+npx --no-install eslint mha bench
 
 echo "== linting Python (ruff, .ruff.toml)"
 "$PY" -m ruff check .
