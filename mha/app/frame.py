@@ -26,7 +26,7 @@ import torch
 from mha.app import internals, share
 from mha.app.pages import PAGES, url_path
 from mha.app.sidebar import sidebar_controls
-from mha.app.widgets import _css_text, lang, t
+from mha.app.widgets import css_text, lang, t
 from mha.core import i18n
 
 # True while app.py's run_app() runs, in this script run (a script run has a thread, and so a context, of its own)
@@ -43,10 +43,10 @@ def _streamlit_korean_css() -> str:
     (and "Stopping..."), every file uploader's "Upload" button. Each uploader's limits are written over by
     ``widgets.file_uploader``; what stays English is in docs/korean.md."""
     status, upload = "[data-testid='stStatusWidget'] button", "[data-testid='stFileUploaderDropzone'] button p"
-    return ("<style>" + _css_text(status, i18n.text("st_stop", "ko"), "14px")
+    return ("<style>" + css_text(status, i18n.text("st_stop", "ko"), "14px")
             + f"{status} * {{ font-size: 0 !important; }} "
             + f'{status}:disabled::after {{ content: "{i18n.text("st_stopping", "ko")}"; }} '
-            + _css_text(upload, i18n.text("up_button", "ko"), "14px") + "</style>")
+            + css_text(upload, i18n.text("up_button", "ko"), "14px") + "</style>")
 
 
 def _config_and_controls() -> None:

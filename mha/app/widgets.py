@@ -185,7 +185,7 @@ def file_uploader(label: str, key: str, types: list[str], max_mb: int, container
     box = container or st
     if lang() == "ko" or (limit_mb is not None and limit_mb != max_mb):
         text = t("up_instructions", mb=limit_mb or max_mb, types=", ".join(x.upper() for x in types))
-        st.html("<style>" + _css_text(f".st-key-{key} [data-testid='stFileUploaderDropzoneInstructions'] span",
+        st.html("<style>" + css_text(f".st-key-{key} [data-testid='stFileUploaderDropzoneInstructions'] span",
                                       text, "14px") + "</style>")
     value = box.file_uploader(label, type=types, key=key, max_upload_size=max_mb, **kwargs)
     name = getattr(value, "name", None)
@@ -195,7 +195,7 @@ def file_uploader(label: str, key: str, types: list[str], max_mb: int, container
         # message does: controls and bidi overrides as spaces.
         chip = f".st-key-{key} [data-testid='stFileChipName'][title={css_string(name)}]"
         # isolated: the hidden name's unterminated override would still reorder the text drawn after it
-        st.html("<style>" + _css_text(chip, one_line(name, 60), "14px")
+        st.html("<style>" + css_text(chip, one_line(name, 60), "14px")
                 + f"{chip}::after {{ unicode-bidi: isolate; direction: ltr; }}</style>")
     return value
 
@@ -206,7 +206,7 @@ def css_string(text: str) -> str:
     return '"' + "".join(c if c.isascii() and (c.isalnum() or c in " ._-") else f"\\{ord(c):x} " for c in text) + '"'
 
 
-def _css_text(selector: str, text: str, size: str) -> str:
+def css_text(selector: str, text: str, size: str) -> str:
     """CSS that hides the text of ``selector`` and shows ``text`` in its place (our own catalog text only)."""
     quoted = text.replace("\\", "\\\\").replace('"', '\\"').replace("<", "\\3c ").replace("\n", " ")
     return (f"{selector} {{ font-size: 0 !important; }} "
