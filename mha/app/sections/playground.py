@@ -100,13 +100,7 @@ def outputs_section(view, grid_kind: str, words, d_model: int) -> None:
 
 @frame.page
 def page() -> None:
-    """Scores, weights and every head's output for the learner's sentence, live.
-
-    The page is laid out in containers and filled in another order: the widgets the pictures depend on, then the
-    all-heads grid and the enlarged head (the canvases), then the prose and the head view around them. Streamlit sends
-    each element as it is written, so a new sentence's canvases reach the browser before the rest of the page and
-    are drawn sooner (bench/REPORT.md, "Speed in the browser", round 5); what the page shows, and where, is the same.
-    """
+    """Scores, weights and every head's output for the learner's sentence, live."""
     st.title(t("pg_title"))
     view = current_view()
     if view is None:
@@ -115,23 +109,28 @@ def page() -> None:
     words = chart_words()  # the words inside the charts, in the page's language
     H, T = view.num_heads, len(view.tokens)
     Tk = len(view.key_tokens)  # keys: == T unless cross-attention
-    intro, controls, grid_box, below_grid, one_head_box = (st.container() for _ in range(5))
+    st.caption(t("pg_intro", n=T, d_model=s.d_model, num_heads=H, head_dim=view.head_dim,
+                 causal=t("pg_causal_suffix") if s.causal else ""))
+    random_note(view)  # random heads look pale: one line says why, one click gives trained ones
+    if view.fully_masked.any():
+        st.warning(t("pg_fully_masked", n=int(view.fully_masked.any(axis=0).sum())))
 
-    with controls:
-        grid_kind = matrix_choice(words)  # weights / scores / head_outputs (the all-heads section shows it)
-        st.subheader(t("pg_all_heads"))
-        # One colour rule for every weights chart of this view (the grid, the enlarged head, the cell's row of
-        # weights): its top is worked out once over all heads, "0 … 1" unless long rows or the learner's "fit to
-        # data" ask for less.
-        layers = every_layer(view)  # a pretrained model's every layer (the model view below): one rule over all
-        scale = weights_scale(view.weights if layers is None else layers[0],
-                              toggle=grid_kind == "weights")  # no switch over head outputs
+    grid_kind = matrix_choice(words)  # weights / scores / head_outputs (the all-heads section shows it)
     kind = "scores" if grid_kind == "scores" else "weights"  # the enlarged head below: weights under head_outputs
     mats = view.weights if kind == "weights" else view.scores
     allowed = view.allowed if kind == "weights" else None
+
+    st.subheader(t("pg_all_heads"))
+    masked_note = t("pg_masked_note") if not view.allowed.all() else ""
+    # One colour rule for every weights chart of this view (the grid, the enlarged head, the cell's row of weights): its
+    # top is worked out once over all heads, "0 … 1" unless long rows or the learner's "fit to data" ask for less.
+    layers = every_layer(view)  # a pretrained model's every layer (the model view below): one colour rule over all
+    scale = weights_scale(view.weights if layers is None else layers[0],
+                          toggle=grid_kind == "weights")  # no switch over head outputs
     top = scale.top if kind == "weights" else 1.0
     suffix = {"full": "", "fit": "_fit", "long": "_fitted"}[scale.reason] if kind == "weights" else ""
-    help_box = controls.container() if grid_kind != "head_outputs" else None  # the grid's help, under the switch
+    if grid_kind != "head_outputs":
+        st.caption(t(f"pg_all_heads_help_{kind}{suffix}", n_keys=Tk, top=f"{top:.2g}", masked=masked_note))
 
     def pick_head() -> None:
         """A click on a panel of the all-heads grid: its head becomes the enlarged one."""
@@ -143,16 +142,20 @@ def page() -> None:
     # (#16.3). The enlarged head's panel is framed; picking another head redraws only the enlarged one, which tells
     # the grid.
     enlarged = st.session_state.get("head")
-    with grid_box:
-        if grid_kind == "head_outputs":  # the design card's third heatmap, one click beside weights and scores
-            head_outputs_grid(view, words)
-        else:
-            heatmaps(heatmap_data.prepare(mats, view.labels, view.key_labels, kind=kind, allowed=allowed,
-                                          words=words, pick="head", top=top if kind == "weights" else None,
-                                          group="pg", marked=enlarged if isinstance(enlarged, int) and enlarged < H
-                                          else None),
-                     key="grid", on_pick=pick_head)
-            st.caption(t("pg_grid_click_hint"))
+    if grid_kind == "head_outputs":  # the design card's third heatmap, one click beside weights and scores
+        head_outputs_grid(view, words)
+    else:
+        heatmaps(heatmap_data.prepare(mats, view.labels, view.key_labels, kind=kind, allowed=allowed, words=words,
+                                      pick="head", top=top if kind == "weights" else None, group="pg",
+                                      marked=enlarged if isinstance(enlarged, int) and enlarged < H else None),
+                 key="grid", on_pick=pick_head)
+        st.caption(t("pg_grid_click_hint"))
+    model_section(view, words, layers, scale.top)  # pretrained: every layer x head; a click opens one below
+
+    st.subheader(t("hv_section_title"))
+    st.caption(t("hv_section_help"))
+    head_view(view.weights, view.labels, view.key_labels, key="pg_head_view", words=head_view_data.words(s.lang),
+              top=scale.top)  # on the view's colour scale: at 43 tokens (weights ~1/43) lines were all but invisible
 
     def pick_cell() -> None:
         """A click on a cell of the enlarged head: it becomes the query and key below."""
@@ -187,25 +190,6 @@ def page() -> None:
         neuron_section(view, head, qi, kj, top=scale.top)  # the query's row of keys, folded, bound to the link
         steps.weights_table(view, head)
 
-    with one_head_box:
-        one_head()
-
-    # The prose and the head view, in their places above and between the pictures.
-    with intro:
-        st.caption(t("pg_intro", n=T, d_model=s.d_model, num_heads=H, head_dim=view.head_dim,
-                     causal=t("pg_causal_suffix") if s.causal else ""))
-        random_note(view)  # random heads look pale: one line says why, one click gives trained ones
-        if view.fully_masked.any():
-            st.warning(t("pg_fully_masked", n=int(view.fully_masked.any(axis=0).sum())))
-    if help_box is not None:
-        masked_note = t("pg_masked_note") if not view.allowed.all() else ""
-        help_box.caption(t(f"pg_all_heads_help_{kind}{suffix}", n_keys=Tk, top=f"{top:.2g}", masked=masked_note))
-    with below_grid:
-        model_section(view, words, layers, scale.top)  # pretrained: every layer x head; a click opens one below
-        st.subheader(t("hv_section_title"))
-        st.caption(t("hv_section_help"))
-        # on the view's colour scale: at 43 tokens (weights ~1/43) lines were all but invisible
-        head_view(view.weights, view.labels, view.key_labels, key="pg_head_view",
-                  words=head_view_data.words(s.lang), top=scale.top)
+    one_head()
 
     outputs_section(view, grid_kind, words, s.d_model)  # head outputs and the output, folded
