@@ -17,6 +17,7 @@ export default function(component) {
   const { parentElement, data } = component;
   const root = parentElement.querySelector('.hv');
   if (!root || !data || !data.w) return;
+  if (window.__mhaMarks) performance.mark('mha-draw-head-view');  // bench/timeline_browser.py asks for it
   const prev = root.__hv;
   if (prev && prev.sig === data.sig && prev.wordsKey === JSON.stringify(data.words)) return;  // same view: keep it
   if (prev && prev.ro) prev.ro.disconnect();

@@ -48,6 +48,7 @@ export default function(component) {
   const { parentElement, data, setTriggerValue } = component;
   const root = parentElement.querySelector('.hm');
   if (!root || !data || !data.codes) return;
+  if (window.__mhaMarks) performance.mark('mha-draw-' + data.layout);  // bench/timeline_browser.py asks for it
   const prev = root.__hmState;
   // Charts of one group: the enlarged head says which head it shows, the grid outlines that head's panel.
   const groupEvent = data.group ? 'mha-heatmaps:' + data.group : null;
