@@ -35,14 +35,19 @@ MARK = """() => { const note = window.__noteShown; window.__noteShown = () => { 
 CATEGORIES = ["devtools.timeline", "disabled-by-default-devtools.timeline", "toplevel", "blink.user_timing"]
 
 
+def main_thread(ev: list[dict]) -> tuple[int, int]:
+    """(pid, tid) of the page's renderer main thread in a trace's events: the busiest ``CrRendererMain``."""
+    names = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e.get("name") == "thread_name"}
+    mains = collections.Counter((e["pid"], e["tid"]) for e in ev
+                                if e.get("ph") == "X" and names.get((e["pid"], e["tid"])) == "CrRendererMain")
+    return mains.most_common(1)[0][0]
+
+
 def analyse(path: Path) -> list[tuple[float, float]]:
     """(wall ms, main-thread CPU ms) from each key press to the next ``mha-shown`` mark in a trace."""
     ev = json.loads(path.read_text())
     ev = ev["traceEvents"] if isinstance(ev, dict) else ev
-    names = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e.get("name") == "thread_name"}
-    mains = collections.Counter((e["pid"], e["tid"]) for e in ev
-                                if e.get("ph") == "X" and names.get((e["pid"], e["tid"])) == "CrRendererMain")
-    main = mains.most_common(1)[0][0]  # the page's renderer: the busiest main thread
+    main = main_thread(ev)
     tasks = [e for e in ev if (e.get("pid"), e.get("tid")) == main and e.get("ph") == "X"
              and e["name"] == "RunTask" and e.get("dur")]
     keys = sorted(e["ts"] for e in ev if e.get("name") == "EventDispatch"

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import base64
-import collections
 import json
 import os
 import sys
@@ -36,6 +35,7 @@ import load  # noqa: E402, F401  (puts tests/ on sys.path)
 from harness.chromium import launch  # noqa: E402
 from harness.server import start_server  # noqa: E402
 from profile_browser import MARK as MARK_SHOWN  # noqa: E402  (performance.mark('mha-shown') when the word is drawn)
+from profile_browser import main_thread  # noqa: E402
 
 CATEGORIES = ["devtools.timeline", "disabled-by-default-devtools.timeline", "toplevel", "blink.user_timing"]
 LONG_TASK_US = 3000
@@ -60,13 +60,6 @@ def describe(payload: dict) -> tuple[str, int]:
         kind = f"{sub}:{inner}" if inner else sub
         kind += " @" + ",".join(map(str, msg.metadata.delta_path))
     return kind, len(data)
-
-
-def main_thread(events: list[dict]) -> tuple[int, int]:
-    names = {(e["pid"], e["tid"]): e["args"]["name"] for e in events if e.get("name") == "thread_name"}
-    mains = collections.Counter((e["pid"], e["tid"]) for e in events
-                                if e.get("ph") == "X" and names.get((e["pid"], e["tid"])) == "CrRendererMain")
-    return mains.most_common(1)[0][0]
 
 
 def timeline(trace: Path, frames: list[tuple[str, int]]) -> dict:
