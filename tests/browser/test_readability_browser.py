@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 from harness.apptest import all_open
-from harness.chromium import goto
+from harness.chromium import goto, read_until
 
 from mha.core.i18n import text as i18n_text
 from mha.core.tokens import display_labels, tokenize
@@ -100,17 +100,11 @@ def test_wide_heads_and_short_sentences_are_readable(page, server):
     # the dot product's sum over its bar is measured too (Plotly shrank it to ~8 px to fit its bar); the waterfall is a
     # Plotly chart that a first visit holds until the first canvas has drawn (components/paint_gate), and Plotly
     # draws its texts after the plot: read them once the sum is there (a busy machine took longer than one read)
-    def with_sum():
-        texts = drawn_texts(page)
-        return texts if [t for t in texts if t[0].endswith("_sum") and t[1][-5:-4] == "."] else None
+    def has_sum(texts):
+        return [t for t in texts if t[0].endswith("_sum") and t[1][-5:-4] == "."]
 
-    texts = None
-    for _ in range(150):  # up to ~30 s
-        texts = with_sum()
-        if texts:
-            break
-        page.wait_for_timeout(200)
-    assert texts, "the waterfall's sum label is missing"
+    texts = read_until(page, lambda: drawn_texts(page), has_sum)
+    assert has_sum(texts), "the waterfall's sum label is missing"
     small = [t for t in texts if t[2] < MIN_PX or 0 < t[3] < MIN_PX]
     assert not small, f"text drawn below {MIN_PX} px: {small[:10]}"
     assert word_break(page) != "keep-all"  # English keeps the browser's own line breaking

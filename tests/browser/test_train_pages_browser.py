@@ -10,7 +10,7 @@ import urllib.parse
 import numpy as np
 import pytest
 from harness.apptest import decode
-from harness.chromium import goto, wait_app_idle
+from harness.chromium import goto, read_until, wait_app_idle
 
 from .conftest import plotly_data, save_screenshot
 
@@ -63,12 +63,7 @@ def test_train_page_trains_stops_and_the_link_retrains_it(fresh_server, open_pag
 
     # The address bar now names the steps done: a new session (another visitor) retrains exactly these heads. The
     # browser writes it when the run's messages have been applied, which on a busy machine can follow the idle state.
-    params = _address_params(page)
-    for _ in range(150):  # up to ~30 s
-        if params.get("tr_steps") == [str(done)]:
-            break
-        page.wait_for_timeout(200)
-        params = _address_params(page)
+    params = read_until(page, lambda: _address_params(page), lambda p: p.get("tr_steps") == [str(done)])
     assert params.get("tr_steps") == [str(done)], params
     link = page.evaluate("location.href")
     other = open_page(server.url, "train-link")

@@ -82,3 +82,15 @@ def wait_app_idle(page, rerun: bool = False, timeout_ms: int = IDLE_TIMEOUT_MS) 
                  && [...document.querySelectorAll('*')].filter(e => e.shadowRoot)
                     .flatMap(e => [...e.shadowRoot.querySelectorAll('.hm')]).every(h => h.dataset.ready)""",
         timeout=timeout_ms)
+
+
+def read_until(page, read, ok, timeout_s: float = 30, every_ms: int = 200):
+    """``read()`` again every ``every_ms`` until ``ok(value)`` or ``timeout_s`` have passed; returns the last value
+    (the caller asserts on it). For what the page writes after the app is idle (a chart's texts, the address bar)."""
+    value = read()
+    for _ in range(int(timeout_s * 1000 / every_ms)):
+        if ok(value):
+            break
+        page.wait_for_timeout(every_ms)
+        value = read()
+    return value
