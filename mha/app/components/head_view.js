@@ -1,7 +1,7 @@
 // The head view (head_view.py): every head's weights as lines from queries to keys, on one canvas.
-// Drawing: one canvas. Each head's lines are drawn once per size into a picture of their own (batched per opacity
-// level: at most LEVELS strokes a head, whatever the number of tokens) and kept; the shown heads' pictures are put
-// together when a head is shown or hidden. A hover puts that faintly back and draws only the row (or column) on top,
+// Drawing: one canvas. The shown heads' lines are drawn once per size into a picture (batched per opacity level: at
+// most LEVELS strokes a head, whatever the number of tokens); once a head is shown or hidden, each head gets a
+// picture of its own, kept, and the shown heads' pictures are put together. A hover puts that faintly back and draws only the row (or column) on top,
 // so pointing costs one row: <= H x Tk lines.
 const LEVELS = 24;
 const LAYER_BYTES = 64e6;  // per-head pictures kept up to this many bytes (16 heads x 128 tokens at 1x: 52 MB)
@@ -155,8 +155,11 @@ export default function(component) {
     const key = st.visible.join(',') + '|' + st.width;
     if (st.baseKey !== key) {
       if (st.layersWidth !== st.width) { st.layers = []; st.layersWidth = st.width; }
+      // The first picture at a size is every shown head's lines in one drawing (a new sentence draws each line once);
+      // each head's own picture is made in the page's idle time after it (``keepLayers``), or here for a head
+      // switched before then.
       let off;
-      if (layered()) {
+      if (layered() && (shownHeads().length < H || st.layers.length > 0)) {
         off = document.createElement('canvas');
         off.width = canvas.width; off.height = canvas.height;
         const c = off.getContext('2d');
@@ -165,8 +168,28 @@ export default function(component) {
         off = picture(shownHeads());
       }
       st.base = off; st.baseKey = key; st.baseCount = countAll();
+      if (layered() && st.layers.filter(Boolean).length < H) keepLayers();
     }
     return st.base;
+  };
+  // Each head's picture at this size, made one at a time while the page is idle (a new sentence is drawn first),
+  // so that showing or hiding a head only puts kept pictures together.
+  const idle = window.requestIdleCallback || ((f) => setTimeout(() => f({ timeRemaining: () => 8 }), 30));
+  const keepLayers = () => {
+    if (st.keeping) return;
+    st.keeping = true;
+    const step = (deadline) => {
+      if (root.__hv !== st || st.layersWidth !== st.width || !layered()) { st.keeping = false; return; }
+      let made = 0;  // at least one a turn, however short the idle time
+      for (let h = 0; h < H; h++) {
+        if (st.layers[h]) continue;
+        if (made && deadline.timeRemaining() < 4) { idle(step); return; }
+        st.layers[h] = picture([h]);
+        made += 1;
+      }
+      st.keeping = false;
+    };
+    idle(step);
   };
   // Token marks: only the tokens marked last time are cleared (at 128 tokens, touching every token's style on each
   // hover would cost a style recalculation of all of them).
@@ -223,13 +246,16 @@ export default function(component) {
     root.dataset.lines = String(st.hover ? drawn.length : st.baseCount);
     swatches.forEach((b, h) => b.setAttribute('aria-pressed', st.visible[h] ? 'true' : 'false'));
   };
-  const resize = () => {
-    const wpx = Math.max(60, Math.floor(mid.getBoundingClientRect().width));
+  // Drawn at the middle column's width (``width``, CSS px, as the ResizeObserver measured it); ``data-ready`` says
+  // which view is drawn.
+  const resize = (width) => {
+    const wpx = Math.max(60, Math.floor(width));
     if (wpx === st.width && canvas.height === Math.round(height * dpr)) return;
     st.width = wpx;
     canvas.width = Math.round(wpx * dpr); canvas.height = Math.round(height * dpr);
     canvas.style.width = wpx + 'px'; canvas.style.height = height + 'px';
     render();
+    root.dataset.ready = data.sig;
   };
 
   // Pointing: one listener for all tokens (mouse and keyboard focus alike).
@@ -273,9 +299,11 @@ export default function(component) {
     st.visible = alone ? new Array(H).fill(true) : st.visible.map((_, j) => j === h);
     render();
   });
-  st.ro = new ResizeObserver(() => resize());
+  st.ro = new ResizeObserver((entries) => resize(entries[entries.length - 1].contentRect.width));
   st.ro.observe(mid);
-  resize();
-  root.dataset.ready = data.sig;
+  // Drawn now at the width the last view had (the token columns have fixed widths, so a new sentence's middle is as
+  // wide; measuring it here would force a layout of the whole page); the first view measures. The observer's first
+  // report, after the page's layout, redraws only if the width is another.
+  resize(prev && prev.width ? prev.width : mid.getBoundingClientRect().width);
   return () => { if (st.ro) st.ro.disconnect(); };
 }
