@@ -1,8 +1,8 @@
 // The head view (head_view.py): every head's weights as lines from queries to keys, on one canvas.
 // Drawing: one canvas. The shown heads' lines are drawn once per size into a picture (batched per opacity level: at
-// most LEVELS strokes a head, whatever the number of tokens); once a head is shown or hidden, each head gets a
-// picture of its own, kept, and the shown heads' pictures are put together. A hover puts that faintly back and draws only the row (or column) on top,
-// so pointing costs one row: <= H x Tk lines.
+// most LEVELS strokes a head, whatever the number of tokens); each head's own picture is then made in idle time and
+// kept, and showing or hiding a head puts the shown heads' pictures together. A hover puts that faintly back and
+// draws only the row (or column) on top, so pointing costs one row: <= H x Tk lines.
 const LEVELS = 24;
 const LAYER_BYTES = 64e6;  // per-head pictures kept up to this many bytes (16 heads x 128 tokens at 1x: 52 MB)
 // Whole thousandths, two characters each (head_view_data.encode), into a Uint16Array indexed (h * Tq + q) * Tk + k.
@@ -246,7 +246,7 @@ export default function(component) {
     root.dataset.lines = String(st.hover ? drawn.length : st.baseCount);
     swatches.forEach((b, h) => b.setAttribute('aria-pressed', st.visible[h] ? 'true' : 'false'));
   };
-  // Drawn at the middle column's width (``width``, CSS px, as the ResizeObserver measured it); ``data-ready`` says
+  // Drawn at the middle column's width (``width``, CSS px: the last view's, or as measured); ``data-ready`` says
   // which view is drawn.
   const resize = (width) => {
     const wpx = Math.max(60, Math.floor(width));
