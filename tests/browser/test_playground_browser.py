@@ -13,7 +13,7 @@ import urllib.parse
 
 import numpy as np
 import pytest
-from harness.chromium import goto, wait_app_idle
+from harness.chromium import goto, read_until, wait_app_idle
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from mha.charts.figures import ENGLISH
@@ -186,9 +186,12 @@ def test_controls_repaint_and_the_link_reproduces_the_view(page, server, open_pa
     page.mouse.move(0, 0)  # nothing hovered (the hover outline is on a canvas of its own anyway)
     again = open_page(server.url, "reopened")
     goto(again, page.url)
-    assert again.locator(".st-key-text textarea").input_value() == sentence
-    assert selected_option(again, "num_heads") == "2"
-    assert again.locator(".st-key-causal input[type='checkbox']").is_checked()
+    # A session's first page may draw its widgets twice (mha.app.frame): read them until they have settled.
+    box = again.locator(".st-key-text textarea")
+    assert read_until(again, box.input_value, lambda v: v == sentence) == sentence
+    assert read_until(again, lambda: selected_option(again, "num_heads"), lambda v: v == "2") == "2"
+    causal = again.locator(".st-key-causal input[type='checkbox']")
+    assert read_until(again, causal.is_checked, bool)
     for key in ("grid", "one_head_chart"):
         assert cv.wait_ready(again, key) == cv.ready(page, key), f"{key}: the same link sent another picture"
         assert cv.labels(again, key) == cv.labels(page, key), key
