@@ -73,7 +73,7 @@ def functions(ev: list[dict]) -> tuple[collections.Counter, int]:
     spans = windows(ev)
     nodes: dict = {}
     time_of: dict = {}
-    samples: list[tuple[float, int]] = []
+    samples: list[tuple[float, tuple]] = []  # (time, (profile id, node id))
     for e in ev:
         if e.get("name") == "Profile" and (e["pid"], e["tid"]) == main:
             time_of[e["id"]] = e["args"]["data"]["startTime"]
@@ -112,15 +112,8 @@ def analyse(path: Path) -> list[tuple[float, float]]:
     main = main_thread(ev)
     tasks = [e for e in ev if (e.get("pid"), e.get("tid")) == main and e.get("ph") == "X"
              and e["name"] == "RunTask" and e.get("dur")]
-    keys = sorted(e["ts"] for e in ev if e.get("name") == "EventDispatch"
-                  and (e.get("args", {}).get("data") or {}).get("type") == "keydown")
-    presses = [k for i, k in enumerate(keys) if i + 1 == len(keys) or keys[i + 1] - k > 100_000]  # Ctrl+Enter: Enter
-    marks = sorted(e["ts"] for e in ev if e.get("name") == "mha-shown")
     out = []
-    for k in presses:
-        m = next((x for x in marks if x > k), None)
-        if m is None:
-            continue
+    for k, m in windows(ev):
         cpu = sum((min(e["ts"] + e["dur"], m) - max(e["ts"], k)) * e.get("tdur", e["dur"]) / e["dur"]
                   for e in tasks if e["ts"] + e["dur"] > k and e["ts"] < m)
         out.append(((m - k) / 1000, cpu / 1000))
