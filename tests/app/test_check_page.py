@@ -209,6 +209,24 @@ def fake_worker(monkeypatch):
     return fake
 
 
+def test_code_pasted_and_checked_in_one_go_is_the_code_checked(fake_worker):
+    """Pasting and pressing Check at once (the editor's new text and the click reach the server together): the
+    check is of the new text, with the settings shown, and the answer is not said to be out of date."""
+    fake_worker.answers.append({"status": "equal", "max_diff": 0.0, "steps": [], "trace": [], "checks": [],
+                                "bug": None, "crash": None, "message": {}})
+    at = open_page(PAGE, num_heads="2")
+    pasted = examples.bug_code("no_scaling")
+    assert _editor(at).value != pasted
+    _editor(at).input(pasted)  # not run: the click below carries it, as the browser sends both at once
+    result = run_check(at)
+    assert result["status"] == "equal"
+    assert _state(at, "_ck_result")[1] == pasted, "the editor's text before the paste was checked"
+    assert fake_worker.requests[-1]["num_heads"] == 2
+    from mha.core.i18n import text
+
+    assert not any(c.value == text("ck_stale", "en") for c in at.caption), "the answer is called out of date"
+
+
 @pytest.mark.parametrize("lang", ["en", "ko"])
 def test_a_syntax_error_is_shown_next_to_the_editor_with_line_column_and_caret(fake_worker, lang):
     code = "import torch\nclass M(:\n    pass\n"

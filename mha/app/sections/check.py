@@ -286,8 +286,18 @@ def _start(code: str, request: dict) -> None:
     st.session_state["_ck_job"] = Job(_POOL.submit(_check, run_check, code, request), code, request)
 
 
+def _ask() -> None:
+    st.session_state["_ck_asked"] = True
+
+
 def check_button(code: str, request: dict) -> None:
-    st.button(t("ck_run"), key="ck_run", type="primary", icon="🩺", on_click=_start, args=(code, request))
+    """The Check button: its click is noted (a callback, so that it counts on a session's first page too, whose
+    widget ids change after the first run) and the check starts below, on the code and settings of this run. (The
+    callback's own arguments would be those drawn the run before: pasting code and pressing Check at once, the
+    editor's new text and the click arrive together, and the old text would be checked.)"""
+    st.button(t("ck_run"), key="ck_run", type="primary", icon="🩺", on_click=_ask)
+    if st.session_state.pop("_ck_asked", False):
+        _start(code, request)
 
 
 def answer_area(code: str, request: dict) -> None:
