@@ -57,3 +57,25 @@ def test_the_address_bar_always_says_the_language(page, server):
     time.sleep(1.5)  # nothing rewrites it a moment later
     params = urllib.parse.parse_qs(urllib.parse.urlsplit(page.evaluate("window.location.href")).query)
     assert params.get("lang") == ["en"] and params.get("causal") == ["true"], params
+
+
+def test_the_link_shown_selected_or_copied_by_hand_is_the_exact_link(page, server):
+    """The box shows Hangul as Hangul but keeps every ASCII escape: a line break (two sentences), a percent sign, an
+    ampersand and a hash in the text survive when the link is selected by hand or when the browser refuses the
+    clipboard (plain http to a classroom server) and the button selects it instead."""
+    text = "고양이가 쥐를 100% 쫓았다\nhello & #1"
+    goto(page, f"{server.url}/masks?" + urllib.parse.urlencode({"text": text, "sentence": "1", "lang": "ko"}))
+
+    def text_of(url: str) -> list[str]:
+        return urllib.parse.parse_qs(urllib.parse.urlsplit(url).query).get("text", [])
+
+    deadline = time.monotonic() + 8
+    while text_of(box_text(page)) != [text]:
+        assert time.monotonic() < deadline, f"the link box shows {box_text(page)!r}"
+        page.wait_for_timeout(200)
+    assert "고양이가" in box_text(page), "Hangul is shown as Hangul"
+    assert text_of(page.evaluate("window.location.href")) == [text]
+    page.evaluate("() => { navigator.clipboard.writeText = () => Promise.reject(new Error('refused')); }")
+    page.locator(f"{LINK_BOX} .mha-copy").click()
+    page.wait_for_function("() => window.getSelection().toString().length > 0")
+    assert text_of(page.evaluate("() => window.getSelection().toString()")) == [text]

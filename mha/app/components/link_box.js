@@ -19,7 +19,15 @@ export default function(component) {
       return data().link;
     }
   };
-  const readable = (u) => { try { return decodeURI(u); } catch (e) { return u; } };  // Hangul shown as Hangul
+  // Shown readable and still exact: each run of escaped non-ASCII bytes (Hangul) shown as its characters, every
+  // ASCII escape kept (%0A a line break, %25 a percent sign, %26 an ampersand) and so are invisible characters
+  // (controls, format marks, spaces of any kind). The text selected by hand, or when the clipboard is refused (a
+  // classroom server on plain http), is then the same link.
+  const decoded = (run) => { try { return decodeURIComponent(run); } catch (e) { return run; } };
+  const readable = (u) => u.replace(/(?:%[89A-Fa-f][0-9A-Fa-f])+/g, (run) => {
+    const text = decoded(run);
+    return /[\p{Cc}\p{Cf}\p{Z}]/u.test(text) ? run : text;
+  });
   // The address bar says lang too: Streamlit leaves it out after a page switch. (The language control has no
   // default, so Streamlit itself never removes it on a switch of language: this only fills in a missing one.)
   const keepInAddressBar = () => {
