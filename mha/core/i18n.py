@@ -94,7 +94,7 @@ _MYRIAD = ["C", "C", None, "C", None]  # 만 억 조 경 해: 10^4k
 _LETTER = {"l": "ㄹ", "m": "C", "n": "C", "r": "ㄹ"}
 _GREEK = {"ε": "C", "ο": "C", "υ": "C"}  # 엡실론, 오미크론, 입실론; 알파, 베타, 람다, 시그마 ... end in a vowel
 _SYMBOL = {"%": None, "∞": None, "×": None, "°": None}  # 퍼센트, 무한대, 배, 도
-_TRAILING = "*_`'\"’”)]}」』》〉>.,!?;: \t\n"
+_TRAILING = "*_`'\"’”)]}」』》〉>.,!?;: \t\n\\"  # and Markdown's escapes: an escaped value reads as itself
 _TAG = re.compile(r"</?[A-Za-z][^<>]*>$")
 
 
@@ -102,7 +102,8 @@ def final_sound(word: str) -> str | None | bool:
     """The final sound of ``word`` as Korean reads it: ``None`` (a vowel), ``"ㄹ"``, ``"C"`` (another final
     consonant), or ``False`` when it cannot be told (nothing readable, a Chinese character, an emoji).
 
-    Trailing markup, brackets and quotes are skipped (``**헤드 3**``, ``'cat'``, ``[CLS]``, ``(1)``). Numbers are
+    Trailing markup, brackets and quotes are skipped (``**헤드 3**``, ``'cat'``, ``[CLS]``, ``(1)``), and so
+    are Markdown's escapes (``\\(4\\, 4\\)``, a shape escaped for the page). Numbers are
     read as Korean reads them: the last digit (``0.57`` -> 칠), or the place of the last non-zero digit of a whole
     number (20 이십, 100 백, 1,000 천, 30,000 삼만). Latin words by a heuristic of how English is written in
     Korean: a lone letter or an acronym by the last letter's name (CLS 에스, L 엘, M 엠); a word ending in

@@ -231,7 +231,7 @@ STRINGS = {
               "position, counted in sequences of {train_len}, the training length): each head takes a job. Trained "
               "heads are sharp, nearly all of a row's weight on one key; "
               "random heads spread every row almost evenly.",
-        "ko": "네 가지 복사 과제(이전 단어, 다음 단어, 첫 단어, 학습 길이인 {train_len}단어 시퀀스에서 센 거울 위치)을 "
+        "ko": "네 가지 복사 과제(이전 단어, 다음 단어, 첫 단어, 학습 길이인 {train_len}단어 시퀀스에서 센 거울 위치)를 "
               "한꺼번에 학습한 모듈입니다. 헤드마다 "
               "과제 하나를 맡습니다. 학습된 헤드는 뾰족해서 한 행의 가중치를 거의 모두 키 하나에 줍니다. 무작위 "
               "헤드는 모든 행을 거의 고르게 퍼뜨립니다.",

@@ -61,6 +61,7 @@ def test_a_decimal_sounds_as_its_last_digit(whole, frac):
     ("d_model", "ㄹ"), ("num_heads", None), ("head_dim", "C"), ("PyTorch", None), ("MultiHeadAttention", "C"),
     ("token", "C"), ("step", "C"), ("mask", None), ("text", None), ("line", "C"), ("table", "ㄹ"), ("query", None),
     ("q", None), ("L", "ㄹ"), ("m", "C"), ("GPU", None), ("57%", None), ("−∞", None), ("λ", None), ("ε", "C"),
+    ("\\(1\\, 4\\, 16\\)", "C"), ("\\(4\\, 4\\)", None),  # shapes as escape_markdown writes them
 ])
 def test_final_sounds(word, sound):
     assert final_sound(word) == sound
@@ -83,6 +84,16 @@ def test_unreadable_words_keep_the_written_pair(word):
 ])
 def test_particle(word, pair, want):
     assert particle(word, pair) == want
+
+
+def test_escaped_values_get_their_particle():
+    """A shape written for the page (escape_markdown puts a backslash before each bracket and comma) is read by its
+    last number: the Check page's crash messages said "(1, 4, 16)가(이)"."""
+    from mha.core.markup import escape_markdown
+
+    out = fill(i18n.CATALOG["check_crash_projections"]["ko"], theirs=escape_markdown("(1, 4, 16), (4, 4)"),
+               x=escape_markdown("(1, 4, 16)"), d_model=16)
+    assert "가(이)" not in out and "\\(4\\, 4\\)가 만났습니다" in out and "16\\)이 들어가고" in out, out
 
 
 def test_an_unknown_pair_is_refused_with_the_known_ones():
