@@ -21,6 +21,7 @@ HIGHLIGHT = "#ff7f0e"  # the picked key: the heatmaps' selection orange
 BAR_BLUE = "#2b6cb0"
 ROW_PX = 18  # one key's row; the figure grows with the keys
 GAP_PX = 28  # between the query's row and the keys' rows: the columns' titles
+MIN_PLOT_PX = 220  # at least: the two colour bars share the plot's height (at 5 keys they were squeezed to a line)
 TOP_TERMS = 3  # each key's largest terms of its dot product, named in the score's hover
 
 
@@ -63,7 +64,7 @@ def neuron_view(q: np.ndarray, k: np.ndarray, scores: np.ndarray, weights: np.nd
     ys = figures.axis_labels(key_labels)
     dims = list(range(head_dim))
     q_name = f"q · {escape_for_plotly(str(query_label))}"
-    plot_px = ROW_PX * (n_keys + 1) + GAP_PX
+    plot_px = max(ROW_PX * (n_keys + 1) + GAP_PX, MIN_PLOT_PX)
     fig = make_subplots(rows=2, cols=4, shared_yaxes=True, horizontal_spacing=0.02,
                         vertical_spacing=GAP_PX / plot_px,  # room for the columns' titles between q and the keys
                         column_widths=[0.34, 0.34, 0.16, 0.16], row_heights=[ROW_PX, ROW_PX * n_keys],

@@ -173,3 +173,17 @@ def test_long_rows_use_the_pages_weights_scale():
     with pytest.raises(ValueError, match="top=0"):
         neuron_figures.neuron_view(np.ones(2), np.ones((1, 2)), np.zeros(1), np.ones(1), ["a"], query_label="x",
                                    top=0)
+
+
+@pytest.mark.parametrize("n_keys", [1, 2, 5, 12, 40])
+def test_each_colour_bar_has_room_for_its_title_and_scale(n_keys):
+    """Both colour bars (q, k and q × k) share the plot's height: at few keys they were a line with their ticks
+    printed over each other. Each gets at least 90 px (a title and a scale); the figure still grows with the keys."""
+    rng = np.random.default_rng(n_keys)
+    k = rng.normal(size=(n_keys, 4))
+    fig = neuron_figures.neuron_view(rng.normal(size=4), k, rng.normal(size=n_keys), np.full(n_keys, 1 / n_keys),
+                                     [f"t{j}" for j in range(n_keys)], query_label="q")
+    plot_px = fig.layout.height - fig.layout.margin.t - fig.layout.margin.b
+    for axis in (fig.layout.coloraxis, fig.layout.coloraxis2):
+        assert axis.colorbar.len * plot_px >= 90, (n_keys, axis.colorbar.len * plot_px)
+    assert plot_px >= neuron_figures.ROW_PX * (n_keys + 1), "every key keeps its row"
