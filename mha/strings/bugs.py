@@ -75,8 +75,8 @@ STRINGS = {
         "ko": "지금 num_heads가 1이라 이 버그가 보이지 않습니다. 사이드바에서 num_heads를 늘려 보세요.",
     },
     # the bugs
-    "bz_seed_two_as_written_title": {"en": "The second handout's class, as written",
-                                     "ko": "두 번째 자료의 클래스, 쓰인 그대로"},
+    "bz_seed_two_as_written_title": {"en": "The study note's class, as written",  # as Check your code names it
+                                     "ko": "학습 노트의 클래스(원문 그대로)"},
     # the check that catches each bug, in words (the test in tests/unit/test_bugs.py does exactly this)
     "bz_seed_two_as_written_check": {"en": "it runs for every num_heads that divides d_model",
                                      "ko": "d_model을 나누는 모든 num_heads에서 실행된다"},
@@ -160,7 +160,7 @@ STRINGS = {
         "en": "Without dividing by √head_dim the scores grow with head_dim, so softmax gets sharper and "
               "saturates: one key takes almost all the weight (see the Scaling & softmax lab).",
         "ko": "√head_dim으로 나누지 않으면 점수가 head_dim에 따라 커져 softmax가 뾰족해지고 포화됩니다. 키 하나가 "
-              "거의 모든 가중치를 가져갑니다(스케일링 & softmax 실험실 참고).",
+              "거의 모든 가중치를 가져갑니다(스케일링·softmax 실험실 참고).",
     },
     "bz_combine_heads_no_permute_title": {"en": "combine_heads without the permute", "ko": "permute 없는 "
                                                                                            "combine_heads"},

@@ -513,12 +513,14 @@ def test_bug_zoo_draws_the_bug_and_the_correct_weights_on_one_colour_scale():
     assert tops[0] == tops[1] >= max(bad.max(), ok.max())
 
 
-def test_bug_zoo_in_korean_names_the_second_handout_not_a_seed():
+def test_bug_zoo_in_korean_names_the_study_note_not_a_seed():
     """#16 item 8: "seed_two_as_written" / "the second seed's class" clashed with the random seed."""
     at = direct_link(BUGS, lang="ko", bz_bug=bugs.SEED_TWO)
     assert not at.exception
     table = frame(at, "bz_table")
-    assert table.index[0] == "두 번째 자료의 클래스, 쓰인 그대로" and "seed" not in " ".join(table.index)
+    title = i18n.text(f"bz_{bugs.SEED_TWO}_title", "ko")
+    assert table.index[0] == title and "seed" not in " ".join(table.index) and "학습 노트" in title
+    assert title == i18n.text("ck_ex_seed_two", "ko")  # the name Check your code gives the same class
     assert at.segmented_control(key="bz_bug_shown").value == bugs.SEED_TWO  # the buttons show names, hold ids
     assert "seed" not in i18n.text(f"bz_{bugs.SEED_TWO}_title", "en").lower()
 
