@@ -282,8 +282,10 @@ STRINGS = {
         "ko": "배치 전체(문장 {b}개), 위에 보이는 사이드바의 {mask}",
     },
     "mk_kind_same": {
-        "en": "This is the sidebar's {mask}, the one every page uses: change it with the switches in the sidebar.",
-        "ko": "사이드바의 {mask}입니다. 모든 페이지가 이 마스크를 씁니다. 사이드바의 스위치로 바꾸세요.",
+        "en": "This is the sidebar's {mask}, the one every page uses: change it with the sidebar's switches (the "
+              "causal mask; padding under “{more}”).",
+        "ko": "사이드바의 {mask}입니다. 모든 페이지가 이 마스크를 씁니다. 사이드바의 스위치로 바꾸세요(인과 마스크, "
+              "패딩은 “{more}” 안).",
     },
     "mk_kind_own": {
         "en": "Only on this page: the mask “{kind}”. The other pages use the sidebar's {mask}; the check at the "

@@ -534,7 +534,8 @@ def test_the_masks_page_opens_on_the_sidebars_mask_and_checks_it_once(causal, pa
     at = direct_link(MASKS, text=BATCH, causal=causal, padding=padding)
     assert at.segmented_control(key="mk_kind").value == kind and "mk_kind" not in at.query_params
     body = texts(at)
-    assert i18n.text("mk_kind_same", "en", mask=i18n.text(f"mk_mask_{kind}", "en")) in body
+    assert i18n.text("mk_kind_same", "en", mask=i18n.text(f"mk_mask_{kind}", "en"),
+                        more=i18n.text("ctl_more", "en")) in body
     assert body.count("✅ Pass") == 1 and "sidebar's " + i18n.text(f"mk_mask_{kind}", "en") in body
     other = "none" if kind != "none" else "padding"
     at.segmented_control(key="mk_kind_shown").set_value(other).run()

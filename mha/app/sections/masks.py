@@ -190,7 +190,7 @@ def kind_picker(view: View, s: Settings) -> str:
     if view.is_cross:
         st.caption(t("mk_kind_cross"))
     if kind == default_kind:
-        st.caption("🔗 " + t("mk_kind_same", mask=t(f"mk_mask_{default_kind}")))
+        st.caption("🔗 " + t("mk_kind_same", mask=t(f"mk_mask_{default_kind}"), more=t("ctl_more")))
     else:
         st.info(t("mk_kind_own", kind=t(f"mk_name_{kind}"), mask=t(f"mk_mask_{default_kind}")), icon="🎭")
     if kind.endswith("padding") and not view.key_is_pad.any():
