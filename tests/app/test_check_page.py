@@ -227,6 +227,17 @@ def test_code_pasted_and_checked_in_one_go_is_the_code_checked(fake_worker):
     assert not any(c.value == text("ck_stale", "en") for c in at.caption), "the answer is called out of date"
 
 
+def test_a_click_on_a_run_that_stops_early_is_not_kept_for_later(fake_worker):
+    """Check pressed as the sentence is emptied (the page stops before its button): no check then, and none
+    starting by itself once the sentence is back."""
+    at = open_page(PAGE)
+    at.text_area(key="text").input("")
+    at.button(key="ck_run").click().run()
+    assert not at.exception and _state(at, "_ck_job") is None and _state(at, "_ck_result") is None
+    at.text_area(key="text").input("the cat sat").run()
+    assert _state(at, "_ck_job") is None and _state(at, "_ck_result") is None and not fake_worker.requests
+
+
 @pytest.mark.parametrize("lang", ["en", "ko"])
 def test_a_syntax_error_is_shown_next_to_the_editor_with_line_column_and_caret(fake_worker, lang):
     code = "import torch\nclass M(:\n    pass\n"

@@ -290,13 +290,14 @@ def _ask() -> None:
     st.session_state["_ck_asked"] = True
 
 
-def check_button(code: str, request: dict) -> None:
-    """The Check button: its click is noted (a callback, so that it counts on a session's first page too, whose
-    widget ids change after the first run) and the check starts below, on the code and settings of this run. (The
-    callback's own arguments would be those drawn the run before: pasting code and pressing Check at once, the
-    editor's new text and the click arrive together, and the old text would be checked.)"""
+def check_button(code: str, request: dict, asked: bool) -> None:
+    """The Check button. Its click is noted by a callback (so that it counts on a session's first page too, whose
+    widget ids change after the first run) and read at the top of the page (``asked``: a run that stops early, on
+    an empty sentence, does not keep it for later); the check starts here, on the code and settings of this run.
+    (The callback's own arguments would be those drawn the run before: pasting code and pressing Check at once,
+    the editor's new text and the click arrive together, and the old text would be checked.)"""
     st.button(t("ck_run"), key="ck_run", type="primary", icon="🩺", on_click=_ask)
-    if st.session_state.pop("_ck_asked", False):
+    if asked:
         _start(code, request)
 
 
@@ -576,6 +577,7 @@ def page() -> None:
     """A learner's class checked against the course's module on the sidebar's sentence."""
     st.title(f"🩺 {t('ck_title')}")
     st.markdown(t("ck_intro"))
+    asked = st.session_state.pop("_ck_asked", False)  # the Check button's click, this run only (check_button)
     if not enabled():
         st.info(t("ck_off"), icon="🔒")
         st.stop()
@@ -594,7 +596,7 @@ def page() -> None:
     upload()
     code = editor()
     request = request_for(view, s)
-    check_button(code, request)
+    check_button(code, request, asked)
     answer_area(code, request)  # right under the editor: a refusal, else the verdict and what follows
     numbered(code)
     link_section()
