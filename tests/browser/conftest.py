@@ -239,12 +239,21 @@ def copy_share_link(page) -> str:
     return page.evaluate("navigator.clipboard.readText()")
 
 
+# A link's page and parameters, in order (a text that is no link: the text itself).
+READ_LINK_JS = ("u => { try { const a = new URL(u); return [a.origin + a.pathname, [...a.searchParams]]; }"
+                " catch (e) { return u; } }")
+
+
 def wait_for_link_box(page, link: str, timeout_s: float = 5) -> None:
-    """Wait until the link box shows ``link`` as plain text: decoded for reading as the box does it (Hangul shown
-    as Hangul), and no element inside it. The box follows the address bar twice a second."""
-    want = page.evaluate("u => decodeURI(u)", link)
+    """Wait until the link box shows ``link`` as plain text: no element inside it, and its text, read back as a
+    link, is ``link`` (the same page and parameters; the box shows escapes as characters where that keeps the link
+    the same: link_box.js). The box follows the address bar twice a second."""
+    want = page.evaluate(READ_LINK_JS, link)
     box = page.locator(f"{LINK_BOX} .mha-url")  # inside the component's shadow root: locators reach it
     deadline = time.monotonic() + timeout_s
-    while (shown := box.evaluate("c => [c.childElementCount, c.textContent]")) != [0, want]:
-        assert time.monotonic() < deadline, f"the link box shows {shown}, expected [0, {want!r}]"
+    while True:
+        count, text = box.evaluate("c => [c.childElementCount, c.textContent]")
+        if [count, page.evaluate(READ_LINK_JS, text)] == [0, want]:
+            break
+        assert time.monotonic() < deadline, f"the link box shows {[count, text]}, expected [0, {link!r}]"
         page.wait_for_timeout(200)

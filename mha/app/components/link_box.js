@@ -19,14 +19,26 @@ export default function(component) {
       return data().link;
     }
   };
-  // Shown readable and still exact: each run of escaped non-ASCII bytes (Hangul) shown as its characters, every
-  // ASCII escape kept (%0A a line break, %25 a percent sign, %26 an ampersand) and so are invisible characters
-  // (controls, format marks, spaces of any kind). The text selected by hand, or when the clipboard is refused (a
-  // classroom server on plain http), is then the same link.
-  const decoded = (run) => { try { return decodeURIComponent(run); } catch (e) { return run; } };
-  const readable = (u) => u.replace(/(?:%[89A-Fa-f][0-9A-Fa-f])+/g, (run) => {
-    const text = decoded(run);
-    return /[\p{Cc}\p{Cf}\p{Z}]/u.test(text) ? run : text;
+  // Shown readable and still exact: escapes are shown as their characters, Hangul and ASCII punctuation alike,
+  // except those that would change the link when the text is selected by hand, or when the clipboard is refused
+  // (a classroom server on plain http) and the button selects it instead: % itself, what a URL reserves
+  // (& = + # ? / : ; @ $ ,), spaces, controls (a line break) and other invisible characters stay escaped.
+  const KEEP = new Set([...'%&=+#?/:;@$,'].map((c) => c.charCodeAt(0)));
+  const decoded = (esc) => { try { return decodeURIComponent(esc); } catch (e) { return esc; } };
+  const readable = (u) => u.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => {
+    const esc = run.match(/%[0-9A-Fa-f]{2}/g);
+    let out = '';
+    for (let i = 0; i < esc.length;) {
+      const b = parseInt(esc[i].slice(1), 16);
+      const n = b < 0x80 ? 1 : b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;  // a UTF-8 character's bytes
+      const part = esc.slice(i, i + n).join('');
+      const text = decoded(part);
+      const kept = text === part || (n === 1 && (b < 0x80 ? KEEP.has(b) || b <= 0x20 || b === 0x7f : true))
+        || /[\p{Cc}\p{Cf}\p{Z}]/u.test(text);
+      out += kept ? part : text;
+      i += n;
+    }
+    return out;
   });
   // The address bar says lang too: Streamlit leaves it out after a page switch. (The language control has no
   // default, so Streamlit itself never removes it on a switch of language: this only fills in a missing one.)
