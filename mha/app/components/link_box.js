@@ -33,8 +33,8 @@ export default function(component) {
       const n = b < 0x80 ? 1 : b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;  // a UTF-8 character's bytes
       const part = esc.slice(i, i + n).join('');
       const text = decoded(part);
-      const kept = text === part || (n === 1 && (b < 0x80 ? KEEP.has(b) || b <= 0x20 || b === 0x7f : true))
-        || /[\p{Cc}\p{Cf}\p{Z}]/u.test(text);
+      const kept = text === part  // not a whole character (decoding failed)
+        || (b < 0x80 && (KEEP.has(b) || b <= 0x20 || b === 0x7f)) || /[\p{Cc}\p{Cf}\p{Z}]/u.test(text);
       out += kept ? part : text;
       i += n;
     }
