@@ -112,7 +112,7 @@ def class_checks(target: Target, subject: Subject, roles: Roles, req: Request, m
         b = subject.call(xb, xb, xb, causal)
         if a.out is not None and b.out is not None:
             change = _max_change(a.out[:, :j], b.out[:, :j])
-            checks.append(_check("causal_no_future", change <= _tol(a.out[:, :j]), position=j + 1,
+            checks.append(_check("causal_no_future", change <= _tol(a.out[:, :j]), position=j,
                                  max_diff=min(change, 1e30)))
         else:
             skipped.append({"id": "causal_no_future", "reason": "check_skip_crash"})
@@ -238,7 +238,7 @@ def function_checks(target: Target, req: Request, q, k, v):
         b = call_function(target, q, _perturb_axis(k, j), _perturb_axis(v, j), causal)
         if a.out is not None and b.out is not None:
             change = _max_change(a.out[:, :, :j], b.out[:, :, :j])
-            checks.append(_check("causal_no_future", change <= _tol(a.out), position=j + 1,
+            checks.append(_check("causal_no_future", change <= _tol(a.out), position=j,
                                  max_diff=min(change, 1e30)))
     else:
         skipped.append({"id": "causal_no_future", "reason": "check_skip_no_mask_argument"})

@@ -46,8 +46,8 @@ def _plurals(s: str, fmt: dict) -> str:
     return _ORDINAL.sub(lambda m: ordinal(fmt.get(m.group(1))), s) if ":ordinal}" in s else s
 
 
-# A position in prose counts from 1 (code, links and axes count from 0): "the {row:ordinal} row" gives "the 4th
-# row"; Korean writes "{row}번째 행". The caller passes the 1-based number.
+# An ordinal in prose: "the {n:ordinal} line" gives "the 4th line"; Korean writes "{n}번째 줄". A token's position
+# is not one: it is an index from 0 everywhere, as in PyTorch, written "token 3" / "토큰 3" (docs/korean.md).
 _ORDINAL = re.compile(r"\{(\w+):ordinal\}")
 
 

@@ -384,13 +384,13 @@ STRINGS = {
               "(transpose 없는 `reshape`?).",
     },
     "check_causal_no_future_pass": {
-        "en": "With a causal mask, changing tokens from position {position} on leaves every earlier output as it was.",
-        "ko": "인과 마스크에서 {position}번째 위치부터 토큰을 바꿔도 그 앞의 출력은 그대로입니다.",
+        "en": "With a causal mask, changing tokens from token {position} on leaves every earlier output as it was.",
+        "ko": "인과 마스크에서 토큰 {position}부터 뒤의 토큰을 바꿔도 그 앞의 출력은 그대로입니다.",
     },
     "check_causal_no_future_fail": {
-        "en": "With a causal mask, changing tokens from position {position} on changes earlier outputs (by "
+        "en": "With a causal mask, changing tokens from token {position} on changes earlier outputs (by "
               "{max_diff}): the future leaks into the past.",
-        "ko": "인과 마스크에서 {position}번째 위치부터 토큰을 바꾸면 그 앞의 출력이 바뀝니다(차이 {max_diff}). 미래가 "
+        "ko": "인과 마스크에서 토큰 {position}부터 뒤의 토큰을 바꾸면 그 앞의 출력이 바뀝니다(차이 {max_diff}). 미래가 "
               "과거로 새어 듭니다.",
     },
     "check_heads_own_slice_pass": {

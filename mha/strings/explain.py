@@ -141,7 +141,7 @@ STRINGS = {
               "w_ij = e^(s_ij) / Σ_k e^(s_ik): every weight lies between 0 and 1 and **each row sums to 1**. Row i "
               "is how query token i shares its attention among the keys.",
         "ko": "**어텐션 가중치: softmax.** 각 행이 확률 분포가 됩니다. w_ij = e^(s_ij) / Σ_k e^(s_ik). "
-              "모든 가중치는 0과 1 사이이고 **각 행의 합은 1**입니다. i번째 행은 쿼리 토큰 i가 키들에 어텐션을 "
+              "모든 가중치는 0과 1 사이이고 **각 행의 합은 1**입니다. 행 i는 쿼리 토큰 i가 키들에 어텐션을 "
               "어떻게 나누는지입니다.",
     },
     "ex_step_weighted_sum": {"en": "weights @ V", "ko": "가중치 @ V"},
@@ -150,7 +150,7 @@ STRINGS = {
               "vectors. V is what gets passed on, in the proportions the weights say. Shown: head {head}'s output, "
               "one head_dim = {head_dim} vector per token. (The course names what `compute_attention` returns "
               "`attention_weights` too; here it is `head_outputs`.)",
-        "ko": "`torch.matmul(attention_weights, value)`: i번째 행은 값 벡터들의 가중합 Σ_j w_ij v_j입니다. "
+        "ko": "`torch.matmul(attention_weights, value)`: 행 i는 값 벡터들의 가중합 Σ_j w_ij v_j입니다. "
               "V가 가중치만큼 전달됩니다. 헤드 {head}의 출력으로, 토큰마다 head_dim = {head_dim}개의 숫자입니다. "
               "(강의 코드는 `compute_attention`의 결과도 `attention_weights`라고 부르지만, 여기서는 "
               "`head_outputs`라고 합니다.)",
@@ -207,8 +207,8 @@ STRINGS = {
     "cb_open": {"en": "How this cell's score and weight are made: the dot product and the softmax, step by step",
                 "ko": "이 칸의 점수와 가중치가 만들어지는 과정: 내적과 softmax를 한 단계씩"},
     "cb_title": {
-        "en": "**How this cell is made** · head {head}, query **{q}** ({i}) → key **{k}** ({j})",
-        "ko": "**이 칸이 만들어지는 과정** · 헤드 {head}, 쿼리 **{q}** ({i}) → 키 **{k}** ({j})",
+        "en": "**How this cell is made** · head {head}, query **{q}** (token {i}) → key **{k}** (token {j})",
+        "ko": "**이 칸이 만들어지는 과정** · 헤드 {head}, 쿼리 **{q}** (토큰 {i}) → 키 **{k}** (토큰 {j})",
     },
     "cb_vectors": {
         "en": "**1.** q_i: what *{q}* looks for; k_j: what *{k}* offers ({head_dim} numbers each), and their "
@@ -248,16 +248,16 @@ STRINGS = {
         "ko": "**4. 마스크:** 쿼리 *{q}*에게는 모든 키가 막혀 있습니다. 가중치가 모두 0이고 출력도 0입니다.",
     },
     "cb_softmax": {
-        "en": "**4. Softmax over the {row:ordinal} row:** weight = exp({score:.4f}) / Σ exp(that row's scores) = "
+        "en": "**4. Softmax over row {row}:** weight = exp({score:.4f}) / Σ exp(that row's scores) = "
               "{num:.4g} / {den:.4g} = **{weight:.4f}**. The row sums to 1.",
-        "ko": "**4. {row}번째 행의 softmax:** 가중치 = exp({score:.4f}) / Σ exp({row}번째 행의 점수) = "
+        "ko": "**4. 행 {row}의 softmax:** 가중치 = exp({score:.4f}) / Σ exp(행 {row}의 점수) = "
               "{num:.4g} / {den:.4g} = **{weight:.4f}**. 행의 합은 1입니다.",
     },
     "cb_shifted": {
         "en": "(Every score was lowered by {shift:.1f} first, to keep exp() finite; softmax does not change.)",
         "ko": "(exp()가 넘치지 않도록 모든 점수에서 먼저 {shift:.1f}을(를) 뺐습니다. softmax 값은 그대로입니다.)",
     },
-    "cb_row_title": {"en": "the {row:ordinal} row ({q}) after softmax", "ko": "{row}번째 행 ({q}), softmax 후"},
+    "cb_row_title": {"en": "row {row} ({q}) after softmax", "ko": "행 {row} ({q}), softmax 후"},
     "cb_masked_word": {"en": "masked", "ko": "마스크"},
     "cb_weight": {"en": "weight", "ko": "가중치"},
     # --- Scaling & softmax lab ---------------------------------------------------------------------------------

@@ -117,8 +117,8 @@ STRINGS = {
     "ind_role_none": {"en": "no clear role yet (best score {score}).", "ko": "아직 뚜렷한 역할이 없습니다(최고 점수 "
                                                                              "{score})."},
     "ind_points": {
-        "en": "From **{q}** ({i}) it attends most to **{k}** ({j}), weight {w}.",
-        "ko": "**{q}**({i})에서 **{k}**({j})에 가장 크게 주목합니다(가중치 {w}).",
+        "en": "From **{q}** (token {i}) it attends most to **{k}** (token {j}), weight {w}.",
+        "ko": "**{q}**(토큰 {i})에서 **{k}**(토큰 {j})에 가장 크게 주목합니다(가중치 {w}).",
     },
     "ind_hit_previous": {"en": "That is the token just before.", "ko": "바로 앞 토큰입니다."},
     "ind_hit_induction": {

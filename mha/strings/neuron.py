@@ -3,8 +3,8 @@ STRINGS = {
     "nv_open": {"en": "Every key for this query: q × k, the scores and the weights (neuron view)",
                 "ko": "이 쿼리와 모든 키: q × k, 점수, 가중치 (뉴런 뷰)"},
     "nv_title": {
-        "en": "**Every key's score for one query** · head {head}, query **{q}** ({i}), {n_keys:plural:key|keys}",
-        "ko": "**쿼리 하나에 대한 모든 키의 점수** · 헤드 {head}, 쿼리 **{q}** ({i}), 키 {n_keys}개",
+        "en": "**Every key's score for one query** · head {head}, query **{q}** (token {i}), {n_keys:plural:key|keys}",
+        "ko": "**쿼리 하나에 대한 모든 키의 점수** · 헤드 {head}, 쿼리 **{q}** (토큰 {i}), 키 {n_keys}개",
     },
     "nv_help": {
         "en": "One row per key. k is the key's vector; q × k multiplies it with the query's vector q (on top) "

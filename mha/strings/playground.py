@@ -54,15 +54,17 @@ STRINGS = {
                            "ko": "위에서 헤드를 클릭하면 아래에 크게 보여 줍니다. 크게 보는 헤드는 주황색 테두리로 "
                                  "표시됩니다."},
     "pg_click_hint": {
-        "en": "Click a cell (or pick a query and key below) to see the numbers behind it.",
-        "ko": "칸을 클릭하거나 아래에서 쿼리와 키를 고르면 그 뒤의 숫자를 볼 수 있습니다.",
+        "en": "Click a cell (or pick a query and key below) to see the numbers behind it. Tokens are numbered "
+              "from 0, as in PyTorch.",
+        "ko": "칸을 클릭하거나 아래에서 쿼리와 키를 고르면 그 뒤의 숫자를 볼 수 있습니다. 토큰 번호는 PyTorch처럼 "
+              "0부터 셉니다.",
     },
     "pg_cell_query": {"en": "Query token (row)", "ko": "쿼리 토큰 (행)"},
     "pg_cell_key": {"en": "Key token (column)", "ko": "키 토큰 (열)"},
     "pg_cell_summary": {
-        "en": "Head {head}: query **{q}** ({i:ordinal} token) → key **{k}** ({j:ordinal} token): "
+        "en": "Head {head}: query **{q}** (token {i}) → key **{k}** (token {j}): "
               "score **{score:.4f}**, weight **{weight:.4f}**{masked}.",
-        "ko": "헤드 {head}: 쿼리 **{q}** ({i}번째 토큰) → 키 **{k}** ({j}번째 토큰): 점수 **{score:.4f}**, "
+        "ko": "헤드 {head}: 쿼리 **{q}** (토큰 {i}) → 키 **{k}** (토큰 {j}): 점수 **{score:.4f}**, "
               "가중치 **{weight:.4f}**{masked}.",
     },
     "pg_cell_masked": {"en": " (masked)", "ko": " (마스크됨)"},
@@ -81,7 +83,7 @@ STRINGS = {
     "pg_to_trained": {"en": "Switch to trained heads", "ko": "학습된 헤드로 바꾸기"},
     "pg_head_outputs_help": {
         "en": "Row i is query i's weighted mix of the value vectors: {num_heads} heads × {head_dim} numbers each.",
-        "ko": "i번째 행은 쿼리 i가 값(V) 벡터들을 가중합한 결과입니다. 헤드 {num_heads}개 × 각 {head_dim}개의 숫자.",
+        "ko": "행 i는 쿼리 i가 값(V) 벡터들을 가중합한 결과입니다. 헤드 {num_heads}개 × 각 {head_dim}개의 숫자.",
     },
     "pg_output": {"en": "Final output (combine_heads → output_linear)", "ko": "최종 출력 (combine_heads → "
                                                                               "output_linear)"},

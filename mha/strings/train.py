@@ -22,7 +22,7 @@ STRINGS = {
     "tr_task_reverse": {
         "en": "Word i attends to word T−1−i, as far from the end as i is from the start, so the output is the "
               "sentence backwards (learned on {seq_len}-token sequences).",
-        "ko": "i번째 단어가 (T+1−i)번째 단어, 곧 i가 처음에서 떨어진 만큼 끝에서 떨어진 단어에 주목해, 출력이 문장을 "
+        "ko": "단어 i가 단어 T−1−i, 곧 i가 처음에서 떨어진 만큼 끝에서 떨어진 단어에 주목해, 출력이 문장을 "
               "거꾸로 한 것이 됩니다({seq_len}토큰 길이의 시퀀스로 학습).",
     },
     "tr_task_name_same_word": {"en": "Same word earlier", "ko": "앞에 나온 같은 단어"},

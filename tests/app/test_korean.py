@@ -120,8 +120,8 @@ def test_fill_resolves_pairs_after_a_placeholder_behind_markup(n):
 
 
 def test_the_first_is_written_as_korean_says_it():
-    assert fill("{n}번째 행, {m}번째 토큰", n=1, m=2) == "첫 번째 행, 2번째 토큰"
-    assert fill("{n}번째 행", n=11) == "11번째 행" and fill("{n}번째", n=1) == "첫 번째"
+    assert fill("{n}번째 줄, {m}번째 칸", n=1, m=2) == "첫 번째 줄, 2번째 칸"  # a line and column of code
+    assert fill("{n}번째 줄", n=11) == "11번째 줄" and fill("{n}번째", n=1) == "첫 번째"
 
 
 def test_text_resolves_the_catalog_pairs():
@@ -219,18 +219,20 @@ def _page_texts(at) -> list[str]:
     return [text for _, text in visible_texts(page_root(at))]
 
 
-def test_the_cell_breakdown_counts_rows_from_1_and_picks_particles():
-    """Query 3 (the 4th word, 친구와) is the 4th row in prose, in Korean and English; the particles fit the numbers."""
+def test_the_cell_breakdown_counts_rows_from_0_and_picks_particles():
+    """Query 3 (친구와, "3: 친구와" in the picker) is row 3 in prose too, in Korean and English, as in PyTorch; the
+    particles fit the numbers."""
     import json
 
     from harness.apptest import open_page
 
     text = "나는 오늘 학교에서 친구와 맛있는 점심을 먹었다"
-    for lang, want in (("ko", "4번째 행"), ("en", "4th row")):
+    for lang, want, old in (("ko", "행 3", "4번째"), ("en", "row 3", "4th")):
         at = open_page("pages/playground.py", lang=lang, text=text, show_cell="true", cell_query="3", cell_key="0")
         assert not at.exception
         texts = _page_texts(at)
         assert any(want in t for t in texts), (lang, [t for t in texts if "행" in t or "row" in t][:5])
+        assert not any(old in t for t in texts), [t for t in texts if old in t]  # no 1-based count beside it
         titles = [json.dumps(json.loads(c.proto.spec)["layout"].get("title"), ensure_ascii=False)
                   for c in at.get("plotly_chart")]
         assert any(want in t and "친구와" in t for t in titles), titles

@@ -153,7 +153,7 @@ def test_the_playground_section_is_folded_and_a_link_opens_it(lang, title):
     words = {"en": "scores", "ko": "점수"}[lang]
     assert words in [a["text"] for a in spec["layout"]["annotations"]]
     [shown] = [m.value for m in at.markdown if title in m.value]
-    assert "**on**" in shown and "(4)" in shown  # the 4th token, counted from 1 in prose
+    assert {"en": "**on** (token 3)", "ko": "**on** (토큰 3)"}[lang] in shown  # from 0, as the picker ("3: on")
     at.run()  # the link box names the open section from the next run on
     link = {k: v[0] for k, v in parse_qs(urlsplit(at.session_state["_share_link"]).query).items()}
     assert link.get("show_neuron") == "true"

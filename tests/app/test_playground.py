@@ -148,7 +148,8 @@ def test_selected_cell_summary_and_csv_follow_the_selectors():
     assert at.selectbox(key="cell_query").value == 4
     summary = " ".join(m.value for m in at.markdown)
     w = canvas_values(canvas_charts(at)[ONE_HEAD])[0]
-    assert "query **fruit** (5th token)" in summary and "key **Orange** (1st token)" in summary  # prose counts from 1
+    # positions are 0-based everywhere, prose included, as the pickers ("4: fruit") and PyTorch
+    assert "query **fruit** (token 4)" in summary and "key **Orange** (token 0)" in summary
     assert f"{w[4, 0]:.4f}" in summary
     at.session_state["pg_table_open"] = True  # the table (and its CSV) is built once opened
     at.run()

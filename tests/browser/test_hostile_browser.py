@@ -26,7 +26,6 @@ import urllib.parse
 import pytest
 from harness.chromium import goto, wait_app_idle
 
-from mha.core.i18n import ordinal
 from mha.core.i18n import text as i18n_text
 from mha.core.tokens import MAX_LABEL_CHARS, display_labels, safe_label, tokenize
 
@@ -235,14 +234,14 @@ def test_playground_shows_hostile_tokens_as_plain_text(page, server):
     i, j = labels.index("__init__"), labels.index("[")
     cv.pick_cell(page, i, j, labels[i], labels[j])
     q, k = labels[i], labels[j]
-    summary = markdown_text(page, "token) →")
-    assert f"query {q} ({ordinal(i + 1)} token) → key {k} ({ordinal(j + 1)} token)" in summary, summary
+    summary = markdown_text(page, "): score")  # the summary under the enlarged head (its title has no score)
+    assert f"query {q} (token {i}) → key {k} (token {j})" in summary, summary  # 0-based, as the pickers
     title = markdown_text(page, "How this cell is made")
-    assert f"query {q} ({i}) → key {k} ({j})" in title, title
+    assert f"query {q} (token {i}) → key {k} (token {j})" in title, title
     strong = page.locator("[data-testid='stMain'] [data-testid='stMarkdownContainer']").filter(
         has_text="How this cell is made").first.locator("strong").all_text_contents()
     assert strong[1:] == [q, k], strong  # the tokens are the bold parts, whole: no emphasis made out of them
-    assert chart_title(page, "pg_cell_row") == en("cb_row_title", row=i + 1, q=q)
+    assert chart_title(page, "pg_cell_row") == en("cb_row_title", row=i, q=q)
     assert_nothing_injected(page, "Playground cell breakdown")
 
     # The link box: the address as text (no element inside it), and the copied link carries the text as typed.
@@ -275,8 +274,8 @@ def test_step_by_step_and_heads_show_hostile_tokens_as_plain_text(page, server):
     cv.poll(page, lambda: cv.picker_value(page, "ex_cell_query") == f"{i}: {labels[i]}",
             lambda: f"the query picker shows {cv.picker_value(page, 'ex_cell_query')!r}")
     title = markdown_text(page, "How this cell is made")
-    assert f"query {labels[i]} ({i}) → key {labels[j]} ({j})" in title, title
-    assert chart_title(page, "ex_cell_row") == en("cb_row_title", row=i + 1, q=labels[i])
+    assert f"query {labels[i]} (token {i}) → key {labels[j]} (token {j})" in title, title
+    assert chart_title(page, "ex_cell_row") == en("cb_row_title", row=i, q=labels[i])
     assert_nothing_injected(page, "Step by step")
     save_screenshot(page, "hostile-explain")
 

@@ -85,7 +85,7 @@ def shared_controls(page) -> dict:
 
 
 # A few words of the cell summary under the enlarged head (pg_cell_summary) that its title (cb_title) lacks.
-SUMMARY_MARK = {"en": "token) →", "ko": "토큰) →"}
+SUMMARY_MARK = {"en": "): score", "ko": "): 점수"}
 
 
 def summary_strong(page, lang: str) -> list[str]:

@@ -286,6 +286,17 @@ def test_each_check_fails_for_a_bug_that_breaks_it(code, failing):
     assert failing <= failed, failed
 
 
+@pytest.mark.parametrize("code", [ex.COURSE, ex.bug_code("flipped_mask_polarity")], ids=["course", "bug"])
+def test_the_causal_check_names_the_first_changed_token_by_its_index_from_0(code):
+    """Token positions count from 0 everywhere (the pickers' "3: on", q_3): the check changes the tokens from
+    index T // 2 on and says that index, in words that do not count from 1."""
+    [c] = [c for c in run(code)["checks"] if c["id"] == "causal_no_future"]
+    t = len(tokenize(SENTENCE).tokens)
+    assert c["fmt"]["position"] == t // 2
+    for lang, word in (("en", f"token {t // 2} on"), ("ko", f"토큰 {t // 2}부터")):
+        assert word in i18n.text(c["key"], lang, **c["fmt"])
+
+
 def test_the_checks_run_when_the_weights_cannot_be_matched():
     code = ex.IMPORTS + '''
 class MultiHeadAttention(nn.Module):

@@ -164,13 +164,13 @@ def cell_breakdown(view: View, head: int, i: int, j: int, *, key: str, border: b
             elif not b.allowed:
                 st.markdown(t("cb_masked", q=q, k=k))
             else:
-                st.markdown(t("cb_softmax", row=i + 1, score=b.score - b.shift, num=float(b.exp_scores[j]),
+                st.markdown(t("cb_softmax", row=i, score=b.score - b.shift, num=float(b.exp_scores[j]),
                               den=b.exp_sum, weight=b.weight))
                 if b.shift:
                     st.caption(t("cb_shifted", shift=b.shift))
             chart(cached_figure(xf.attention_bar, b.row_weights, b.row_allowed, view.key_labels,
                                 highlight=j, masked_word=t("cb_masked_word"), y_title=t("cb_weight"), top=top,
-                                title=t("cb_row_title", row=i + 1, q=escape_for_plotly(view.labels[i])),
+                                title=t("cb_row_title", row=i, q=escape_for_plotly(view.labels[i])),
                                 words=chart_words()),
                   hold=hold, key=f"{key}_row")
 

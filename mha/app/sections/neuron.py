@@ -24,7 +24,7 @@ def neuron_section(view: View, head: int, i: int, j: int, top: float = 1.0) -> N
         if not box.open:  # a folded section sends no chart
             return
         allowed = view.allowed[head, i]
-        st.markdown(t("nv_title", head=head, q=escape_markdown(view.labels[i]), i=i + 1,
+        st.markdown(t("nv_title", head=head, q=escape_markdown(view.labels[i]), i=i,
                       n_keys=len(view.key_labels)))
         st.caption(t("nv_help", scale=math.sqrt(view.head_dim),
                      masked=t("nv_masked") if not allowed.all() else ""))

@@ -178,8 +178,8 @@ def page() -> None:
                                       layout="single", pick="cell", selected=(qi, kj), scale_range=scale_range,
                                       top=top if kind == "weights" else None, group="pg"),
                  key="one_head_chart", on_pick=pick_cell)
-        st.markdown(t("pg_cell_summary", head=head, q=escape_markdown(view.labels[qi]), i=qi + 1,  # prose counts from 1
-                      k=escape_markdown(view.key_labels[kj]), j=kj + 1, score=float(view.scores[head, qi, kj]),
+        st.markdown(t("pg_cell_summary", head=head, q=escape_markdown(view.labels[qi]), i=qi,
+                      k=escape_markdown(view.key_labels[kj]), j=kj, score=float(view.scores[head, qi, kj]),
                       weight=float(view.weights[head, qi, kj]),
                       masked=t("pg_cell_masked") if not view.allowed[head, qi, kj] else ""))
         # Folded sections send their charts only when open (three charts here; #16.3); the link keeps them open.
