@@ -103,15 +103,18 @@ class Words:
     weights: str = _en("weights")  # a weights chart's colour bar and hover
     scores: str = _en("scores")
     output: str = _en("output")
+    head_outputs: str = _en("head_outputs")
+    concat: str = _en("concat")
+    result: str = _en("result")  # a head's contribution to the output, as ‖result‖
 
     def kind(self, name: str) -> str:
-        """How a matrix kind is shown: words translated (weights, scores, output, query, ...), code names kept
-        (QKᵀ, x, concat, head_outputs)."""
+        """How a matrix kind is shown: words translated (weights, scores, output, head_outputs, concat, query, ...),
+        maths kept (QKᵀ, x, x_kv)."""
         return getattr(self, name) if name in _KIND_WORDS else name
 
 
 _KIND_WORDS = frozenset({"query", "key", "value", "embedding", "position", "difference", "mask", "weights",
-                         "scores", "output"})
+                         "scores", "output", "head_outputs", "concat"})
 ENGLISH = Words()
 
 
@@ -645,7 +648,7 @@ def head_outputs_grid(head_outputs: np.ndarray, q_labels, cols: int = 4, words: 
                                f"<br>{words.value}: %{{z:.4f}}<extra></extra>", **_subplot_refs(h))
             for h in range(H)]
     layout.update(coloraxis=dict(**_color_kwargs("output", symmetric_range(head_outputs)),
-                                 colorbar=dict(title=dict(text="head_outputs"), thickness=12,
+                                 colorbar=dict(title=dict(text=words.head_outputs), thickness=12,
                                                **_few_ticks(rows * row_px * Tq))),
                   height=height, margin=dict(l=10, r=10, t=50, b=10))
     return go.Figure(dict(data=data, layout=layout))

@@ -211,17 +211,18 @@ def change_chart(change: np.ndarray, output_norm: np.ndarray, q_labels, title: s
 
 
 def contributions_heatmap(norms: np.ndarray, q_labels, heads_off: Sequence[int] = (), head_word: str | None = None,
-                          off_word: str | None = None, title: str = "‖result‖", words: Words = ENGLISH) -> go.Figure:
+                          off_word: str | None = None, title: str | None = None, words: Words = ENGLISH) -> go.Figure:
     """(H, Tq) length of each head's contribution to each token's output. A switched-off head's row is visibly off:
     covered in hatched grey with the word "off" written across it, and its name greyed out."""
     H, Tq = norms.shape
     off_word = words.off if off_word is None else off_word
+    title = f"‖{words.result}‖" if title is None else title
     off = sorted({int(h) for h in heads_off if 0 <= int(h) < H})
     x, y = axis_labels(q_labels), head_names(H, head_word, off, off_word, words=words)
     fig = go.Figure(go.Heatmap(z=_finite(norms), x=x, y=y, colorscale="Oranges", zmin=0.0,
                                zmax=float(_finite(norms).max(initial=0.0)) or 1.0,
                                colorbar=dict(title=dict(text=title), thickness=12),
-                               hovertemplate=f"%{{y}}<br>{words.token}: %{{x}}<br>‖result‖ = %{{z:.4f}}"
+                               hovertemplate=f"%{{y}}<br>{words.token}: %{{x}}<br>{title} = %{{z:.4f}}"
                                              "<extra></extra>"))
     fig.update_yaxes(autorange="reversed", type="category", automargin=True, tickfont=tick_font())
     band = _token_axis(fig, x)

@@ -56,6 +56,9 @@ STRINGS = {
     "ch_weights": {"en": "weights", "ko": "가중치"},
     "ch_scores": {"en": "scores", "ko": "점수"},
     "ch_output": {"en": "output", "ko": "출력"},
+    "ch_head_outputs": {"en": "head output", "ko": "헤드 출력"},  # weights @ V, each head's (head_outputs)
+    "ch_concat": {"en": "concat", "ko": "이어 붙인 헤드"},  # the heads side by side again (combine_heads)
+    "ch_result": {"en": "result", "ko": "몫"},  # a head's contribution to the output (TransformerLens: result)
     "ch_keys_on_hover": {"en": "Too many keys to name under each map: hover a cell for its tokens.",
                          "ko": "키가 많아 그림마다 이름을 다 쓸 수 없습니다. 칸에 마우스를 올리면 두 토큰이 보입니다."},
     "ch_tokens_on_hover": {"en": "Too many tokens to name along the map's edges: hover a cell for its query and key.",

@@ -105,9 +105,10 @@ def test_a_chart_word_missing_from_the_catalog_is_refused_with_where_to_add_it()
 
 def test_words_are_hashable_and_the_code_names_are_kept():
     assert hash(KO) != hash(EN) and KO != EN
-    # colour bars and hover name weights, scores and output in the page's language (#16 item 10); code names stay
+    # colour bars and hover name weights, scores, outputs and concat in the page's language (#16 item 10); maths stays
     assert (KO.kind("weights"), KO.kind("scores"), KO.kind("output")) == ("가중치", "점수", "출력")
-    assert EN.kind("weights") == "weights" and KO.kind("QKᵀ") == "QKᵀ" and KO.kind("head_outputs") == "head_outputs"
+    assert (KO.kind("head_outputs"), KO.kind("concat")) == ("헤드 출력", "이어 붙인 헤드")
+    assert EN.kind("weights") == "weights" and KO.kind("QKᵀ") == "QKᵀ" and KO.kind("x") == "x"
     assert KO.kind("query") == KO.query and KO.kind("difference") == KO.difference
     assert EN.kind("key") == "key"
 

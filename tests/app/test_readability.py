@@ -12,7 +12,7 @@ import pytest
 
 from mha.app import widgets
 from mha.charts import explain as xf
-from mha.charts import figures
+from mha.charts import figures, heatmap_data
 from mha.charts import heads as hf
 from mha.core import i18n
 from mha.lessons import bugs, explain
@@ -160,7 +160,12 @@ def test_value_charts_say_in_their_colour_bar_what_the_colours_are():
     out = figures.features_heatmap(np.ones((3, 4)), labels(3), kind="output", words=KO)
     assert out.layout.coloraxis.colorbar.title.text == KO.output != ""
     grid = figures.head_outputs_grid(np.ones((2, 3, 4)), labels(3), words=KO)
-    assert grid.layout.coloraxis.colorbar.title.text == "head_outputs"  # the course's name, as in every language
+    assert grid.layout.coloraxis.colorbar.title.text == KO.head_outputs == "헤드 출력"  # in the page's language
+    # Step by step's canvases and Course step 5's banded chart name head outputs and concat in Korean too
+    for kind, word in (("head_outputs", "헤드 출력"), ("concat", "이어 붙인 헤드")):
+        assert heatmap_data.features(np.ones((3, 4)), labels(3), kind=kind, words=KO)["bar"]["title"][0] == word
+    banded = xf.banded_features(np.ones((3, 4)), labels(3), 2, kind="concat", words=KO)
+    assert banded.layout.coloraxis.colorbar.title.text == "이어 붙인 헤드"
     # beside 3 short rows the bar is short: three ticks, not five on top of each other; tall plots keep Plotly's
     assert out.layout.coloraxis.colorbar.nticks == 4 and grid.layout.coloraxis.colorbar.nticks == 4
     tall = figures.features_heatmap(np.ones((43, 4)), labels(43), kind="output", words=KO)
