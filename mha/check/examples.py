@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mha.core.i18n import LANGS, code_comments
 from mha.lessons import bugs
 
 IMPORTS = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
@@ -148,6 +149,15 @@ class MultiHeadAttention(nn.Module):
         z = z.transpose(1, 2).reshape(B, Tq, H * head_dim)  # (B, Tq, d_model)
         return self.output_linear(z)
 '''
+
+
+
+def starter(lang: str = "en") -> str:
+    """The starter with its docstring and comments in ``lang`` (mha/strings/code.py); the code is the same."""
+    return code_comments(STARTER, lang)
+
+
+STARTERS = frozenset(starter(lang) for lang in LANGS)  # an untouched starter, in any language: no code in the link
 
 COURSE = IMPORTS + "\n" + COURSE_CLASS
 SEED_TWO = IMPORTS + "\n" + SEED_TWO_FUNCTION + "\n\n" + SEED_TWO_CLASS

@@ -225,10 +225,12 @@ def fill(template: str, /, **fmt) -> str:
 
 
 def code_comments(code: str, lang: str = "en") -> str:
-    """``code`` with each of our comments (``# <English>``, catalog keys ``code_*``) in ``lang``."""
+    """``code`` with each of our comments (``# <English>``, or a one-line docstring of that English, between triple
+    quotes; catalog keys ``code_*``) in ``lang``."""
     for key, entry in CATALOG.items():
         if key.startswith("code_") and lang != "en":
-            code = code.replace(f"# {entry['en']}", f"# {entry.get(lang) or entry['en']}")
+            there = entry.get(lang) or entry["en"]
+            code = code.replace(f"# {entry['en']}", f"# {there}").replace(f'"""{entry["en"]}"""', f'"""{there}"""')
     return code
 
 

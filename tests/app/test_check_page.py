@@ -86,7 +86,8 @@ def _main_order(at) -> list[str]:
 def test_page_opens_with_the_starter_in_both_languages(lang):
     at = open_page(PAGE, lang=lang)
     assert not at.exception, at.exception
-    assert _editor(at).value == examples.STARTER
+    assert _editor(at).value == examples.starter(lang)  # its docstring and comments in the page's language
+    assert bool(HANGUL.search(_editor(at).value)) == (lang == "ko")
     assert bool(HANGUL.search(at.title[0].value)) == (lang == "ko")
     assert bool(HANGUL.search(at.button(key="ck_run").label)) == (lang == "ko")
     assert "code" not in at.query_params  # the starter needs no code in the link
@@ -106,6 +107,16 @@ def test_each_example_loads_with_one_click_into_the_editor_and_the_link(example)
         assert not linked
     else:
         assert code_link.decode(linked) == example.code
+
+
+def test_the_starter_button_on_a_korean_page_loads_the_korean_starter_and_no_code_in_the_link():
+    at = open_page(PAGE, lang="ko")
+    at.button(key="ck_load_course").click().run()
+    at.button(key="ck_load_starter").click().run()
+    assert not at.exception and _editor(at).value == examples.starter("ko")
+    assert not at.query_params.get("code")
+    at.sidebar.segmented_control(key="lang").set_value("en").run()  # an untouched starter follows the language
+    assert _editor(at).value == examples.STARTER
 
 
 def test_a_link_with_code_opens_the_editor_with_it_and_the_controls():

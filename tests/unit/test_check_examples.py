@@ -4,6 +4,7 @@ class on the same parameters (here, in the test process: these are our own examp
 from __future__ import annotations
 
 import inspect
+import re
 from pathlib import Path
 
 import course_mha
@@ -44,17 +45,30 @@ def test_every_bug_of_the_zoo_has_an_example_and_the_ids_are_unique():
         examples.get_example("nope")
 
 
+def test_the_korean_starter_is_the_same_code_with_its_words_in_korean():
+    ko = examples.starter("ko")
+    assert examples.starter("en") == examples.STARTER and ko != examples.STARTER
+    assert re.search(r'"""[^"]*[\uac00-\ud7a3][^"]*"""', ko), ko  # the docstring
+    english = re.compile(r"[A-Za-z_]{3,}")
+    for line in ko.splitlines():  # no English words left in our comments and docstring (code names may stay)
+        words = line.split("#", 1)[1] if "#" in line else line.strip().strip('"') if '"""' in line else ""
+        assert not [w for w in english.findall(words) if w not in {"head_dim", "d_model"}], line
+    strip = lambda code: [ln.split("#")[0].rstrip() for ln in code.splitlines() if '"""' not in ln]  # noqa: E731
+    assert strip(ko) == strip(examples.STARTER)  # the same code, line for line
+
+
 def _inputs(d_model=16, T=6):
     g = torch.Generator().manual_seed(1)
     return torch.randn(1, T, d_model, generator=g, dtype=torch.float64)
 
 
-@pytest.mark.parametrize("example_id", ["starter", "course"])
+@pytest.mark.parametrize("example_id", ["starter", "starter_ko", "course"])
 def test_starter_and_course_equal_our_module(example_id):
     from mha.core.attention import MultiHeadAttention
 
     ours = MultiHeadAttention(16, 4).double()
-    theirs = _run(examples.get_example(example_id).code)["MultiHeadAttention"](16, 4).double()
+    code = examples.starter("ko") if example_id == "starter_ko" else examples.get_example(example_id).code
+    theirs = _run(code)["MultiHeadAttention"](16, 4).double()
     theirs.load_state_dict(ours.state_dict(), strict=False)
     for name in ("query_linear", "key_linear", "value_linear", "output_linear"):
         getattr(theirs, name).load_state_dict(getattr(ours, name).state_dict())

@@ -165,7 +165,7 @@ def _code_to_link(code: str) -> None:
     st.session_state.pop("_ck_link_note", None)
     st.session_state.pop("_ck_link_error", None)  # the learner has moved on from a link that could not be read
     try:
-        value = "" if code == examples.STARTER else code_link.encode(code)
+        value = "" if code in examples.STARTERS else code_link.encode(code)
     except LearnerError as err:
         value = ""
         st.session_state["_ck_link_note"] = (err.key, err.fmt)
@@ -187,7 +187,7 @@ def link_holder() -> None:
         st.session_state[EDITOR] = code_link.decode(value)
     except LearnerError as err:
         st.session_state["_ck_link_error"] = (err.key, err.fmt)
-        st.session_state[EDITOR] = examples.STARTER
+        st.session_state[EDITOR] = examples.starter(lang())
 
 
 def example_buttons() -> None:
@@ -195,13 +195,15 @@ def example_buttons() -> None:
     st.caption(t("ck_examples"))
     with st.container(horizontal=True, key="ck_examples"):
         for ex in examples.EXAMPLES:
-            st.button(t(ex.title_key), key=f"ck_load_{ex.id}", on_click=_set_code, args=(ex.code,))
+            code = examples.starter(lang()) if ex.id == "starter" else ex.code  # its words in the page's language
+            st.button(t(ex.title_key), key=f"ck_load_{ex.id}", on_click=_set_code, args=(code,))
 
 
 def editor() -> str:
     """The editor: a monospace text area (see docs: a code-editor component cannot be driven by AppTest, and the
     maintained ones are iframes; the numbered view below it gives the lines the messages point at)."""
-    st.session_state.setdefault(EDITOR, examples.STARTER)
+    if st.session_state.get(EDITOR) in (None, *examples.STARTERS):  # an untouched starter follows the language
+        st.session_state[EDITOR] = examples.starter(lang())
     st.html(f"<style>.st-key-{EDITOR} textarea {{ font-family: 'Source Code Pro', ui-monospace, monospace; "
             "font-size: 14px; line-height: 1.45; tab-size: 4; }</style>")
     code = st.text_area(t("ck_editor"), key=EDITOR, height=460, max_chars=code_link.MAX_CODE_CHARS,
