@@ -10,12 +10,11 @@ STRINGS = {
     "bz_title": {"en": "Bug zoo: attention bugs and the tests that catch them",
                  "ko": "버그 동물원: 어텐션 버그와 그것을 잡는 테스트"},
     "bz_intro": {
-        "en": "Each bug is a small variant kept apart from the real module (`mha/lessons/bugs.py`) that gets one step "
+        "en": "Each bug is a small variant of the real module, kept apart from it, that gets one step "
               "wrong. It runs on your sentence with the real module's weights. Each is caught by a test in our "
               "suite: the bug fails it, the real module passes it. Bugs that need a mask or several heads to show "
               "are marked.",
-        "ko": "각 버그는 실제 모듈과 분리해 둔 작은 변형(`mha/lessons/bugs.py`)으로, 한 단계만 틀립니다. 실제 모듈과 "
-              "같은 "
+        "ko": "각 버그는 실제 모듈과 따로 떼어 둔 작은 변형으로, 한 단계만 틀립니다. 실제 모듈과 같은 "
               "가중치로 여러분의 문장에서 실행됩니다. 각각 우리 테스트 하나가 잡아냅니다: 버그는 실패하고 실제 "
               "모듈은 통과합니다. 마스크나 여러 헤드가 있어야 드러나는 버그는 따로 표시했습니다.",
     },
@@ -34,17 +33,16 @@ STRINGS = {
     "bz_not_comparable": {"en": "— (see below)", "ko": "— (아래 참고)"},
     "bz_pick": {"en": "Bug", "ko": "버그"},
     "bz_pick_help": {
-        "en": "The link names the bug by its id in mha/lessons/bugs.py (such as softmax_over_queries), in every "
-              "language.",
-        "ko": "링크에는 언어와 상관없이 mha/bugs.py의 버그 id(예: softmax_over_queries)가 들어갑니다.",
+        "en": "A link names the bug the same way in every language, e.g. `bz_bug=softmax_over_queries`.",
+        "ko": "링크는 언어와 상관없이 버그를 같은 이름으로 가리킵니다(예: `bz_bug=softmax_over_queries`).",
     },
     "bz_wrong": {"en": "The bug", "ko": "버그"},
     "bz_right": {"en": "The real module", "ko": "실제 모듈"},
     "bz_caught_by": {
-        "en": "The check that catches it: **{check}**. The bug fails it, the real module passes it (in this app's "
-              "own tests, with 4 heads: `{test}`).",
-        "ko": "잡아내는 검사: **{check}**. 버그는 통과하지 못하고 실제 모듈은 통과합니다(이 앱의 테스트에서 헤드 "
-              "4개로: `{test}`).",
+        "en": "The check that catches it: **{check}**. The bug fails it, the real module passes it: this app's own "
+              "tests check exactly this, with 4 heads.",
+        "ko": "잡아내는 검사: **{check}**. 버그는 통과하지 못하고 실제 모듈은 통과합니다. 이 앱의 테스트도 헤드 "
+              "4개로 바로 이것을 검사합니다.",
     },
     "bz_chart_bug": {"en": "With the bug", "ko": "버그 있음"},
     "bz_chart_ok": {"en": "Correct", "ko": "올바름"},

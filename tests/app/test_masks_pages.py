@@ -1,6 +1,7 @@
 """AppTest for issue 5: the batch / padding / cross-attention controls in the sidebar, the Masks page and the Bug
 zoo page — every control, the numbers in their charts, no NaN in any chart for any mask — and every page of the
 app with a batch and with cross-attention (Tq != Tk)."""
+import re
 from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
@@ -410,13 +411,22 @@ def test_masks_page_head_is_kept_valid_when_heads_shrink():
 # --- Bug zoo page -----------------------------------------------------------------------------------------------------
 
 
+def test_bug_zoo_words_name_no_module_or_test_of_ours():
+    """Its text and tooltips (the bug picker's help) say what a learner understands, in both languages."""
+    for key, entry in i18n.CATALOG.items():
+        if key.startswith("bz_"):
+            for lang in i18n.LANGS:
+                assert not re.search(r"\w\.py\b|mha/|tests/|test_\w|\{test\}", entry[lang]), (key, lang)
+
+
 @pytest.mark.parametrize("bug", bugs.BUGS, ids=bugs.BUG_NAMES)
 def test_bug_zoo_shows_each_bug_with_its_test(bug):
     at = direct_link(BUGS, text="the cat sat on the mat", bz_bug=bug.name, num_heads="4")
     body = texts(at)
     assert at.code[0].value == bug.wrong and at.code[1].value == bug.right
-    # the check in words, the test named as the app's own; no internal id in the page's text (#16 item 8)
-    assert i18n.text(f"bz_{bug.name}_check", "en") in body and f"`{bug.test}`" in body and bug.name not in body
+    # the check in words, said to be the app's own test; no internal id, test or module name in the page's text
+    assert i18n.text(f"bz_{bug.name}_check", "en") in body and bug.name not in body
+    assert bug.test not in body and not re.search(r"\w\.py\b|mha/|tests/|test_\w", body), body
     c = charts(at)
     assert all(all_numbers_finite(spec) for spec in c.values())
     if bug.name == bugs.SEED_TWO:

@@ -74,7 +74,7 @@ def page() -> None:
     c1.code(bug.wrong, language="python", wrap_lines=True)
     c2.caption(t("bz_right"))
     c2.code(code_comments(bug.right, s.lang), language="python", wrap_lines=True)  # our comments in the page's language
-    st.markdown(t("bz_caught_by", check=t(f"bz_{name}_check"), test=bug.test))
+    st.markdown(t("bz_caught_by", check=t(f"bz_{name}_check")))
     # combine_heads leaves the weights exactly right and only the output wrong: show the output, no head to pick
     show_weights = name == bugs.SEED_TWO or run.max_error_weights > 0 or H == 1
     head = head_picker("bz_head", H) if show_weights else 0
