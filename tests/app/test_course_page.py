@@ -8,7 +8,7 @@ import urllib.parse
 import numpy as np
 import pytest
 import torch
-from harness.apptest import canvas_charts, canvas_values, charts_by_key, open_page
+from harness.apptest import canvas_charts, canvas_values, charts_by_key, open_page, table
 
 from mha.app.pages import PAGES
 from mha.core import i18n
@@ -102,6 +102,15 @@ def test_predict_then_reveal_with_the_modules_answer():
     wrong = open_page(PAGE, {"text": KOREAN})
     _reveal(wrong, "qkv", guess=0)
     assert not wrong.success and len(wrong.warning) == 1
+
+
+def test_the_keys_are_numbered_from_0_as_the_token_pickers_and_pytorch():
+    at = open_page(PAGE, {"text": KOREAN})
+    options = at.radio(key="co_guess_qkv").options
+    assert [o.split(": ", 1)[0] for o in options] == [str(j) for j in range(len(options))]
+    at = _reveal(open_page(PAGE, {"step": "2", "text": KOREAN}), "softmax")
+    keys = list(table(at, "co_softmax_table").iloc[:, 0])
+    assert [k.split(": ", 1)[0] for k in keys] == [str(j) for j in range(len(keys))]
 
 
 def test_the_mask_step_shows_the_cheating_in_the_modules_numbers():

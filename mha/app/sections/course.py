@@ -145,7 +145,7 @@ def step_qkv(v: dict[str, View]) -> None:
     st.markdown(t("co_qkv_text", head=head))
     trained_note(view)
     answer = t("co_qkv_answer", k=_label(view, kj, True), score=float(view.scores[head, qi, kj]))
-    options = [f"{j + 1}: {_label(view, j, True)}" for j in range(n)]
+    options = [f"{j}: {_label(view, j, True)}" for j in range(n)]
     if not predict("qkv", t("co_qkv_question", q=_label(view, qi)), options, kj, answer):
         return
     st.caption(t("co_qkv_after", head=head))
@@ -178,7 +178,7 @@ def step_softmax(v: dict[str, View]) -> None:
     with right:
         st.markdown(t("co_softmax_yours", q=_label(view, qi), head=head, total=mine.total,
                       wsum=float(view.weights[head, qi].sum())))
-        table(pd.DataFrame({t("co_col_key"): [f"{j + 1}: {lab}" for j, lab in enumerate(view.key_labels)],
+        table(pd.DataFrame({t("co_col_key"): [f"{j}: {lab}" for j, lab in enumerate(view.key_labels)],
                             t("co_col_score"): mine.scores, t("co_col_exp"): mine.exps,
                             t("co_col_weight"): view.weights[head, qi]}).round(3),
               key="co_softmax_table", hide_index=True)
