@@ -212,6 +212,11 @@ def _same_url_value(given: str, shown: str) -> bool:
     return match is not None and ":" not in a and b.startswith(f"{int(match.group(1))}: ")
 
 
+def _many_values(meta, value) -> bool:
+    """Whether a control holds several values (a multiselect: a link repeats its parameter, one per value)."""
+    return isinstance(internals.url_form(meta, value), list)
+
+
 def _note_refused_page_values(raw: dict, bindings: dict) -> None:
     """A page control's link value that it could not use (garbage, out of range, repeated): name it, and what is
     used instead, under the link box. (The sidebar's controls note theirs next to them: see sidebar._url_notes.)"""
@@ -226,7 +231,12 @@ def _note_refused_page_values(raw: dict, bindings: dict) -> None:
             continue
         # what the link gave that the control does not show: garbage, out of range, a repeat of a one-value control
         refused = [g for g in given if not any(_same_url_value(g, u) for u in used)]
-        if refused:
+        if refused and len(given) > 1 and value is not None and not _many_values(meta, value):
+            # one control, one value: Streamlit reads the last one (or the default when that one is refused)
+            shown = ", ".join(link_value(g, 40) for g in given[:5]) + (" …" if len(given) > 5 else "")
+            notes.append(t("url_param_repeated", param=key, n=len(given), given=shown,
+                           used=escape_markdown(", ".join(used) or "—", 40, code=True)))
+        elif refused:
             shown = ", ".join(refused[:5]) + (" …" if len(refused) > 5 else "")
             if value is None:  # a control with no value (a hidden step holder): nothing to name as used
                 notes.append(t("url_param_dropped", param=key, given=link_value(shown, 60)))

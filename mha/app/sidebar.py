@@ -54,15 +54,36 @@ def _url_notes(values: dict) -> list[str]:
             if not given or key not in values:  # a control of another weight source: not read (after_page says)
                 continue
             shown = _as_url_value(values[key])
-            same = given[0] == shown if key in ("text", "model") else given[0].strip().lower() == shown.lower()
-            if len(given) > 1 or not same:
-                found.append((key, given[0][:40], shown))
+            if not all(_same_shared_value(key, g, shown) for g in given):
+                found.append((key, [g[:40] for g in given[:REPEATS_QUOTED + 1]], len(given), shown))
         st.session_state["_url_notes"] = found
     # Values from the link are shown as code: Markdown, links and emoji codes in them stay text.
-    return [_layer_past_last(given, used) if key == "layer" and _past(given, used) else
-            t("url_param_ignored", param=key, given=link_value(given), used=escape_markdown(used, 40, code=True))
-            for key, given, used in st.session_state["_url_notes"]
+    return [_url_note(key, given, n, used) for key, given, n, used in st.session_state["_url_notes"]
             if key in values and _as_url_value(values[key]) == used]
+
+
+REPEATS_QUOTED = 5  # a repeated parameter's note quotes at most this many of its values
+
+
+def _same_shared_value(key: str, given: str, shown: str) -> bool:
+    """Whether a link's value is what the control shows. A text longer than MAX_CHARS is cut before the box reads
+    it (``_cap_link_text``, whose caption says so): its first MAX_CHARS characters are the value used."""
+    if key == "text":
+        return given[:MAX_CHARS] == shown
+    if key == "model":
+        return given == shown
+    return given.strip().lower() == shown.lower()
+
+
+def _url_note(key: str, given: list[str], n: int, used: str) -> str:
+    """The note for one shared control's link value(s) that could not be used as given."""
+    used_shown = escape_markdown(used, 40, code=True)
+    if n > 1:  # one control, one value: Streamlit reads the last one (or the default when that one is refused)
+        shown = ", ".join(link_value(g) for g in given[:REPEATS_QUOTED]) + (" …" if n > REPEATS_QUOTED else "")
+        return t("url_param_repeated", param=key, n=n, given=shown, used=used_shown)
+    if key == "layer" and _past(given[0], used):
+        return _layer_past_last(given[0], used)
+    return t("url_param_ignored", param=key, given=link_value(given[0]), used=used_shown)
 
 
 def _past(given: str, used: str) -> bool:
@@ -95,17 +116,29 @@ def _keep_lang_in_url(locale_lang: str) -> None:
         st.session_state["lang"] = locale_lang  # a link's lang=fr: the browser's language
 
 
-def _cap_link_text() -> int:
+def _cap_link_text() -> None:
     """A link's ``text=`` longer than MAX_CHARS (what is ever read) is cut here, before the text box is seeded from
-    it: a 400 KB link would otherwise come back ~3 times (the box's value, the address bar, the link box). Returns
-    the link's length when it was cut (the box says so), else 0."""
+    it: a 400 KB link would otherwise come back ~3 times (the box's value, the address bar, the link box). Keeps
+    (the link's length, the text kept) for the box's one note on it (``_link_cut_note``)."""
     linked = internals.link_values().get("text")
     if not linked or len(linked[0]) <= MAX_CHARS:
-        return 0
+        return
     cut = linked[0][:MAX_CHARS]
     internals.keep_link_values("text", [cut])
     st.query_params["text"] = cut  # the address bar too (one short message)
-    return len(linked[0])
+    st.session_state[LINK_CUT] = (len(linked[0]), cut)
+
+
+LINK_CUT = "_text_link_cut"  # session_state: (characters in the link's text=, the text kept)
+
+
+def _link_cut_note(text: str | None) -> str | None:
+    """The note on a link's text that was cut, while the box still holds that text (as every link note)."""
+    found = st.session_state.get(LINK_CUT)
+    if found is None or found[1] != text:
+        st.session_state.pop(LINK_CUT, None)
+        return None
+    return t("ctl_text_link_cut", n_chars=found[0], max_chars=MAX_CHARS)
 
 
 def sidebar_controls() -> Settings:
@@ -131,11 +164,12 @@ def sidebar_controls() -> Settings:
     pre = src.pretrained
     info = src.info if pre else None
     st.session_state["_src_info"] = info
-    link_cut = _cap_link_text()
+    _cap_link_text()
     text = sb.text_area(t("ctl_text"), value=DEFAULT_TEXT, key="text", bind="query-params", height=90,
                         help=t("ctl_text_help", max_chars=MAX_CHARS) + " " + t("ctl_text_batch_help", pad=PAD))
+    link_cut = _link_cut_note(text)
     if link_cut:
-        sb.caption(t("ctl_text_link_cut", n_chars=link_cut, max_chars=MAX_CHARS))
+        sb.caption(link_cut)
     batch = _text_batch(text)  # tokenised once per run for the three checks below
     text_message = _check_text(batch)
     if text_message and not (pre and text_message[0] == "caption"):  # a model cuts with its own tokenizer

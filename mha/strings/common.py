@@ -76,6 +76,11 @@ STRINGS = {
         "en": "Link parameter {param}={given} could not be used; using {used}.",
         "ko": "링크의 {param}={given} 값은 쓸 수 없어 대신 {used} 값을 사용합니다.",
     },
+    "url_param_repeated": {
+        "en": "Link parameter {param} was given {n} times ({given}), but this control takes one value: using {used}.",
+        "ko": "링크에 {param} 파라미터가 {n}번 들어 있습니다({given}). 이 컨트롤은 값을 하나만 받으므로 {used} 값을 "
+              "사용합니다.",
+    },
     "page_needs_text": {
         "en": "Type a sentence in the sidebar to see its attention.",
         "ko": "사이드바에 문장을 입력하면 어텐션을 볼 수 있습니다.",

@@ -229,8 +229,9 @@ def test_garbage_in_the_shared_controls_falls_back_to_the_defaults_with_a_note()
     assert (s["d_model"], s["num_heads"], s["seed"], s["causal"], s["positional"]) == (
         DEFAULT_D_MODEL, DEFAULT_NUM_HEADS, DEFAULT_SEED, False, True)
     notes = " ".join(w.value for w in at.sidebar.warning)
-    for key in ("d_model", "seed", "causal", "positional", "num_heads"):
+    for key in ("d_model", "seed", "causal", "positional"):
         assert f"{key}=" in notes, notes
+    assert "num_heads was given 2 times (`2`, `3`), but this control takes one value: using `4`" in notes, notes
     assert s["text"] in ("", DEFAULT_TEXT)
 
 
@@ -273,7 +274,8 @@ def test_a_position_written_as_a_number_is_read_like_its_label():
 def test_a_page_value_the_control_cannot_use_is_named_in_a_note(page, params, key):
     at = open_link(page, params)
     assert not at.exception
-    assert f"{key}=" in _link_notes(at), _link_notes(at)
+    notes = _link_notes(at)
+    assert f"{key}=" in notes or f"{key} was given 2 times" in notes, notes  # (a repeat says so)
 
 
 @pytest.mark.parametrize("given, refused", [(["9"], "9"), (["abc"], "abc"), (["1", "9"], "9")])
@@ -286,11 +288,45 @@ def test_a_multiselect_names_exactly_the_link_values_it_could_not_use(given, ref
         assert at.session_state["heads_off"] == [1] and "heads_off=`1`" not in notes
 
 
-def test_a_repeated_one_value_control_names_the_value_it_did_not_read():
+def test_a_repeated_one_value_control_says_it_was_given_twice_and_which_value_is_used():
+    """Both values are usable: neither "could not be used"; the note says the parameter came twice, and the one used."""
     at = open_link("pages/heads.py", {"hd_section": "compare", "heads_a": ["1", "2"]})
     used = at.session_state["heads_a"]
     assert used in (1, 2)  # Streamlit reads one of them
-    assert f"heads_a=`{3 - used}`" in _link_notes(at) and f"heads_a=`{used}`" not in _link_notes(at)
+    notes = _link_notes(at)
+    assert "could not be used" not in notes, notes
+    assert f"heads_a was given 2 times (`1`, `2`), but this control takes one value: using `{used}`." in notes
+
+
+@pytest.mark.parametrize("given", [["2", "8"], ["8", "2"]])
+def test_a_repeated_shared_control_says_it_was_given_twice_and_which_value_is_used(given):
+    at = open_link("pages/playground.py", {"num_heads": given})
+    used = at.session_state["num_heads"]
+    assert str(used) in given
+    notes = [w.value for w in at.sidebar.warning if "num_heads" in w.value]
+    assert notes == [f"Link parameter num_heads was given 2 times (`{given[0]}`, `{given[1]}`), but this control "
+                     f"takes one value: using `{used}`."], notes
+    at = open_page("pages/playground.py", num_heads=given, lang="ko")  # the same in Korean
+    notes = [w.value for w in at.sidebar.warning if "num_heads" in w.value]
+    assert len(notes) == 1 and "2번" in notes[0] and f"`{at.session_state['num_heads']}` 값을" in notes[0], notes
+    at = open_link("pages/playground.py", {"num_heads": ["4", "4"]})  # the same value twice: nothing to say
+    assert not [w.value for w in at.sidebar.warning if "num_heads" in w.value]
+
+
+def test_a_text_link_past_the_limit_gets_one_note_that_says_it_was_cut():
+    from mha.core.i18n import text as i18n_text
+    from mha.weights.view import MAX_CHARS
+
+    long = "word " * 1000  # 5,000 characters
+    at = open_link("pages/playground.py", {"text": long})
+    note = i18n_text("ctl_text_link_cut", "en", n_chars=len(long), max_chars=MAX_CHARS)
+    sidebar = [e.value for kind in ("warning", "caption", "error", "info") for e in getattr(at.sidebar, kind)]
+    assert note in sidebar
+    assert not [n for n in sidebar if "text=" in n or "could not be used" in n], sidebar  # nothing that contradicts
+    at.run()  # like every link note, it stays while the box holds the text it is about ...
+    assert note in [c.value for c in at.sidebar.caption]
+    at.text_area(key="text").set_value("the cat").run()  # ... and goes with it
+    assert note not in [c.value for c in at.sidebar.caption]
 
 
 def test_values_the_controls_use_as_given_get_no_note():
