@@ -177,7 +177,7 @@ def test_a_learners_journey_from_a_direct_link_to_a_shared_view(fresh_server, op
     wait_app_idle(page, rerun=True)
     title = page.locator("[data-testid='stMain'] [data-testid='stMarkdownContainer']").filter(
         has_text="How this cell is made").first.inner_text()
-    assert f"head {HEAD}, query {labels[i]} ({i}) → key {labels[j]} ({j})" in title, title
+    assert f"head {HEAD}, query {labels[i]} (token {i}) → key {labels[j]} (token {j})" in title, title
     row = plotly_data(page)["pg_cell_row"][0]  # the query's row of weights, after softmax
     assert np.allclose(decode(row["y"]).astype(float), expected.weights[HEAD, i], atol=1e-5)
     shot("cell")
