@@ -114,7 +114,7 @@ def test_opening_the_cell_breakdown_keeps_the_picked_cell_and_head():
                    show_cell="true")
     assert not at.exception
     titles = [m.value for m in at.markdown if "How this cell is made" in m.value]
-    assert titles and "head 2" in titles[0] and "(4)" in titles[0] and "(1)" in titles[0], titles
+    assert titles and "head 2" in titles[0] and "(token 4)" in titles[0] and "(token 1)" in titles[0], titles
 
 
 def test_the_weights_table_and_its_csv_are_built_only_once_opened():
