@@ -82,18 +82,30 @@ def step_specs(step: str, text: str, sentence: int = 0, *, d_model: int = 16, nu
     raise ValueError(f"Unknown course step {step!r}: use one of {list(STEPS)}.")
 
 
-def playground_params(step: str, text: str, sentence: int = 0) -> dict[str, str] | None:
-    """Link parameters that open the Playground on what a step shows (None: the step has no Playground view)."""
-    base = {"text": trained_text(text, sentence)[0] if step not in ("heads",) else text}
-    trained = {"source": "trained", "d_model": str(TRAINED_D_MODEL), "seed": str(SEED)}
-    return {
-        "qkv": {**base, **trained, "task": "previous", "num_heads": str(TRAINED_HEADS), "matrix": "scores"},
-        "softmax": {**base, **trained, "task": "previous", "num_heads": str(TRAINED_HEADS)},
-        "mask": {**base, **trained, "task": "next", "num_heads": str(TRAINED_HEADS), "causal": "true"},
-        "heads": {**base, "matrix": "head_outputs"},
-        "several": {**base, **trained, "task": "prev_next", "num_heads": "1"},
-        "trained": {**base, **trained, "task": "mixed", "num_heads": str(TRAINED_HEADS)},
-    }.get(step)
+def playground_params(step: str, text: str, sentence: int = 0, *, d_model: int = 16, num_heads: int = 4,
+                      seed: int = 0, head: int | None = None, query: int | None = None,
+                      key: int | None = None) -> dict[str, str] | None:
+    """Link parameters that open the Playground on what a step shows (None: the step has no Playground view):
+    the module ``step_specs`` runs (``d_model``, ``num_heads``, ``seed``: the sidebar's, as there) and what the step
+    points at, when given: the enlarged ``head`` and the cell's ``query`` and ``key`` (0-based positions, the
+    Playground's ``head``, ``cell_query``, ``cell_key``)."""
+    trained = {  # the steps on trained heads: the task and the heads
+        "qkv": ("previous", TRAINED_HEADS, {"matrix": "scores"}), "softmax": ("previous", TRAINED_HEADS, {}),
+        "mask": ("next", TRAINED_HEADS, {"causal": "true"}), "several": ("prev_next", 1, {}),
+        "trained": ("mixed", TRAINED_HEADS, {}),
+    }
+    if step == "heads":  # random parameters of the sidebar's sizes, on the learner's whole text
+        params = {"text": text, "d_model": str(d_model), "num_heads": str(num_heads), "seed": str(seed),
+                  **({"sentence": str(sentence)} if sentence else {}), "matrix": "head_outputs"}
+    elif step in trained:
+        task, heads, extra = trained[step]
+        params = {"text": trained_text(text, sentence)[0],  # one sentence, cut: no ``sentence`` parameter
+                  "source": "trained", "d_model": str(TRAINED_D_MODEL), "seed": str(SEED), "task": task,
+                  "num_heads": str(heads), **extra}
+    else:
+        return None
+    focus = {"head": head, "cell_query": query, "cell_key": key}
+    return {**params, **{name: str(int(v)) for name, v in focus.items() if v is not None}}
 
 
 def long_for_training(view: View) -> bool:

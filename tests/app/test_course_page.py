@@ -113,6 +113,38 @@ def test_the_keys_are_numbered_from_0_as_the_token_pickers_and_pytorch():
     assert [k.split(": ", 1)[0] for k in keys] == [str(j) for j in range(len(keys))]
 
 
+def _order(at) -> list[str]:
+    """The keys of the predict boxes' radios and of the charts, in the order the page draws them."""
+    out = []
+    for node in at.main:
+        if node.type == "radio":
+            out.append(node.key)
+        elif node.type == "plotly_chart" or (node.type == "bidi_component"
+                                             and node.proto.component_name == "mha_heatmaps"):
+            out.append(node.proto.id.split("-", 2)[-1])  # the key given to the chart (as charts_by_key reads it)
+    return out
+
+
+ANSWERS = {step: (plotly | canvas) - {"co_mask_free"} for step, (plotly, canvas) in CHARTS.items()}  # the mask
+# step shows the head without the mask first: the question is what the mask does to it
+
+
+@pytest.mark.parametrize("number", range(1, len(course.STEPS) + 1))
+def test_every_step_asks_before_it_shows_the_answer(number):
+    """Each step's question comes first; the charts that answer it are drawn only after **Show the answer**, below
+    the question (step 7 drew its four trained heads, which say which head reads the first word, above it)."""
+    step = course.step_id(number)
+    at = open_page(PAGE, {"step": str(number), "text": KOREAN, "lang": "ko"})
+    drawn = set(charts_by_key(at)) | set(canvas_charts(at))
+    assert not ANSWERS[step] & drawn, (step, sorted(ANSWERS[step] & drawn))
+    _reveal(at, step)
+    order = _order(at)
+    guess = order.index(f"co_guess_{step}")
+    beside = {"co_mask_masked"}  # the mask step's answer joins the map above it, side by side, once revealed
+    assert ANSWERS[step] - beside <= set(order[guess + 1:]), (step, order)
+    assert ANSWERS[step] <= set(order), (step, order)
+
+
 def test_the_mask_step_shows_the_cheating_in_the_modules_numbers():
     at = open_page(PAGE, {"step": "4", "text": KOREAN, "lang": "ko"})
     _reveal(at, "mask", guess=2)
@@ -190,20 +222,77 @@ def test_trained_steps_run_on_the_words_their_heads_were_trained_for():
     assert i18n.text("co_long", "en", n=30, train_len=TRAIN_LEN) not in [c.value for c in heads.caption]
 
 
-@pytest.mark.parametrize("step", ["trained", "mask"])
-def test_open_this_in_the_playground_shows_the_steps_numbers(step):
-    at = open_page(PAGE, {"step": str(course.STEPS.index(step) + 1), "text": KOREAN})
+def _playground_link(at) -> dict[str, str]:
     (button,) = [b for b in at.get("link_button")]
     url = button.proto.url
     assert url.startswith("playground?")
-    params = {k: v[0] for k, v in urllib.parse.parse_qs(url.split("?", 1)[1]).items()}
-    assert params == {"lang": "en", **course.playground_params(step, KOREAN)}
-    playground = open_page("pages/playground.py", params)
-    assert not playground.exception
+    return {k: v[0] for k, v in urllib.parse.parse_qs(url.split("?", 1)[1]).items()}
+
+
+@pytest.mark.parametrize("step", ["trained", "mask"])
+def test_open_this_in_the_playground_shows_the_steps_numbers(step):
+    at = open_page(PAGE, {"step": str(course.STEPS.index(step) + 1), "text": KOREAN})
     specs = course.step_specs(step, KOREAN)
     spec = specs["masked"] if step == "mask" else specs["main"]
+    params = _playground_link(at)
+    focus = {"head": str(course.best_head(run_view(specs["free"]).weights, "next"))} if step == "mask" else {}
+    assert params == {"lang": "en", **course.playground_params(step, KOREAN), **focus}
+    playground = open_page("pages/playground.py", params)
+    assert not playground.exception
     np.testing.assert_allclose(canvas_values(canvas_charts(playground)["grid"]), run_view(spec).weights,
                                rtol=0, atol=1e-5)
+
+
+def _enlarged(playground) -> tuple[int, int, int]:
+    """The Playground's enlarged head and picked cell (query, key), as its one-head chart draws them."""
+    payload = canvas_charts(playground)["one_head_chart"]
+    return payload["heads"][0], *payload["selected"]
+
+
+def test_step_1s_playground_link_opens_the_steps_head_and_cell():
+    """Step 1 asks about one query of one head; its link opens the Playground on that head and query, and once the
+    answer is shown on the cell it talks about (before: no key, the link does not tell the answer)."""
+    view = run_view(course.step_specs("qkv", KOREAN)["main"])
+    head = course.best_head(view.weights, "previous")
+    qi = len(view.tokens) - 1
+    kj = int(np.argmax(view.scores[head, qi]))
+    at = open_page(PAGE, {"text": KOREAN, "lang": "ko"})
+    before = _playground_link(at)
+    assert (before["head"], before["cell_query"], before["matrix"]) == (str(head), str(qi), "scores")
+    assert "cell_key" not in before
+    _reveal(at, "qkv")
+    params = _playground_link(at)
+    assert (params["head"], params["cell_query"], params["cell_key"]) == (str(head), str(qi), str(kj))
+    playground = open_page("pages/playground.py", params)
+    assert not playground.exception
+    assert _enlarged(playground) == (head, qi, kj)
+    np.testing.assert_allclose(canvas_values(canvas_charts(playground)["one_head_chart"])[0], view.scores[head],
+                               rtol=0, atol=1e-5)  # the step's scores, not another module's
+
+
+def test_the_softmax_steps_link_opens_its_row():
+    view = run_view(course.step_specs("softmax", KOREAN)["main"])
+    head = course.best_head(view.weights, "previous")
+    qi = len(view.tokens) - 1
+    at = _reveal(open_page(PAGE, {"step": "2", "text": KOREAN}), "softmax")
+    playground = open_page("pages/playground.py", _playground_link(at))
+    assert _enlarged(playground) == (head, qi, int(np.argmax(view.weights[head, qi])))
+
+
+def test_the_heads_steps_link_keeps_the_sidebars_module_and_sentence():
+    """Step 5 runs random parameters of the sidebar's sizes and seed on the shown sentence: the Playground (a new
+    tab, a new session) opens the same module on the same sentence."""
+    text = "the cat saw the dog\n고양이가 개를 봤다"
+    at = open_page(PAGE, {"step": "5", "text": text, "sentence": "1", "d_model": "32", "num_heads": "8",
+                          "seed": "3"})
+    params = _playground_link(at)
+    assert {k: params[k] for k in ("d_model", "num_heads", "seed", "sentence")} == {
+        "d_model": "32", "num_heads": "8", "seed": "3", "sentence": "1"}
+    playground = open_page("pages/playground.py", params)
+    assert not playground.exception
+    spec = course.step_specs("heads", text, 1, d_model=32, num_heads=8, seed=3)["main"]
+    np.testing.assert_allclose(canvas_values(canvas_charts(playground)["one_head_chart"])[0],
+                               run_view(spec).weights[0], rtol=0, atol=1e-5)
 
 
 @pytest.mark.parametrize("number", range(1, len(course.STEPS) + 1))

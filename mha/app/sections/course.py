@@ -116,9 +116,13 @@ def trained_note(view: View) -> None:
         st.caption(t("co_long", n=n, train_len=TRAIN_LEN))
 
 
-def playground_link(step: str) -> None:
+def playground_link(step: str, focus: dict[str, int] | None = None) -> None:
+    """The step's "open in the Playground": the same module (sidebar sizes included, as ``sizes()``) and what the
+    step points at so far (``focus``: ``head``, ``query``, ``key``, as the step function returns them)."""
     s = settings()
-    params = course.playground_params(step, s.text, s.sentence)
+    d_model, num_heads, seed = sizes()
+    params = course.playground_params(step, s.text, s.sentence, d_model=d_model, num_heads=num_heads, seed=seed,
+                                      **(focus or {}))
     if params is None:
         return
     query = urllib.parse.urlencode({"lang": s.lang, **params})
@@ -134,9 +138,11 @@ def _n(view: View) -> int:
 
 
 # ----------------------------------------------------------------------------------------------------- steps
+# Each step function returns what it points at so far ({"head", "query", "key"}: the Playground link carries them);
+# an answer joins only once revealed, so the link never tells it first.
 
 
-def step_qkv(v: dict[str, View]) -> None:
+def step_qkv(v: dict[str, View]) -> dict[str, int]:
     view = v["main"]
     n = _n(view)
     head = course.best_head(view.weights[:, :n, :n], "previous")
@@ -147,21 +153,25 @@ def step_qkv(v: dict[str, View]) -> None:
     answer = t("co_qkv_answer", k=_label(view, kj, True), score=float(view.scores[head, qi, kj]))
     options = [f"{j}: {_label(view, j, True)}" for j in range(n)]
     if not predict("qkv", t("co_qkv_question", q=_label(view, qi)), options, kj, answer):
-        return
+        return {"head": head, "query": qi}
     st.caption(t("co_qkv_after", head=head))
     heatmaps(heatmap_data.prepare(view.scores[head][None], view.labels, view.key_labels, kind="scores", heads=[head],
                                   layout="single", selected=(qi, kj), words=chart_words()), key="co_qkv_scores")
     steps.cell_breakdown(view, head, qi, kj, key="co_cell")
+    return {"head": head, "query": qi, "key": kj}
 
 
-def step_softmax(v: dict[str, View]) -> None:
+def step_softmax(v: dict[str, View]) -> dict[str, int]:
     view = v["main"]
     st.markdown(t("co_softmax_text"))
     row = course.course_row()
     top = int(np.argmax(row.weights))
     answer = t("co_softmax_answer", k=course.COURSE_TOKENS[top], w=float(row.weights[top]))
+    n = _n(view)
+    head = course.best_head(view.weights[:, :n, :n], "previous")
+    qi = course.default_query(view)
     if not predict("softmax", t("co_softmax_question"), list(course.COURSE_TOKENS), top, answer):
-        return
+        return {"head": head, "query": qi}
     words = chart_words()
     left, right = st.columns(2, gap="medium")
     with left:
@@ -170,10 +180,8 @@ def step_softmax(v: dict[str, View]) -> None:
         st.plotly_chart(cached_figure(xf.attention_bar, row.weights, np.ones(len(row.weights), dtype=bool),
                                       list(course.COURSE_TOKENS), highlight=top, title="Orange", words=words),
                         key="co_course_row")
-    n = _n(view)
-    head = course.best_head(view.weights[:, :n, :n], "previous")
-    qi = course.default_query(view)
     ok = view.allowed[head, qi]
+    kj = course.top_key(view.weights[head, qi], ok)
     mine = course.softmax_row(np.where(ok, view.scores[head, qi], -np.inf))
     with right:
         st.markdown(t("co_softmax_yours", q=_label(view, qi), head=head, total=mine.total,
@@ -183,9 +191,10 @@ def step_softmax(v: dict[str, View]) -> None:
                             t("co_col_weight"): view.weights[head, qi]}).round(3),
               key="co_softmax_table", hide_index=True)
         st.plotly_chart(cached_figure(xf.attention_bar, view.weights[head, qi], ok, view.key_labels,
-                                      highlight=course.top_key(view.weights[head, qi], ok),
-                                      title=figures.hover_labels([view.labels[qi]])[0], words=words),
+                                      highlight=kj, title=figures.hover_labels([view.labels[qi]])[0],
+                                      words=words),
                         key="co_your_row")
+    return {"head": head, "query": qi, "key": kj}
 
 
 def step_scale(v: dict[str, View]) -> None:
@@ -233,10 +242,10 @@ def _intro(text_key: str, view: View) -> bool:
     return True
 
 
-def step_mask(v: dict[str, View]) -> None:
+def step_mask(v: dict[str, View]) -> dict[str, int] | None:
     free, masked = v["free"], v["masked"]
     if not _intro("co_mask_text", free):
-        return
+        return None
     c = course.cheating(free, masked)
     left, right = st.columns(2, gap="medium")
     with left:
@@ -246,7 +255,7 @@ def step_mask(v: dict[str, View]) -> None:
     answer = 2 if c.weight_next_masked == 0.0 else 0
     if not predict("mask", t("co_mask_question", head=c.head), options, answer,
                    t("co_mask_answer", free=c.weight_next_free)):
-        return
+        return {"head": c.head}
     with right:
         st.markdown(f"**{t('co_mask_masked')}**")
         _one_head(masked, c.head, "co_mask_masked")
@@ -260,6 +269,7 @@ def step_mask(v: dict[str, View]) -> None:
                    help=f"{t('co_mask_free')}: {pct(c.copied_free)}%")
     st.markdown(t("co_mask_after", head=c.head, free=c.weight_next_free, masked=c.weight_next_masked,
                   copied_free=pct(c.copied_free), copied_masked=pct(c.copied_masked), n=_n(free) - 1))
+    return {"head": c.head}
 
 
 def step_heads(v: dict[str, View]) -> None:
@@ -304,23 +314,24 @@ def step_several(v: dict[str, View]) -> None:
                                           allowed=view.allowed, words=words), key=key)
 
 
-def step_trained(v: dict[str, View]) -> None:
+def step_trained(v: dict[str, View]) -> dict[str, int] | None:
     view = v["main"]
     n = _n(view)
     st.markdown(t("co_trained_text", train_len=TRAIN_LEN))
     trained_note(view)
-    heatmaps(heatmap_data.prepare(view.weights, view.labels, view.key_labels, kind="weights", allowed=view.allowed,
-                                  words=chart_words()), key="co_trained_grid")
     first = course.best_head(view.weights[:, :n, :n], "first")
     options = [t("co_trained_answer", head=h) for h in range(view.num_heads)]
     if not predict("trained", t("co_trained_question"), options, first, options[first]):
-        return
+        return None  # the heads' weights answer the question: drawn only once it is answered
+    heatmaps(heatmap_data.prepare(view.weights, view.labels, view.key_labels, kind="weights", allowed=view.allowed,
+                                  words=chart_words()), key="co_trained_grid")
     st.markdown(t("co_trained_roles"))
     clear = 0.6  # below: the head does none of the known patterns here (a sentence unlike the training ones)
     st.markdown("\n".join(
         "- " + t("co_trained_role" if sc >= clear else "co_trained_role_unclear", head=h, role=t(f"tr_pattern_{p}"),
                  score=sc) for h, (p, sc) in enumerate(course.head_roles(view))))
     st.caption(t("co_done"))
+    return {"head": first}
 
 
 SECTIONS = {"qkv": step_qkv, "softmax": step_softmax, "scale": step_scale, "mask": step_mask, "heads": step_heads,
@@ -341,8 +352,8 @@ def show_step(number: int) -> None:
     v = views(specs)
     if v is None:
         return
-    SECTIONS[step](v)
-    playground_link(step)
+    focus = SECTIONS[step](v)
+    playground_link(step, focus)
 
 
 @frame.page
