@@ -13,7 +13,7 @@ import urllib.parse
 
 import numpy as np
 import pytest
-from harness.chromium import goto, read_until, wait_app_idle
+from harness.chromium import IDLE_TIMEOUT_MS, TITLE, goto, read_until, wait_app_idle
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from mha.charts.figures import ENGLISH
@@ -109,12 +109,15 @@ def test_every_page_opens_by_direct_link_on_a_fresh_server(fresh_server, open_pa
     pages = []
     for server, (_, _, path) in zip(servers, PAGES):
         page = open_page(server.url, f"fresh-{path or 'home'}")
-        # each server's first script run starts now; they run side by side
-        page.goto(f"{server.url}/{path}?num_heads=2&zz_nobody_reads_this=1")
+        # each server's first script run starts now; they run side by side, so a page's load event can come late
+        # on a busy machine: the navigation only has to start here, the waits below give each page its time
+        page.goto(f"{server.url}/{path}?num_heads=2&zz_nobody_reads_this=1", wait_until="commit",
+                  timeout=IDLE_TIMEOUT_MS)
         pages.append(page)
     failures = []
     for page, (_, title_key, path) in zip(pages, PAGES):
         try:
+            page.wait_for_selector(TITLE, timeout=IDLE_TIMEOUT_MS)
             wait_app_idle(page)
             _page_checks(page, path, title_key)
             assert selected_option(page, "num_heads") == "2", "the link's num_heads was not used"

@@ -54,7 +54,9 @@ def goto(page, where: str = "", /, *, timeout_ms: int = IDLE_TIMEOUT_MS, ready: 
     without one) and ``wait_app_idle``. ``where``: a path from the page's base URL (the context's ``base_url``)
     or a whole URL; ``query``: URL parameters. ``timeout_ms``: more for a fresh server that trains or loads a model
     before its first view."""
-    page.goto(url_of(where, **query))
+    # "commit": the page's own waits below decide when it is ready; a busy machine (a fresh server's first run
+    # beside others) can keep the load event past the action timeout.
+    page.goto(url_of(where, **query), wait_until="commit", timeout=timeout_ms)
     if ready:
         page.wait_for_selector(ready, timeout=timeout_ms)
     wait_app_idle(page, timeout_ms=timeout_ms)
