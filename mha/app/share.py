@@ -55,6 +55,10 @@ def clean_link() -> None:
 WEIGHTS_STATE = CUSTOM_WEIGHTS_KEY  # session_state: {"sha", "name", "d_model", "state_dict"}; this session only
 UPLOAD_KEY = "share_upload"
 EMBED_KEYS = ("embed", "embed_options")  # Streamlit's own; never ours to keep or drop
+# Link parameters the app no longer binds but still understands: a link that has them opens as it meant to, and they
+# leave the address bar without a note. The Playground's folds of the outputs (before its "look closer" choice: such
+# a link opens the outputs there).
+RETIRED_KEYS = ("show_head_outputs", "show_output")
 
 # ------------------------------------------------------------------------------------------------------ the link
 
@@ -168,7 +172,10 @@ def after_page() -> None:
     bindings = _bindings()
     known = set(bindings) | {"lang"}
     raw = st.session_state.get("_url_params_at_start") or {}
-    unknown = [k for k in raw if k not in known and k.lower() not in EMBED_KEYS]
+    unknown = [k for k in raw if k not in known and k.lower() not in EMBED_KEYS and k not in RETIRED_KEYS]
+    retired = [k for k in raw if k in RETIRED_KEYS and k not in known]
+    if retired:
+        internals.drop_url_params(retired)
     _note_refused_page_values(raw, bindings)
     if unknown:
         internals.drop_url_params(unknown)  # one message, however many (issue #13)

@@ -50,6 +50,16 @@ STRINGS = {
         "ko": " 회색 칸은 마스크된(차단된) 칸으로 가중치가 정확히 0입니다.",
     },
     "pg_one_head": {"en": "One head, enlarged", "ko": "헤드 하나 크게 보기"},
+    "pg_look": {"en": "Look closer", "ko": "자세히 보기"},
+    "pg_look_help": {
+        "en": "Head view: every head at once, as lines from each query to the keys. One head, enlarged: one head's "
+              "weights, with the numbers behind any cell. Outputs: what the heads pass on (weights @ V) and the "
+              "module's output. A click on a head in the grid above enlarges it.",
+        "ko": "헤드 뷰: 모든 헤드를 각 쿼리에서 키로 가는 선으로 한 번에 봅니다. 헤드 하나 크게 보기: 헤드 하나의 "
+              "가중치와, 칸마다 그 뒤의 숫자를 봅니다. 출력: 헤드들이 넘겨주는 값(가중치 @ V)과 모듈의 출력입니다. "
+              "위 격자에서 헤드를 클릭하면 그 헤드를 크게 보여 줍니다.",
+    },
+    "pg_look_outputs": {"en": "Outputs", "ko": "출력"},
     "pg_grid_click_hint": {"en": "Click a head above to enlarge it below; the enlarged one is framed in orange.",
                            "ko": "위에서 헤드를 클릭하면 아래에 크게 보여 줍니다. 크게 보는 헤드는 주황색 테두리로 "
                                  "표시됩니다."},

@@ -13,6 +13,7 @@ from mha.app.compute import SEEDED, cached_figure, pretrained_layers
 from mha.app.sections import explain as steps
 from mha.app.sections.model_view import model_view
 from mha.app.sections.neuron import neuron_section
+from mha.app.share import RETIRED_KEYS
 from mha.app.state import current_view, session_weights, settings
 from mha.app.widgets import chart_words, head_picker, named_choice, t, token_picker, weights_scale
 from mha.charts import figures, head_view_data, heatmap_data
@@ -20,6 +21,13 @@ from mha.core.markup import escape_markdown
 from mha.weights.view import View
 
 MATRICES = ("weights", "scores", "head_outputs")  # the Playground's ``matrix`` link values
+# Below the grid, one closer look at a time (the ``look`` link value): every head as lines (the head view), one head
+# enlarged with the numbers behind a cell, or the outputs (each head's, and the module's). One at a time keeps a new
+# sentence quick to draw (#24.4: all of them at once drew it ~1.4x as slowly as a one-heatmap app, one ~1.1-1.2x).
+LOOKS = ("lines", "head", "outputs")
+# A link that names the enlarged head's head, cell or folded sections (the course's "open in the Playground", links
+# made before the choice) opens on that head; one that opened the outputs' old folds, on the outputs.
+ONE_HEAD_PARAMS = ("head", "cell_query", "cell_key", "show_cell", "show_neuron")
 
 
 def _to_trained() -> None:
@@ -39,6 +47,38 @@ def random_note(view: View) -> None:
     with st.container(key="pg_random_note", horizontal=True, vertical_alignment="center"):
         st.caption("🎲 " + t("pg_random_note", top=f"{top:.2f}", even=f"{even:.2f}"))
         st.button(t("pg_to_trained"), key="pg_to_trained", on_click=_to_trained, icon="🎓")
+
+
+def enlarge(head: int) -> None:
+    """``head`` becomes the enlarged one, and the closer look below the grid shows it (a callback)."""
+    st.session_state["head"] = head
+    st.session_state["look"] = st.session_state["look_shown"] = "head"
+
+
+def look_from_link() -> None:
+    """A link without ``look`` that names the enlarged head's head, cell or folds opens on that head; one that opened
+    the outputs' old folds, on the outputs (and then says ``look`` itself). Only while the choice has no state yet:
+    the page's first run in a session, or the first after another page."""
+    if "look" in st.query_params or st.session_state.get("look") in LOOKS:
+        return
+    if any(p in st.query_params for p in ONE_HEAD_PARAMS):
+        st.session_state["look"] = "head"
+    elif any(st.query_params.get(p) == "true" for p in RETIRED_KEYS):  # the outputs' folds before the choice
+        st.session_state["look"] = "outputs"
+
+
+def shown_look() -> str:
+    """What ``look_choice`` will show, read before it is drawn (the grid above frames the enlarged head)."""
+    for value in (st.session_state.get("look"), st.query_params.get("look")):
+        if value in LOOKS:
+            return value
+    return LOOKS[0]
+
+
+def look_choice() -> str:
+    """Below the grid: the head view ("lines"), one head enlarged ("head") or the outputs; the URL keeps the id."""
+    names = {"lines": t("hv_section_title"), "head": t("pg_one_head"), "outputs": t("pg_look_outputs")}
+    return named_choice(t("pg_look"), LOOKS, "look", names, help=t("pg_look_help"))
 
 
 def matrix_choice(words) -> str:
@@ -62,7 +102,8 @@ def every_layer(view: View) -> tuple[np.ndarray, np.ndarray] | None:
 
 def _open_layer(layer: int, head: int) -> None:
     """A click on the model view: that layer in the sidebar, that head enlarged (no model run: cached)."""
-    st.session_state["layer"], st.session_state["head"] = layer, head
+    st.session_state["layer"] = layer
+    enlarge(head)
 
 
 def model_section(view: View, words, layers: tuple[np.ndarray, np.ndarray] | None, top: float) -> None:
@@ -77,25 +118,20 @@ def model_section(view: View, words, layers: tuple[np.ndarray, np.ndarray] | Non
                allowed=allowed, marked=marked, on_open=_open_layer)
 
 
-@st.fragment
 def outputs_section(view, grid_kind: str, words, d_model: int) -> None:
-    """After the weights, folded: each head's output (unless the grid above shows it) and the final output. Opening
-    one reruns only this part and sends its chart; the link keeps it open."""
+    """The closer look "outputs": each head's output (unless the grid above shows it) and the final output."""
     H = view.num_heads
-    head_box = st.expander(t("pg_head_outputs"), key="show_head_outputs", bind="query-params")
-    with head_box:
-        st.caption(t("pg_head_outputs_help", num_heads=H, head_dim=view.head_dim))
-        if head_box.open and grid_kind == "head_outputs":
-            st.caption(t("pg_head_outputs_above"))
-        elif head_box.open:
-            st.plotly_chart(cached_figure(figures.head_outputs_grid, view.head_outputs, view.labels, words=words),
-                            key="head_outputs")
-    output_box = st.expander(t("pg_output"), key="show_output", bind="query-params")
-    with output_box:
-        st.caption(t("pg_output_help", num_heads=H, head_dim=view.head_dim, d_model=d_model))
-        if output_box.open:
-            st.plotly_chart(cached_figure(figures.features_heatmap, view.output, view.labels, kind="output",
-                                          col_title=words.d_model_feature, words=words), key="output")
+    st.subheader(t("pg_head_outputs"))
+    st.caption(t("pg_head_outputs_help", num_heads=H, head_dim=view.head_dim))
+    if grid_kind == "head_outputs":
+        st.caption(t("pg_head_outputs_above"))
+    else:
+        st.plotly_chart(cached_figure(figures.head_outputs_grid, view.head_outputs, view.labels, words=words),
+                        key="head_outputs")
+    st.subheader(t("pg_output"))
+    st.caption(t("pg_output_help", num_heads=H, head_dim=view.head_dim, d_model=d_model))
+    st.plotly_chart(cached_figure(figures.features_heatmap, view.output, view.labels, kind="output",
+                                  col_title=words.d_model_feature, words=words), key="output")
 
 
 @frame.page
@@ -115,6 +151,7 @@ def page() -> None:
     if view.fully_masked.any():
         st.warning(t("pg_fully_masked", n=int(view.fully_masked.any(axis=0).sum())))
 
+    look_from_link()  # before the grid, which frames the enlarged head
     grid_kind = matrix_choice(words)  # weights / scores / head_outputs (the all-heads section shows it)
     kind = "scores" if grid_kind == "scores" else "weights"  # the enlarged head below: weights under head_outputs
     mats = view.weights if kind == "weights" else view.scores
@@ -136,12 +173,12 @@ def page() -> None:
         """A click on a panel of the all-heads grid: its head becomes the enlarged one."""
         head = picked("grid").get("head")
         if head is not None and head < H:
-            st.session_state["head"] = head
+            enlarge(head)
 
     # Drawn in the page (mha.app.components.heatmap_view): Plotly's SVG took ~300 ms of a change for this grid alone
     # (#16.3). The enlarged head's panel is framed; picking another head redraws only the enlarged one, which tells
     # the grid.
-    enlarged = st.session_state.get("head")
+    enlarged = st.session_state.get("head") if shown_look() == "head" else None  # framed in the grid
     if grid_kind == "head_outputs":  # the design card's third heatmap, one click beside weights and scores
         head_outputs_grid(view, words)
     else:
@@ -152,10 +189,13 @@ def page() -> None:
         st.caption(t("pg_grid_click_hint"))
     model_section(view, words, layers, scale.top)  # pretrained: every layer x head; a click opens one below
 
-    st.subheader(t("hv_section_title"))
-    st.caption(t("hv_section_help"))
-    head_view(view.weights, view.labels, view.key_labels, key="pg_head_view", words=head_view_data.words(s.lang),
-              top=scale.top)  # on the view's colour scale: at 43 tokens (weights ~1/43) lines were all but invisible
+    look = look_choice()  # the head view or one head enlarged, one at a time
+    if look == "lines":
+        st.subheader(t("hv_section_title"))
+        st.caption(t("hv_section_help"))
+        # on the view's colour scale: at 43 tokens (weights ~1/43) lines were all but invisible
+        head_view(view.weights, view.labels, view.key_labels, key="pg_head_view",
+                  words=head_view_data.words(s.lang), top=scale.top)
 
     def pick_cell() -> None:
         """A click on a cell of the enlarged head: it becomes the query and key below."""
@@ -190,6 +230,7 @@ def page() -> None:
         neuron_section(view, head, qi, kj, top=scale.top)  # the query's row of keys, folded, bound to the link
         steps.weights_table(view, head)
 
-    one_head()
-
-    outputs_section(view, grid_kind, words, s.d_model)  # head outputs and the output, folded
+    if look == "head":
+        one_head()
+    elif look == "outputs":
+        outputs_section(view, grid_kind, words, s.d_model)
