@@ -9,6 +9,7 @@ from harness.apptest import (
     canvas_charts,
     canvas_values,
     charts_by_key,
+    component_names,
     heatmaps,
     open_page,
 )
@@ -37,14 +38,19 @@ def test_home_and_playground_run_with_defaults():
     at = open_page()
     assert not at.exception
     assert at.title[0].value.endswith("Multi-Head Attention Playground")
+    at = open_page(PAGE)  # the grid, and the head view below it
+    assert not at.exception and set(canvas_charts(at)) == {GRID} and "mha_head_view" in component_names(at)
     at = open_page(PAGE, all_open(PAGE))
     assert not at.exception
-    assert CANVAS <= set(canvas_charts(at)) and {HEAD_OUTPUTS, OUTPUT} <= set(charts_by_key(at))
+    assert CANVAS <= set(canvas_charts(at))
+    at = open_page(PAGE, look="outputs")
+    assert not at.exception
+    assert {HEAD_OUTPUTS, OUTPUT} <= set(charts_by_key(at))
 
 
 @pytest.mark.parametrize("d_model,num_heads", [(16, 4), (12, 3), (8, 1), (64, 16)])
 def test_one_heatmap_per_head_and_rows_sum_to_one(d_model, num_heads):
-    at = open_page(PAGE, all_open(PAGE), d_model=str(d_model), num_heads=str(num_heads),
+    at = open_page(PAGE, look="outputs", d_model=str(d_model), num_heads=str(num_heads),
                    text="the cat sat on the mat")
     assert not at.exception
     grid = canvas_charts(at)[GRID]
@@ -128,10 +134,12 @@ def test_url_parameters_set_every_control():
     (dict(causal="maybe"), "causal"),
 ])
 def test_garbage_url_parameters_fall_back_with_a_note(params, refused):
-    at = open_page(PAGE, all_open(PAGE), **params)
-    assert not at.exception
-    assert any(f"{refused}=" in w.value for w in at.sidebar.warning)
-    assert CANVAS <= set(canvas_charts(at)) and {HEAD_OUTPUTS, OUTPUT} <= set(charts_by_key(at))
+    for view, shown in ((all_open(PAGE), lambda at: CANVAS <= set(canvas_charts(at))),
+                        ({"look": "outputs"}, lambda at: {HEAD_OUTPUTS, OUTPUT} <= set(charts_by_key(at)))):
+        at = open_page(PAGE, view, **params)
+        assert not at.exception
+        assert any(f"{refused}=" in w.value for w in at.sidebar.warning)
+        assert shown(at)
 
 
 def test_head_and_cell_out_of_range_are_clamped():
@@ -220,7 +228,7 @@ def test_one_weights_scale_for_the_grid_and_the_enlarged_head(fit):
     """#16 item 5: the grid and the enlarged head of one view use the same colour scale (they had 0…0.21 and
     0…0.086), and "fit to data" makes it end at the view's largest weight, said in the colour bar."""
     params = {"fit_scale": "true"} if fit else {}
-    at = open_page("pages/playground.py", text="the cat sat on the mat", **params)  # short rows: 0 … 1 by default
+    at = open_page("pages/playground.py", text="the cat sat on the mat", look="head", **params)  # short rows: 0 … 1
     assert not at.exception and at.toggle(key="fit_scale").value is fit
     charts = canvas_charts(at)
     grid, one = _weights_scale(charts[GRID]), _weights_scale(charts[ONE_HEAD])

@@ -4,7 +4,7 @@ weights and scores (``matrix=head_outputs``); Home offers the guided path first.
 from __future__ import annotations
 
 import numpy as np
-from harness.apptest import canvas_charts, canvas_values, charts_by_key, decode, open_page
+from harness.apptest import canvas_charts, canvas_values, charts_by_key, component_names, decode, open_page
 
 from mha.core import i18n
 from mha.weights.view import DEFAULT_TEXT, ViewSpec, run_view
@@ -54,12 +54,19 @@ def test_each_heads_output_is_one_click_beside_weights_and_scores():
     view = run_view(ViewSpec(text=DEFAULT_TEXT, d_model=32, num_heads=8))
     shown = [decode(tr["z"]).astype(float) for tr in charts["pg_head_outputs_grid"]["data"] if tr["type"] == "heatmap"]
     np.testing.assert_allclose(np.stack(shown), view.head_outputs, rtol=0, atol=1e-5)
-    assert "one_head_chart" in canvas_charts(at)  # the enlarged head below still shows its weights
+    assert "mha_head_view" in component_names(at)  # the head view below still shows the weights
 
 
 def test_the_old_fold_link_still_opens_the_head_outputs():
-    at = open_page(PAGE, show_head_outputs="true")
-    assert not at.exception and "head_outputs" in charts_by_key(at)
+    """Links made when the outputs were folds (``show_head_outputs``, ``show_output``) open the outputs, and the
+    page names no unknown parameter: it still understands them."""
+    for old in ("show_head_outputs", "show_output"):
+        at = open_page(PAGE, {old: "true"})
+        assert not at.exception and {"head_outputs", "output"} <= set(charts_by_key(at))
+        assert at.session_state["look"] == "outputs"
+        assert not any(old in c.value for c in at.sidebar.caption), [c.value for c in at.sidebar.caption]
+    at = open_page(PAGE, show_output="false")  # a fold the link closed: the default closer look
+    assert at.session_state["look"] == "lines" and "output" not in charts_by_key(at)
 
 
 def test_home_offers_the_guided_path_first():

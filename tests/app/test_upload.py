@@ -211,7 +211,7 @@ def test_uploading_course_weights_runs_the_app_on_them_for_this_session_only():
     # the playground's numbers are the course module's on the same inputs
     at.switch_page("pages/playground.py")
     at.run()
-    at.session_state["show_output"] = True  # the output is folded: its chart is sent once it is open
+    at.session_state["look"] = "outputs"  # the output is one of the closer looks: its chart is sent once chosen
     at.run()  # AppTest runs a switched-to page without the frame first: the shared controls settle on the next run
     assert not at.exception
     assert any("uploaded weights" in i.value for i in at.info)  # the note is on every page

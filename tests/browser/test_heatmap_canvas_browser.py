@@ -38,7 +38,7 @@ def test_the_tooltip_sits_beside_the_cell_it_names(page, server, width, lang):
     """The tooltip never covers the cell it describes (the enlarged head's cells are larger than the 12 px the
     tooltip used to keep from the pointer: it hid the cell's corner and its hover outline), and stays in the column."""
     page.set_viewport_size({"width": width, "height": 1000})
-    goto(page, "playground", lang=lang)
+    goto(page, "playground", lang=lang, look="head")
     for key in CHARTS:
         Tq, Tk = grid_shape(page, key)
         last = len(cv.panels(page, key)) - 1
@@ -82,7 +82,7 @@ def test_the_keys_take_up_where_the_mouse_left(page, server):
     """Tab to the enlarged head, point at a cell, move the mouse away: the arrows and Enter still work (they did
     nothing until the chart was focused again), from the cell the mouse left."""
     tokens = display_labels(tokenize(DEFAULT_TEXT).tokens)
-    goto(page, "playground", num_heads=4)
+    goto(page, "playground", num_heads=4, look="head")
     key = "one_head_chart"
     page.locator(f".st-key-{key} canvas.hm-over").focus()
     cv.hover_cell(page, key, 0, 3, 1)
@@ -142,7 +142,7 @@ _OVERLAY_CELL_JS = """(r, [p, i, j]) => {
 def test_the_pointed_at_cell_is_outlined_dark_and_light(page, server):
     """The hover outline was one dark line: on the darkest cells (a trained head's ~1 weights, navy) it did not show.
     Now a dark line with a light one inside, on any cell big enough for both."""
-    goto(page, "playground", num_heads=4)
+    goto(page, "playground", num_heads=4, look="head")
     key = "one_head_chart"
     for cell in ((0, 1, 2), (0, 4, 0)):
         cv.hover_cell(page, key, *cell)
@@ -190,7 +190,7 @@ def test_the_grid_frames_the_enlarged_head_and_follows_the_picker(page, server):
 
 def test_the_tooltip_tells_a_repeated_word_by_its_position(page, server):
     """"the cat saw the dog": two keys read "the"; the tooltip names each by its position, as the token pickers do."""
-    goto(page, "playground", text="the cat saw the dog")
+    goto(page, "playground", text="the cat saw the dog", look="head")
     cv.wait_ready(page, "one_head_chart")
     first = cv.hover_cell(page, "one_head_chart", 0, 1, 0).split("\n")
     second = cv.hover_cell(page, "one_head_chart", 0, 1, 3).split("\n")

@@ -1,10 +1,11 @@
 """A learner's whole journey, in one browser page on a freshly started server (headless Chromium).
 
-Arrive at the Playground by a direct link; type a sentence; change d_model, num_heads and the causal mask; pick a
-head; click a cell of the enlarged head and read its breakdown; switch to Korean; copy the link with the link box's
-button, open it in a new browser context (nothing shared but the link) and get the same view, down to the numbers
-in every chart; then go to Step by step and Heads through the menu with every setting kept. The numbers shown are
-checked against the model run in this process (``mha.weights.view.run_view``: the same seeded weights in every process).
+Arrive at the Playground by a direct link; type a sentence; look at the outputs; change d_model, num_heads and the
+causal mask; click a head in the grid (it opens enlarged); click a cell of the enlarged head and read its breakdown;
+switch to Korean; copy the link with the link box's button, open it in a new browser context (nothing shared but the
+link) and get the same view, down to the numbers in every chart; then go to Step by step and Heads through the menu
+with every setting kept. The numbers shown are checked against the model run in this process
+(``mha.weights.view.run_view``: the same seeded weights in every process).
 
 The ``open_page`` fixture fails the test on any console error (but Streamlit's known #7074 404s on a direct link),
 uncaught error, dialog or error box; a screenshot of every step goes to test-artifacts/journey-NN-<step>.png.
@@ -123,15 +124,14 @@ def test_a_learners_journey_from_a_direct_link_to_a_shared_view(fresh_server, op
     box.fill(SENTENCE)
     box.press("Control+Enter")
     wait_app_idle(page, rerun=True)
-    cv.wait_for_labels(page, "one_head_chart", "y", labels)
-    cv.wait_for_labels(page, "one_head_chart", "x", labels)
     cv.wait_for_labels(page, "grid", "y", labels)
+    cv.wait_for_labels(page, "grid", "x", labels)
     shot("sentence")
 
-    # The head outputs and the output are folded (sent only when open): the learner opens both.
-    for section in ("show_head_outputs", "show_output"):
-        page.locator(f".st-key-{section} summary").click()
-        wait_app_idle(page, rerun=True)
+    # Below the grid, one closer look at a time (the head view first): the learner looks at the outputs.
+    page.locator(".st-key-look_shown button").filter(has_text=en("pg_look_outputs")).click()
+    wait_app_idle(page, rerun=True)
+    wait_for_data(page, lambda d: {"head_outputs", "output"} <= set(d), "the outputs")
 
     # 3-5. d_model, num_heads, causal mask: each repaints.
     choose(page, "d_model", str(D_MODEL))
@@ -140,7 +140,6 @@ def test_a_learners_journey_from_a_direct_link_to_a_shared_view(fresh_server, op
     choose(page, "num_heads", str(NUM_HEADS))
     cv.poll(page, lambda: cv.titles(page, "grid") == [f"head {h}" for h in range(NUM_HEADS)],
             f"a grid of {NUM_HEADS} heads")
-    assert head_buttons(page, "head").count() == NUM_HEADS
     shot("num_heads")
     before = cv.ready(page, "grid")
     page.locator(".st-key-causal label").first.click()
@@ -150,12 +149,14 @@ def test_a_learners_journey_from_a_direct_link_to_a_shared_view(fresh_server, op
     assert grey_corners(page, "grid", T) == [(True, False)] * NUM_HEADS
     shot("causal")
 
-    # 6. Pick a head: the enlarged heatmap is that head's weights, as the model computes them.
-    before = cv.ready(page, "one_head_chart")
-    head_buttons(page, "head").nth(HEAD).click()
+    # 6. Click a head in the grid: it opens enlarged below, that head's weights as the model computes them.
+    cv.click_cell(page, "grid", HEAD, 0, 0)
     wait_app_idle(page, rerun=True)
-    cv.wait_ready(page, "one_head_chart", other_than=before)
-    assert chosen_head(page, "head") == str(HEAD)
+    cv.wait_ready(page, "one_head_chart")
+    assert chosen_head(page, "head") == str(HEAD) and head_buttons(page, "head").count() == NUM_HEADS
+    assert chosen_head(page, "look_shown") == en("pg_one_head")
+    cv.poll(page, lambda: cv.chart(page, "grid").evaluate("r => r.dataset.marked") == str(HEAD),
+            "the grid frames the enlarged head")
     # every cell's tooltip: head HEAD, its query and key, and the model's weight
     cells = [(i, j) for i in range(T) for j in range(T)]
     tips = [cv.hover_cell(page, "one_head_chart", 0, i, j).split("\n") for i, j in cells]
@@ -206,7 +207,7 @@ def test_a_learners_journey_from_a_direct_link_to_a_shared_view(fresh_server, op
                                        "lang")} == {
         "text": [SENTENCE], "d_model": [str(D_MODEL)], "num_heads": [str(NUM_HEADS)], "causal": ["true"],
         "head": [str(HEAD)], "cell_query": [f"{i}: {labels[i]}"], "cell_key": [f"{j}: {labels[j]}"], "lang": ["ko"]}
-    assert all(params.get(k) == ["true"] for k in ("show_cell", "show_head_outputs", "show_output")), params
+    assert params.get("show_cell") == ["true"] and params.get("look") == ["head"], params
     shot("link-copied")
     charts = plotly_data(page)
     page.mouse.move(0, 0)
@@ -223,7 +224,7 @@ def test_a_learners_journey_from_a_direct_link_to_a_shared_view(fresh_server, op
     assert selected_option(again, "cell_key") == f"{j}: {labels[j]}"
     same = wait_for_data(again, lambda d: d == charts, "the same charts as the page the link came from",
                          explain=lambda d: sorted(k for k in set(d) | set(charts) if d.get(k) != charts.get(k)))
-    assert set(same) >= {"pg_cell_row", "head_outputs", "output"}
+    assert set(same) >= {"pg_cell_row", "pg_cell_vectors", "pg_cell_sum"}
     for key, (sig, drawn, picture) in canvases.items():  # the canvases: the same payload, texts and pixels
         assert cv.wait_ready(again, key) == sig, key
         assert cv.labels(again, key) == drawn, key

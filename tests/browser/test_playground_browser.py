@@ -142,7 +142,7 @@ def grey_corners(page, key: str, T: int) -> list[tuple[bool, bool]]:
 def test_controls_repaint_and_the_link_reproduces_the_view(page, server, open_page):
     """Change the sentence, num_heads and the causal mask; each repaints the heatmaps; the URL carries the view, and
     the link opened anew draws the same pictures, pixel for pixel."""
-    goto(page, PLAYGROUND)
+    goto(page, PLAYGROUND, look="head")
     _page_checks(page, PLAYGROUND, "nav_playground")
     assert page.locator("h1").first.inner_text().strip() == en("pg_title")
     cv.wait_ready(page, "grid")
@@ -235,7 +235,7 @@ HOSTILE = '<b>x</b> <a href=javascript:alert(1)>y</a> **z** <img src=x onerror=a
 
 
 def test_tokens_that_look_like_html_are_shown_as_text(page, server):
-    goto(page, PLAYGROUND, text=HOSTILE)
+    goto(page, PLAYGROUND, text=HOSTILE, look="head")
     expected = display_labels(tokenize(HOSTILE).tokens)
     assert "<" in expected and "evil" in expected and not any("\u202e" in s for s in expected)
     cv.wait_for_labels(page, "one_head_chart", "y", expected)
@@ -261,7 +261,7 @@ def test_clicking_a_cell_picks_its_query_and_key(page, server):
     the cell is outlined."""
     tokens = display_labels(tokenize(DEFAULT_TEXT).tokens)
     n = len(tokens)
-    goto(page, PLAYGROUND)
+    goto(page, PLAYGROUND, look="head")
     assert selected_option(page, "cell_query") == f"0: {tokens[0]}"
     cv.wait_ready(page, "one_head_chart")
     assert cv.selected(page, "one_head_chart") == "0,0"
@@ -280,13 +280,15 @@ def test_clicking_a_grid_panel_enlarges_its_head(page, server):
     enlarged head's numbers follow)."""
     view = run_view(ViewSpec(num_heads=4))
     goto(page, PLAYGROUND, num_heads=4)
-    assert page.locator(".st-key-head button[aria-checked='true']").inner_text().strip() == "0"
+    assert page.locator(".st-key-head").count() == 0  # below the grid the head view: no head enlarged yet
     cv.wait_ready(page, "grid")
     cv.click_cell(page, "grid", 2, 3, 1)
     wait_app_idle(page, rerun=True)
     page.wait_for_function("() => document.querySelector(\".st-key-head button[aria-checked='true']\")"
                            "?.innerText.trim() === '2'", timeout=20_000)
     page.wait_for_function("() => new URL(location.href).searchParams.get('head') === '2'", timeout=5_000)
+    # the closer look below is the enlarged head now, and the address bar says so
+    page.wait_for_function("() => new URL(location.href).searchParams.get('look') === 'head'", timeout=5_000)
     tip = cv.hover_cell(page, "one_head_chart", 0, 3, 1)
     assert tip.split("\n")[0] == "head 2" and abs(cv.tooltip_number(tip) - view.weights[2, 3, 1]) <= 1e-4, tip
 
@@ -296,7 +298,7 @@ def test_keyboard_points_and_picks(page, server):
     cell, in the grid a head (the arrows cross into the next panel)."""
     tokens = display_labels(tokenize(DEFAULT_TEXT).tokens)
     T = len(tokens)
-    goto(page, PLAYGROUND, num_heads=4)
+    goto(page, PLAYGROUND, num_heads=4, look="head")
     cv.wait_ready(page, "one_head_chart")
     over = page.locator(".st-key-one_head_chart canvas.hm-over")
     over.focus()
@@ -363,30 +365,29 @@ def wait_for_charts(page, want: set[str], timeout_s: float = 30) -> None:
 
 
 def test_folded_sections_open_by_click_and_by_link_on_a_fresh_server(fresh_server, open_page):
-    """The Playground draws the grid and the enlarged head (on canvases: tests/browser/canvas.py); the cell breakdown,
-    the head outputs and the output are
-    folded and sent only when open. A link naming them opens them, also as the very first request of a server (its
-    first run goes through Streamlit's other route: mha/app/frame.py); a click opens one and the address bar says
-    so; Step by step does the same for a folded step."""
+    """The Playground draws the grid and, below it, one closer look (on canvases: tests/browser/canvas.py); the
+    enlarged head's cell breakdown and neuron view are folded and sent only when open. A link naming them opens them
+    (and the enlarged head), also as the very first request of a server (its first run goes through Streamlit's other
+    route: mha/app/frame.py); a click folds one and the address bar says so; the outputs are one click away; Step by
+    step does the same for a folded step."""
     server = fresh_server()
     page = open_page(server.url, "folded-link")
-    goto(page, PLAYGROUND, show_cell="true", show_output="true")
+    goto(page, PLAYGROUND, show_cell="true", show_neuron="true")
     _page_checks(page, PLAYGROUND, "nav_playground")
     for key in ("grid", "one_head_chart"):
         cv.wait_ready(page, key)
-    wait_for_charts(page, {"pg_cell_vectors", "pg_cell_sum", "pg_cell_row", "output"})
+    wait_for_charts(page, {"pg_cell_vectors", "pg_cell_sum", "pg_cell_row", "pg_neuron"})
     assert page.locator(".st-key-show_cell details").get_attribute("open") is not None
-    assert page.locator(".st-key-show_head_outputs details").get_attribute("open") is None
 
-    page.locator(".st-key-show_head_outputs summary").click()  # a learner opens the head outputs
+    page.locator(".st-key-show_cell summary").click()  # the learner folds the breakdown again: its charts go
     wait_app_idle(page, rerun=True)
-    wait_for_charts(page, {"pg_cell_vectors", "pg_cell_sum", "pg_cell_row", "output", "head_outputs"})
-    page.wait_for_function("() => new URLSearchParams(location.search).get('show_head_outputs') === 'true'")
-    page.locator(".st-key-show_cell summary").click()  # and folds the breakdown again: its charts go
-    wait_app_idle(page, rerun=True)
-    wait_for_charts(page, {"output", "head_outputs"})
-    assert all(cv.ready(page, key) for key in ("grid", "one_head_chart"))
+    wait_for_charts(page, {"pg_neuron"})
     page.wait_for_function("() => !new URLSearchParams(location.search).has('show_cell')")
+    page.locator(".st-key-look_shown button").filter(has_text=en("pg_look_outputs")).click()  # and looks at the outputs
+    wait_app_idle(page, rerun=True)
+    wait_for_charts(page, {"head_outputs", "output"})
+    page.wait_for_function("() => new URLSearchParams(location.search).get('look') === 'outputs'")
+    assert cv.ready(page, "grid") and page.locator(".st-key-one_head_chart").count() == 0
 
     step = open_page(server.url, "folded-step")
     goto(step, "explain", ex_show_qk="true")
@@ -402,7 +403,7 @@ def test_clicking_the_same_head_or_cell_again_after_picking_another(page, server
     """A click is an event, not a state: clicking head 2's panel, picking head 0 with the buttons, then clicking head
     2's panel again enlarges head 2 again; the same for a cell after the Query picker moved away from it."""
     tokens = display_labels(tokenize(DEFAULT_TEXT).tokens)
-    goto(page, PLAYGROUND, num_heads=4)
+    goto(page, PLAYGROUND, num_heads=4, look="head")
     chosen = "document.querySelector(\".st-key-head button[aria-checked='true']\")?.innerText.trim()"
     for head in ("2", "0", "2"):
         if head == "0":

@@ -108,7 +108,7 @@ def test_wide_heads_and_short_sentences_are_readable(page, server):
     small = [t for t in texts if t[2] < MIN_PX or 0 < t[3] < MIN_PX]
     assert not small, f"text drawn below {MIN_PX} px: {small[:10]}"
     assert word_break(page) != "keep-all"  # English keeps the browser's own line breaking
-    goto(page, "playground", text="the cat sat on the mat today", lang="en")
+    goto(page, "playground", text="the cat sat on the mat today", lang="en", look="head")
     cv.wait_ready(page, "one_head_chart")
     w, h = cv.cell_size(page, "one_head_chart")
     assert 0.8 <= w / h <= 1.25 and w >= 30, (w, h)  # 7 x 7 tokens: square cells, not 100 x 23 px
@@ -143,7 +143,7 @@ def test_charts_in_page_columns_keep_square_cells(page, server, path, params, ke
 def test_colour_bar_titles_and_their_range_are_readable(page, server):
     # the weights bar says its range under its title ("범위 0 … 0.14 / (0 … 1 아님)" at 43 keys): it was a <sub>,
     # drawn at ~8 px
-    goto(page, "playground", text=LONG, lang="ko")
+    goto(page, "playground", text=LONG, lang="ko", look="head")
     cv.wait_ready(page, "grid")
     for key in ("grid", "one_head_chart"):  # the Playground's colour bars are on its canvases
         bar = cv.labels(page, key, "bar") + cv.labels(page, key, "tick")
@@ -168,7 +168,7 @@ def test_a_phone_wide_window_keeps_the_canvases_in_their_column(page, server):
     # (the colour bar's range cut off); it now puts fewer panels a row
     page.set_viewport_size({"width": 380, "height": 1000})
     text = " ".join(LONG.split()[:23])
-    goto(page, "playground", text=text, lang="ko")
+    goto(page, "playground", text=text, lang="ko", look="head")
     for key in ("grid", "one_head_chart"):
         cv.wait_ready(page, key)
         assert not cv.label_problems(page, key), (key, cv.label_problems(page, key)[:5])

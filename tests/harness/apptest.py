@@ -16,16 +16,27 @@ TIMEOUT = 90  # import torch alone takes ~3 s, AppTest's default timeout is 3 s
 # Folded sections whose charts are built and sent only while open (#16.3), by page: their URL parameters (a link
 # opens them, as a learner's click does). Tests that read those charts open them with ``all_open(page)``.
 FOLDED = {
-    "pages/playground.py": ("show_cell", "show_neuron", "show_head_outputs", "show_output"),
+    "pages/playground.py": ("show_cell", "show_neuron"),  # the enlarged head's (VIEWS: "look=head")
     "pages/explain.py": ("ex_show_embed", "ex_show_linear", "ex_show_split_heads", "ex_show_qk", "ex_show_scale",
                          "ex_show_mask", "ex_show_softmax", "ex_show_weighted_sum", "ex_show_combine_heads",
                          "ex_show_output_linear", "ex_show_cell"),
 }
 
 
+# Pages that show one of several views at a time, by the URL parameters of each: the Playground's "look closer"
+# below the grid (the head view by default; the enlarged head, whose folds FOLDED names; the outputs).
+VIEWS = {"pages/playground.py": ({"look": "head"}, {"look": "outputs"})}
+
+
 def all_open(page: str) -> dict[str, str]:
-    """URL parameters that open every folded section of ``page`` (none for a page without any)."""
-    return {key: "true" for key in FOLDED.get(page, ())}
+    """URL parameters that open every folded section of ``page`` (none for a page without any), in the view that
+    has them (``VIEWS``)."""
+    return {**VIEWS.get(page, ({},))[0], **{key: "true" for key in FOLDED.get(page, ())}}
+
+
+def every_view(page: str) -> list[dict[str, str]]:
+    """URL parameters that together bring out every chart of ``page``: ``all_open(page)``, then each other view."""
+    return [all_open(page), *VIEWS.get(page, ({},))[1:]]
 
 
 def open_page(page: str | None = None, /, params: dict | None = None, *, context: dict | None = None,
@@ -98,6 +109,11 @@ def canvas_charts(at: AppTest) -> dict:
     Playground's all-heads grid and enlarged head); ``mha.charts.heatmap_data.unpack`` gives their numbers."""
     return {el.proto.id.split("-", 2)[-1]: json.loads(el.proto.json) for el in at.get("bidi_component")
             if el.proto.component_name == "mha_heatmaps"}
+
+
+def component_names(at: AppTest) -> set[str]:
+    """The names of the in-page components drawn (``mha_heatmaps``, ``mha_head_view``, ``mha_share_link``, ...)."""
+    return {el.proto.component_name for el in at.get("bidi_component")}
 
 
 def canvas_values(payload: dict) -> np.ndarray:
