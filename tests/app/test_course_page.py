@@ -8,7 +8,7 @@ import urllib.parse
 import numpy as np
 import pytest
 import torch
-from harness.apptest import canvas_charts, canvas_values, charts_by_key, open_page, table
+from harness.apptest import canvas_charts, canvas_values, charts_by_key, decode, open_page, table
 
 from mha.app.pages import PAGES
 from mha.core import i18n
@@ -291,8 +291,10 @@ def test_the_heads_steps_link_keeps_the_sidebars_module_and_sentence():
     playground = open_page("pages/playground.py", params)
     assert not playground.exception
     spec = course.step_specs("heads", text, 1, d_model=32, num_heads=8, seed=3)["main"]
-    np.testing.assert_allclose(canvas_values(canvas_charts(playground)["one_head_chart"])[0],
-                               run_view(spec).weights[0], rtol=0, atol=1e-5)
+    # the step's link shows each head's output in the grid (matrix=head_outputs)
+    grid = charts_by_key(playground)["pg_head_outputs_grid"]["data"]
+    shown = np.stack([decode(tr["z"]).astype(float) for tr in grid if tr["type"] == "heatmap"])
+    np.testing.assert_allclose(shown, run_view(spec).head_outputs, rtol=0, atol=1e-5)
 
 
 @pytest.mark.parametrize("number", range(1, len(course.STEPS) + 1))
