@@ -189,7 +189,7 @@ def page() -> None:
         st.caption(t("pg_grid_click_hint"))
     model_section(view, words, layers, scale.top)  # pretrained: every layer x head; a click opens one below
 
-    look = look_choice()  # the head view or one head enlarged, one at a time
+    look = look_choice()  # the head view, one head enlarged or the outputs: one at a time
     if look == "lines":
         st.subheader(t("hv_section_title"))
         st.caption(t("hv_section_help"))
