@@ -124,7 +124,7 @@ def test_opening_the_cell_breakdown_keeps_the_picked_cell_and_head():
 def test_the_weights_table_and_its_csv_are_built_only_once_opened():
     import numpy as np
 
-    at = open_page(PLAYGROUND, head="2")
+    at = open_page(PLAYGROUND, head="2", look="head")
     assert not at.exception and not at.dataframe and not at.get("download_button")  # folded: nothing built
     at.session_state["pg_table_open"] = True  # what a click on its label sets
     at.run()

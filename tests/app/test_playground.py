@@ -150,7 +150,7 @@ def test_head_and_cell_out_of_range_are_clamped():
 
 
 def test_selected_cell_summary_and_csv_follow_the_selectors():
-    at = open_page(PAGE, text="Orange is my favorite fruit", head="1")
+    at = open_page(PAGE, text="Orange is my favorite fruit", head="1", look="head")
     at.selectbox(key="cell_query").set_value(4).run()
     at.selectbox(key="cell_key").set_value(0).run()
     assert at.selectbox(key="cell_query").value == 4
@@ -268,7 +268,7 @@ def test_the_intro_counts_one_token_and_one_head_in_the_singular():
 def test_the_grid_is_told_which_head_is_enlarged():
     """The grid frames the enlarged head (mha.app.components.heatmap_view; the page keeps it in step when only the
     enlarged head reruns): both charts are one group, and a run after the head was picked sends it to the grid."""
-    at = open_page(PAGE, num_heads="4", head="2")
+    at = open_page(PAGE, num_heads="4", head="2", look="head")
     at.run()
     charts = canvas_charts(at)
     assert charts[GRID]["group"] == charts[ONE_HEAD]["group"] is not None
@@ -291,7 +291,7 @@ def test_one_closer_look_below_the_grid_at_a_time_and_the_link_keeps_it():
     at.run()  # the link box names the page's controls from the second run on
     assert not at.exception and at.session_state["look"] == "lines"
     assert "mha_head_view" in component_names(at) and set(canvas_charts(at)) == {GRID}
-    assert canvas_charts(at)[GRID]["marked"] is None and "head" not in at.session_state
+    assert canvas_charts(at)[GRID]["marked"] is None and at.session_state["head"] == 0  # kept, hidden
     assert not {HEAD_OUTPUTS, OUTPUT} & set(charts_by_key(at)) and "look" not in link(at)
     for look, shown in (("head", lambda at: ONE_HEAD in canvas_charts(at)),
                         ("outputs", lambda at: {HEAD_OUTPUTS, OUTPUT} <= set(charts_by_key(at)))):
@@ -305,3 +305,12 @@ def test_one_closer_look_below_the_grid_at_a_time_and_the_link_keeps_it():
         assert link(at)["look"] == look
         again = open_page(PAGE, link(at))  # the link, in a new session: the same look
         assert again.session_state["look"] == look and shown(again)
+    at.session_state["look"], at.session_state["head"] = "head", 2  # head 2 enlarged, then the head view again
+    at.run()
+    at.session_state["look"] = "lines"
+    at.run()
+    at.run()
+    assert "mha_head_view" in component_names(at) and link(at).get("head") == "2" and "look" not in link(at)
+    again = open_page(PAGE, link(at))  # the head view again, and the head kept for the enlarged look
+    assert again.session_state["look"] == "lines" and again.session_state["head"] == 2
+    assert ONE_HEAD not in canvas_charts(again)

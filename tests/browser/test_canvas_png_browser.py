@@ -15,7 +15,7 @@ from . import canvas as cv
 
 
 def test_the_png_button_downloads_the_picture_shown(page, server):
-    goto(page, "playground", num_heads=4, head=2)
+    goto(page, "playground", num_heads=4, head=2, look="head")
     for key, name in (("grid", "weights_all_heads.png"), ("one_head_chart", "weights_head_2.png")):
         cv.wait_ready(page, key)
         root = cv.chart(page, key)

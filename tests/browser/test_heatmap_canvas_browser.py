@@ -171,7 +171,7 @@ def test_the_grid_frames_the_enlarged_head_and_follows_the_picker(page, server):
     """The grid shows which head is enlarged below (a frame in the selection's orange): from the link, after the head
     picker (which reruns only the enlarged head: the grid is not redrawn, it is told in the page) and after a click
     on a panel."""
-    goto(page, "playground", num_heads=4, head=2)
+    goto(page, "playground", num_heads=4, head=2, look="head")
     cv.wait_ready(page, "grid")
     root = cv.chart(page, "grid")
     page.wait_for_function("r => r.dataset.marked === '2'", arg=root.element_handle(), timeout=10_000)
@@ -198,7 +198,7 @@ def test_the_tooltip_tells_a_repeated_word_by_its_position(page, server):
 
 
 def test_screen_readers_hear_what_each_chart_shows(page, server):
-    goto(page, "playground", num_heads=2, head=1, lang="ko")
+    goto(page, "playground", num_heads=2, head=1, lang="ko", look="head")
     for key in CHARTS:
         cv.wait_ready(page, key)
     label = lambda key: cv.chart(page, key).locator("canvas.hm-over").get_attribute("aria-label")  # noqa: E731

@@ -213,9 +213,8 @@ def test_playground_shows_hostile_tokens_as_plain_text(page, server):
     """Five hostile sentences, the first by link and the others typed into the sidebar text box; then a cell of
     hostile tokens clicked open, and the link box."""
     page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.url)
-    # the folded cell breakdown and output open (#16.3): hostile tokens reach their charts too
-    goto(page, f"{server.url}/playground?" + urllib.parse.urlencode({"text": HTML, "show_cell": "true",
-                                                                         "show_output": "true"}))
+    # the folded cell breakdown open (#16.3): hostile tokens reach its charts too (the outputs: at the end)
+    goto(page, f"{server.url}/playground?" + urllib.parse.urlencode({"text": HTML, "show_cell": "true"}))
     for n, text in enumerate((HTML, SCRIPT_STYLE, MARKDOWN, ODD, SHORT_LONG)):
         if n:
             set_text(page, text)
@@ -223,7 +222,6 @@ def test_playground_shows_hostile_tokens_as_plain_text(page, server):
         assert page.locator(".st-key-sentence").count() == 0, "one line is one sentence: no sentence picker"
         assert_canvases_show_text(page, labels, f"sentence {n}")
         wait_for_tokens(page, "pg_cell_row", "x", labels)
-        wait_for_tokens(page, "output", "y", labels)
         assert_nothing_injected(page, f"Playground, sentence {n}: {text!r}")
         save_screenshot(page, f"hostile-playground-{n}")
 
@@ -249,6 +247,16 @@ def test_playground_shows_hostile_tokens_as_plain_text(page, server):
     assert urllib.parse.parse_qs(urllib.parse.urlsplit(link).query).get("text") == [MARKDOWN], link
     wait_for_link_box(page, link)
     assert_nothing_injected(page, "Playground link box")
+
+    # The outputs, the closer look beside the enlarged head: each head's output and the module's, tokens as text.
+    page.locator(".st-key-look_shown button").filter(has_text=en("pg_look_outputs")).click()
+    wait_app_idle(page, rerun=True)
+    for n, text in enumerate((MARKDOWN, HTML)):
+        if n:
+            set_text(page, text)
+        for key in ("head_outputs", "output"):
+            wait_for_tokens(page, key, "y", labels_of(text))
+        assert_nothing_injected(page, f"Playground outputs: {text!r}")
 
 
 def test_step_by_step_and_heads_show_hostile_tokens_as_plain_text(page, server):

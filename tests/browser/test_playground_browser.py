@@ -208,7 +208,7 @@ def test_hover_shows_each_cells_tokens_and_number(page, server):
     labels = display_labels(tokenize(spec.text).tokens)
     T, H = len(labels), spec.num_heads
     for kind, mats in (("weights", view.weights), ("scores", view.scores)):
-        goto(page, PLAYGROUND, text=spec.text, num_heads=H, causal="true", head=3, matrix=kind)
+        goto(page, PLAYGROUND, text=spec.text, num_heads=H, causal="true", head=3, matrix=kind, look="head")
         cells = [(p, i, j) for p in range(H) for i in range(T) for j in range(T)]
         shown = {}
         for p, i, j in cells:
@@ -426,7 +426,7 @@ def test_the_largest_view_answers_the_mouse(page, server):
     text = " ".join(f"w{i}" for i in range(128))
     view = run_view(ViewSpec(text=text, d_model=256, num_heads=16))
     labels = display_labels(tokenize(text).tokens)
-    goto(page, PLAYGROUND, text=text, d_model=256, num_heads=16, head=9)
+    goto(page, PLAYGROUND, text=text, d_model=256, num_heads=16, head=9, look="head")
     cv.wait_ready(page, "grid")
     assert cv.titles(page, "grid") == [f"head {h}" for h in range(16)]
     assert not cv.labels(page, "grid", "y") and cv.note(page, "grid") == ENGLISH.keys_on_hover

@@ -53,7 +53,8 @@ def open_page(page: str | None = None, /, params: dict | None = None, *, context
     "context", "params", ...) go in ``params``; ``**more`` adds the usual ones.
 
     ``then``: controls set after the first run through session state (widget key: value), every folded section
-    of the page opened with them (their charts are sent only then: ``FOLDED``), and the page run again; it must run
+    of the page opened with them (their charts are sent only then: ``FOLDED``, in their ``VIEWS``), and the page run
+    again; it must run
     without an exception. ``d_model`` goes first, through its selectbox: the num_heads selector offers only its
     divisors. For what a link cannot seed: another page's widgets, values a link is not bound to.
     ``app``: another script (bench/'s baseline apps); ``timeout``: AppTest's per-run timeout in seconds.
@@ -76,7 +77,8 @@ def open_page(page: str | None = None, /, params: dict | None = None, *, context
         values = dict(then)
         if "d_model" in values:
             at.selectbox(key="d_model").set_value(values.pop("d_model")).run()
-        for key, value in {**dict.fromkeys(FOLDED.get(page, ()), True), **values}.items():
+        view = VIEWS.get(page, ({},))[0]  # the view whose folds FOLDED names (the Playground's enlarged head)
+        for key, value in {**view, **dict.fromkeys(FOLDED.get(page, ()), True), **values}.items():
             at.session_state[key] = value
         at.run()
         assert not at.exception, f"{page} with {then}: {at.exception[0].value}"

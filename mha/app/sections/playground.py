@@ -15,7 +15,7 @@ from mha.app.sections.model_view import model_view
 from mha.app.sections.neuron import neuron_section
 from mha.app.share import RETIRED_KEYS
 from mha.app.state import current_view, session_weights, settings
-from mha.app.widgets import chart_words, head_picker, named_choice, t, token_picker, weights_scale
+from mha.app.widgets import chart_words, head_picker, hide, named_choice, t, token_picker, weights_scale
 from mha.charts import figures, head_view_data, heatmap_data
 from mha.core.markup import escape_markdown
 from mha.weights.view import View
@@ -25,9 +25,9 @@ MATRICES = ("weights", "scores", "head_outputs")  # the Playground's ``matrix`` 
 # enlarged with the numbers behind a cell, or the outputs (each head's, and the module's). One at a time keeps a new
 # sentence quick to draw (#24.4: all of them at once drew it ~1.4x as slowly as a one-heatmap app, one ~1.1-1.2x).
 LOOKS = ("lines", "head", "outputs")
-# A link that names the enlarged head's head, cell or folded sections (the course's "open in the Playground", links
+# A link that names the enlarged head's cell or folded sections (the course's "open in the Playground", links
 # made before the choice) opens on that head; one that opened the outputs' old folds, on the outputs.
-ONE_HEAD_PARAMS = ("head", "cell_query", "cell_key", "show_cell", "show_neuron")
+ONE_HEAD_PARAMS = ("cell_query", "cell_key", "show_cell", "show_neuron")  # ``head`` is kept under every look
 
 
 def _to_trained() -> None:
@@ -55,8 +55,16 @@ def enlarge(head: int) -> None:
     st.session_state["look"] = st.session_state["look_shown"] = "head"
 
 
+def keep_head(num_heads: int) -> None:
+    """The head picker, hidden, under the other closer looks: the enlarged head stays in the link, and a click on the
+    grid changes a picker that was drawn in the last run (a value put in a bound widget before it is first drawn
+    shows in it but never reaches the address bar or the link)."""
+    hide("head")
+    head_picker("head", num_heads)
+
+
 def look_from_link() -> None:
-    """A link without ``look`` that names the enlarged head's head, cell or folds opens on that head; one that opened
+    """A link without ``look`` that names the enlarged head's cell or folds opens on that head; one that opened
     the outputs' old folds, on the outputs (and then says ``look`` itself). Only while the choice has no state yet:
     the page's first run in a session, or the first after another page."""
     if "look" in st.query_params or st.session_state.get("look") in LOOKS:
@@ -232,5 +240,7 @@ def page() -> None:
 
     if look == "head":
         one_head()
-    elif look == "outputs":
-        outputs_section(view, grid_kind, words, s.d_model)
+    else:
+        if look == "outputs":
+            outputs_section(view, grid_kind, words, s.d_model)
+        keep_head(H)
