@@ -105,7 +105,8 @@ def playground_params(step: str, text: str, sentence: int = 0, *, d_model: int =
     else:
         return None
     focus = {"head": head, "cell_query": query, "cell_key": key}
-    return {**params, **{name: str(int(v)) for name, v in focus.items() if v is not None}}
+    look = {"look": "head"} if head is not None else {}  # the Playground's closer look: that head enlarged
+    return {**params, **look, **{name: str(int(v)) for name, v in focus.items() if v is not None}}
 
 
 def long_for_training(view: View) -> bool:

@@ -235,7 +235,8 @@ def test_open_this_in_the_playground_shows_the_steps_numbers(step):
     specs = course.step_specs(step, KOREAN)
     spec = specs["masked"] if step == "mask" else specs["main"]
     params = _playground_link(at)
-    focus = {"head": str(course.best_head(run_view(specs["free"]).weights, "next"))} if step == "mask" else {}
+    focus = {"head": str(course.best_head(run_view(specs["free"]).weights, "next")), "look": "head"} \
+        if step == "mask" else {}
     assert params == {"lang": "en", **course.playground_params(step, KOREAN), **focus}
     playground = open_page("pages/playground.py", params)
     assert not playground.exception
@@ -259,6 +260,7 @@ def test_step_1s_playground_link_opens_the_steps_head_and_cell():
     at = open_page(PAGE, {"text": KOREAN, "lang": "ko"})
     before = _playground_link(at)
     assert (before["head"], before["cell_query"], before["matrix"]) == (str(head), str(qi), "scores")
+    assert before["look"] == "head"  # the Playground's closer look: that head enlarged
     assert "cell_key" not in before
     _reveal(at, "qkv")
     params = _playground_link(at)

@@ -280,7 +280,7 @@ def test_clicking_a_grid_panel_enlarges_its_head(page, server):
     enlarged head's numbers follow)."""
     view = run_view(ViewSpec(num_heads=4))
     goto(page, PLAYGROUND, num_heads=4)
-    assert page.locator(".st-key-head").count() == 0  # below the grid the head view: no head enlarged yet
+    assert not page.locator(".st-key-head").is_visible()  # below the grid the head view: no head enlarged yet
     cv.wait_ready(page, "grid")
     cv.click_cell(page, "grid", 2, 3, 1)
     wait_app_idle(page, rerun=True)
