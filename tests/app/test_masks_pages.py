@@ -95,7 +95,8 @@ def test_padding_toggle_blocks_and_unblocks_the_pads():
 
 
 def test_kv_text_switches_to_cross_attention_and_disables_causal():
-    at = direct_link("pages/playground.py", text="the cat sat", kv_text="a dog ran far away", causal="true")
+    at = direct_link("pages/playground.py", text="the cat sat", kv_text="a dog ran far away", causal="true",
+                     look="head")
     assert at.toggle(key="causal").proto.disabled
     assert "not applied in cross-attention" in sidebar_texts(at)
     assert not at.session_state["_settings"].causal
