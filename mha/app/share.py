@@ -173,12 +173,11 @@ def after_page() -> None:
     known = set(bindings) | {"lang"}
     raw = st.session_state.get("_url_params_at_start") or {}
     unknown = [k for k in raw if k not in known and k.lower() not in EMBED_KEYS and k not in RETIRED_KEYS]
-    retired = [k for k in raw if k in RETIRED_KEYS and k not in known]
-    if retired:
-        internals.drop_url_params(retired)
+    retired = [k for k in raw if k in RETIRED_KEYS and k not in known]  # dropped without a note
     _note_refused_page_values(raw, bindings)
+    if unknown or retired:
+        internals.drop_url_params(unknown + retired)  # one message, however many (issue #13)
     if unknown:
-        internals.drop_url_params(unknown)  # one message, however many (issue #13)
         shown = ", ".join(escape_markdown(k, 40, code=True) for k in unknown[:UNKNOWN_NAMED])
         if len(unknown) > UNKNOWN_NAMED:
             shown += " " + t("share_param_more", n=len(unknown) - UNKNOWN_NAMED)
