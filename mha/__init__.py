@@ -1,5 +1,6 @@
-"""Multi-head attention, as taught in the course, with every intermediate exposed. No Streamlit here
-(except the subpackage ``mha.app``, the app's Streamlit layer; ``tests/unit/test_layers.py`` checks it)."""
+"""Multi-head attention, as taught in the course, with every intermediate exposed: ``from mha import
+MultiHeadAttention`` gives the core's public names (``mha.core``); the layers are the subpackages (``.importlinter``).
+No Streamlit here (except the subpackage ``mha.app``, the app's Streamlit layer; ``tests/unit/test_layers.py``)."""
 from mha.core.attention import (
     AttentionSteps,
     AttentionTrace,
