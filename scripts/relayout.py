@@ -37,7 +37,7 @@ MOVES = {
     "mha.bugs": "mha.lessons.bugs",
     "mha.course": "mha.lessons.course",
     "mha.induction": "mha.lessons.induction",
-    "mha.induction_view": "mha.lessons.induction_view",
+    "mha.induction_view": "mha.lessons.induction_reading",
     # charts: chart style and words, Plotly builders, canvas payloads, the standalone file
     "mha.figures": "mha.charts.figures",
     "mha.explain_figures": "mha.charts.explain",

@@ -174,7 +174,7 @@ def test_weights_top_takes_every_chart_of_a_view_and_skips_rows_without_a_choice
     assert figures.weights_top(np.full((2, 2), np.nan), fit=True) == 1.0
 
 
-# Pages that train: a short run named by the link (trained once per server, cached), the text view of its snapshot
+# Pages that train: a short run named by the link (trained once per server, cached), its snapshot read on the text
 TRAINED = {
     "train": ("pages/train.py", {"tr_task": "previous", "tr_steps": "20", "tr_at": "0",
                                  "text": "the cat sat on the mat and the dog ran"}, ("tr_heads",)),

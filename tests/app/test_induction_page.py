@@ -1,4 +1,4 @@
-"""The Induction page: its reading of a run (mha.lessons.induction_view) and the page in AppTest: a link trains
+"""The Induction page: its reading of a run (mha.lessons.induction_reading) and the page in AppTest: a link trains
 (cached), draws the loss with the phase change, the per-head scores, both layers on the learner's text with the
 induction stripe, and the ablation that removes it; English and Korean; bad link values get a note."""
 from __future__ import annotations
@@ -10,7 +10,7 @@ from harness.apptest import charts_by_key, decode, heatmaps, nonfinite_in, open_
 
 from mha.core.tokens import TextError
 from mha.lessons import induction as ind
-from mha.lessons import induction_view as iv
+from mha.lessons import induction_reading as ir
 
 torch.set_num_threads(1)
 PAGE = "pages/induction.py"
@@ -22,31 +22,32 @@ def short_run() -> ind.InductionRun:
     return ind.train_run(ind.InductionConfig(steps=20, report_every=10, snapshot_every=10))
 
 
-def test_text_view_reads_a_snapshot(short_run):
-    tv = iv.text_view(short_run, 10, TEXT)
-    T = len(tv.text.words)
-    assert T == 14 and tv.query == 8 and tv.target == ind.induction_target(tv.text.ids, 8) == 2
-    assert [len(r) for r in tv.roles] == [4, 4] and tv.allowed.shape == (T, T) and not tv.allowed[0, 1]
-    for layer, roles in enumerate(tv.roles):
+def test_read_snapshot_reads_a_snapshot(short_run):
+    reading = ir.read_snapshot(short_run, 10, TEXT)
+    T = len(reading.text.words)
+    assert T == 14 and reading.query == 8 and reading.target == ind.induction_target(reading.text.ids, 8) == 2
+    assert [len(r) for r in reading.roles] == [4, 4] and reading.allowed.shape == (T, T) and not reading.allowed[0, 1]
+    for layer, roles in enumerate(reading.roles):
         for r in roles:
-            assert r.weight == pytest.approx(tv.attention.weights[layer][r.head, tv.query, r.key])
-            assert r.role == "none" or r.score >= iv.ROLE_AT
+            assert r.weight == pytest.approx(reading.attention.weights[layer][r.head, reading.query, r.key])
+            assert r.role == "none" or r.score >= ir.ROLE_AT
     # the snapshot at step 10 is the one read (model_at), not the last
-    at10 = ind.attend_text(short_run.model_at(10), tv.text)
-    np.testing.assert_allclose(tv.attention.weights[1], at10.weights[1])
-    assert iv.checkpoint_at(short_run, 15).step == 10
+    at10 = ind.attend_text(short_run.model_at(10), reading.text)
+    np.testing.assert_allclose(reading.attention.weights[1], at10.weights[1])
+    assert ir.checkpoint_at(short_run, 15).step == 10
     with pytest.raises(ValueError, match="query must be from 0 to 13"):
-        iv.text_view(short_run, 10, TEXT, query=14)
+        ir.read_snapshot(short_run, 10, TEXT, query=14)
     with pytest.raises(TextError):
-        iv.text_view(short_run, 10, "   ")
+        ir.read_snapshot(short_run, 10, "   ")
 
 
 def test_ablated_head_is_off_in_the_ablated_view(short_run):
-    tv = iv.text_view(short_run, 20, TEXT)
-    again = ind.attend_text(short_run.model, tv.text, ind.layer_head_masks(short_run.model, 0, [tv.builds_on.head]))
-    np.testing.assert_allclose(tv.ablated.weights[1], again.weights[1])
+    reading = ir.read_snapshot(short_run, 20, TEXT)
+    off = ind.layer_head_masks(short_run.model, 0, [reading.builds_on.head])
+    again = ind.attend_text(short_run.model, reading.text, off)
+    np.testing.assert_allclose(reading.ablated.weights[1], again.weights[1])
     drops = [a.induction_drop for a in ind.ablate_each(short_run.model)]
-    assert tv.builds_on.induction_drop == pytest.approx(max(drops))
+    assert reading.builds_on.induction_drop == pytest.approx(max(drops))
 
 
 def test_a_short_link_trains_and_draws_every_chart():
@@ -131,17 +132,18 @@ def test_the_enlarged_head_is_chosen_on_the_text():
     """strongest_induction: the head with the highest score on the text is enlarged even when another head scores
     higher on held-out data; it is named only when it is an induction head at that snapshot."""
     def role(h, name, score):
-        return iv.HeadRole(layer=1, head=h, role=name, score=score, key=0, weight=1.0, on_text=float("nan"))
+        return ir.HeadRole(layer=1, head=h, role=name, score=score, key=0, weight=1.0, on_text=float("nan"))
 
     held_out = (role(0, "induction", 0.8), role(1, "induction", 0.7), role(2, "none", 0.3))
-    assert iv.strongest_induction(held_out, np.array([0.1, 0.6, 0.2])) == (1, 1)  # not head 0
-    assert iv.strongest_induction(held_out, np.array([0.1, 0.2, 0.6])) == (2, None)  # the best here is no such head
+    assert ir.strongest_induction(held_out, np.array([0.1, 0.6, 0.2])) == (1, 1)  # not head 0
+    assert ir.strongest_induction(held_out, np.array([0.1, 0.2, 0.6])) == (2, None)  # the best here is no such head
     with pytest.raises(ValueError, match="3 layer-2 heads but 2 scores"):
-        iv.strongest_induction(held_out, np.array([0.1, 0.2]))
+        ir.strongest_induction(held_out, np.array([0.1, 0.2]))
 
 
 def test_role_lines_carry_the_score_on_the_text(short_run):
-    tv = iv.text_view(short_run, 20, TEXT)
-    np.testing.assert_allclose([r.on_text for r in tv.roles[1]], tv.attention.induction_scores)
-    np.testing.assert_allclose([r.on_text for r in tv.roles[0]], tv.attention.previous_token_scores)
-    assert tv.enlarged == int(np.argmax(tv.attention.induction_scores)) and tv.strongest is None  # 20 steps
+    reading = ir.read_snapshot(short_run, 20, TEXT)
+    np.testing.assert_allclose([r.on_text for r in reading.roles[1]], reading.attention.induction_scores)
+    np.testing.assert_allclose([r.on_text for r in reading.roles[0]], reading.attention.previous_token_scores)
+    assert reading.enlarged == int(np.argmax(reading.attention.induction_scores))
+    assert reading.strongest is None  # 20 steps

@@ -4,7 +4,7 @@ steps, the learner's text repeated with both layers' weights, what each head doe
 in plain words, the ablation, and the ``.pt`` export.
 
 The model and its measurements come from ``mha.lessons.induction``, the page's reading of them from
-``mha.lessons.induction_view``, the charts from ``mha.charts.train`` and ``mha.charts.figures``.
+``mha.lessons.induction_reading``, the charts from ``mha.charts.train`` and ``mha.charts.figures``.
 """
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from mha.core.clicks import clicked_pair
 from mha.core.markup import escape_markdown
 from mha.core.tokens import TextError, display_labels
 from mha.lessons import induction as ind
-from mha.lessons import induction_view as iv
+from mha.lessons import induction_reading as ir
 
 KEYS = ("ind_seed", "ind_steps", "ind_at", "ind_query", "ind_ablate")
 MAX_STEPS = 2000
@@ -62,9 +62,9 @@ def loss_figure(losses, total: int, now: int | None = None, build=cached_figure)
 def score_figures(hist: ind.History, total: int, now: int | None = None, build=cached_figure):
     cw = live.curve_words()
     l1 = build(tf.score_curves, hist.steps, hist.previous_token_scores, steps_total=total, now=now,
-                       threshold=iv.ROLE_AT, words=cw, title=t("ind_prev_title"))
+                       threshold=ir.ROLE_AT, words=cw, title=t("ind_prev_title"))
     l2 = build(tf.score_curves, hist.steps, hist.induction_scores, steps_total=total, now=now,
-                       threshold=iv.ROLE_AT, words=cw, title=t("ind_ind_title"))
+                       threshold=ir.ROLE_AT, words=cw, title=t("ind_ind_title"))
     return l1, l2
 
 
@@ -139,7 +139,7 @@ def show_training(outcome: live.Outcome) -> int:
     return step
 
 
-def text_view(run: ind.InductionRun, step: int, text: str) -> iv.TextView | None:
+def read_picked(run: ind.InductionRun, step: int, text: str) -> ir.SnapshotReading | None:
     """The snapshot on the learner's text, with the query from the one token picker (a click on the heatmap also
     picks it). Computed under the app's limit on heavy work (a few ms: small model, ≤ 32 tokens)."""
     try:
@@ -153,7 +153,7 @@ def text_view(run: ind.InductionRun, step: int, text: str) -> iv.TextView | None
         st.session_state["ind_query"] = min(tokens.half + 1, len(labels) - 1)  # a query of the copy
     query = token_picker(t("ind_query"), "ind_query", labels)
     with HEAVY_WORK:
-        return iv.text_view(run, step, text, query)
+        return ir.read_snapshot(run, step, text, query)
 
 
 def _pick_query() -> None:
@@ -162,8 +162,8 @@ def _pick_query() -> None:
         st.session_state["ind_query"] = cell[0]
 
 
-def mapping_note(tv: iv.TextView) -> None:
-    tt = tv.text
+def mapping_note(reading: ir.SnapshotReading) -> None:
+    tt = reading.text
     st.caption(t("ind_mapping", n=tt.half, vocab=ind.InductionConfig.vocab_size))
     if tt.cut:
         st.caption(t("ind_cut", cut=tt.cut, n=tt.half))
@@ -178,51 +178,51 @@ def _open_head(layer: int, head: int) -> None:
     st.session_state["ind_open"] = (layer, head)
 
 
-def opened_head(tv: iv.TextView) -> tuple[int, int] | None:
+def opened_head(reading: ir.SnapshotReading) -> tuple[int, int] | None:
     """The (layer, head) the learner opened in the model view, if it is one of this model's; else None."""
     got = st.session_state.get("ind_open")
-    H = tv.attention.weights[0].shape[0]
+    H = reading.attention.weights[0].shape[0]
     if isinstance(got, tuple) and len(got) == 2 and got[0] in (0, 1) and isinstance(got[1], int) and 0 <= got[1] < H:
         return got
     return None
 
 
-def show_text(tv: iv.TextView) -> float:
+def show_text(reading: ir.SnapshotReading) -> float:
     """Both layers' weights on the text, one sentence per head for the picked query, and one layer-2 head large
     (click a row to pick the query). Returns the top of the weights colour scale, for the ablation's grid."""
-    labels = display_labels(tv.text.words)
+    labels = display_labels(reading.text.words)
     words = chart_words()
-    # one colour scale for every weights chart of the text view: both layers, the large head, the ablated layer 2
-    top = weights_scale([*tv.attention.weights, tv.ablated.weights[1]]).top
-    allowed = np.broadcast_to(tv.allowed, tv.attention.weights[0].shape)
-    q = tv.query
-    opened = opened_head(tv)
-    best = tv.enlarged  # chosen on this text at this snapshot (mha.lessons.induction_view.strongest_induction)
+    # one colour scale for every weights chart of the text: both layers, the large head, the ablated layer 2
+    top = weights_scale([*reading.attention.weights, reading.ablated.weights[1]]).top
+    allowed = np.broadcast_to(reading.allowed, reading.attention.weights[0].shape)
+    q = reading.query
+    opened = opened_head(reading)
+    best = reading.enlarged  # chosen on this text at this snapshot (mha.lessons.induction_reading.strongest_induction)
     big = opened or (1, best)
     # both layers' heads as thumbnails, numbered as this page numbers its layers (from 1); a click opens one large
-    model_view(np.stack(tv.attention.weights), labels, labels, key="ind_model_view", words=words, top=top,
-               allowed=tv.allowed, marked=big, first_layer=1, on_open=_open_head)
+    model_view(np.stack(reading.attention.weights), labels, labels, key="ind_model_view", words=words, top=top,
+               allowed=reading.allowed, marked=big, first_layer=1, on_open=_open_head)
     for layer in (0, 1):
         st.markdown(f"**{t('ind_layer_title', n=layer + 1)}**")
-        st.plotly_chart(cached_figure(figures.heads_grid, tv.attention.weights[layer], labels, labels,
+        st.plotly_chart(cached_figure(figures.heads_grid, reading.attention.weights[layer], labels, labels,
                                       allowed=allowed, zmax=top, words=words), key=f"ind_grid_l{layer + 1}")
-        lines = [head_line(r, labels, q, tv.target) for r in tv.roles[layer]]
+        lines = [head_line(r, labels, q, reading.target) for r in reading.roles[layer]]
         st.markdown("\n".join(lines))
-    here = f"{tv.roles[1][best].on_text:.2f}"
-    title = t("ind_big_title" if tv.strongest is not None else "ind_big_none", head=best, here=here)
+    here = f"{reading.roles[1][best].on_text:.2f}"
+    title = t("ind_big_title" if reading.strongest is not None else "ind_big_none", head=best, here=here)
     if opened is not None:
         title = t("mv_ind_opened", layer=big[0] + 1, head=big[1])
     st.markdown(f"**{title}**")
     st.caption(t("ind_big_caption"))
-    big_fig = figures.head_heatmap(tv.attention.weights[big[0]][big[1]], labels, labels, allowed=tv.allowed,
-                                   head=big[1], selected=(q, tv.target if tv.target is not None else q), zmax=top,
-                                   words=words)
+    picked = (q, reading.target if reading.target is not None else q)
+    big_fig = figures.head_heatmap(reading.attention.weights[big[0]][big[1]], labels, labels, allowed=reading.allowed,
+                                   head=big[1], selected=picked, zmax=top, words=words)
     st.plotly_chart(figures.readable_ticks(big_fig),  # not cached: its ticks and hover made readable here
                     key="ind_l2_head", selection_mode="points", on_select=_pick_query)
     return top
 
 
-def head_line(r: iv.HeadRole, labels, q: int, target) -> str:
+def head_line(r: ir.HeadRole, labels, q: int, target) -> str:
     role = t(f"ind_role_{r.role}", score=f"{r.score:.2f}", here=f"{r.on_text:.2f}")
     where = t("ind_points", q=escape_markdown(labels[q]), i=q, k=escape_markdown(labels[r.key]), j=r.key,
               w=f"{r.weight:.2f}")
@@ -234,25 +234,25 @@ def head_line(r: iv.HeadRole, labels, q: int, target) -> str:
     return f"- {t('ind_head', layer=r.layer + 1, head=r.head)}: {role} {where}{hit}"
 
 
-def ablation(tv: iv.TextView, top: float = 1.0) -> None:
-    """Layer 1's head that layer 2 builds on switched off. ``top``: the text view's weights scale (``show_text``)."""
+def ablation(reading: ir.SnapshotReading, top: float = 1.0) -> None:
+    """Layer 1's head that layer 2 builds on switched off. ``top``: the text's weights scale (``show_text``)."""
     st.subheader(t("ind_ablate_title"))
-    a = tv.builds_on
+    a = reading.builds_on
     st.markdown(t("ind_ablate_text", head=a.head, prev=f"{a.on.previous_token_scores[a.head]:.2f}",
                   dup=f"{a.on.duplicate_token_scores[a.head]:.2f}"))
     if not st.toggle(t("ind_ablate_toggle", head=a.head), key="ind_ablate", bind="query-params"):
         return
-    labels = display_labels(tv.text.words)
+    labels = display_labels(reading.text.words)
     c = st.columns(3)
     c[0].metric(t("ind_metric_induction"), f"{a.off.induction_scores.max():.2f}",
                 delta=f"{a.off.induction_scores.max() - a.on.induction_scores.max():+.2f}", delta_color="inverse")
     c[1].metric(t("ind_metric_copy_loss"), f"{a.off.copy_loss:.2f}", delta=f"{a.off.copy_loss - a.on.copy_loss:+.2f}",
                 delta_color="inverse")
-    if tv.attention.copy_loss is not None and tv.ablated.copy_loss is not None:
-        c[2].metric(t("ind_metric_text_loss"), f"{tv.ablated.copy_loss:.2f}",
-                    delta=f"{tv.ablated.copy_loss - tv.attention.copy_loss:+.2f}", delta_color="inverse")
-    allowed = np.broadcast_to(tv.allowed, tv.ablated.weights[1].shape)
-    st.plotly_chart(cached_figure(figures.heads_grid, tv.ablated.weights[1], labels, labels, allowed=allowed,
+    if reading.attention.copy_loss is not None and reading.ablated.copy_loss is not None:
+        c[2].metric(t("ind_metric_text_loss"), f"{reading.ablated.copy_loss:.2f}",
+                    delta=f"{reading.ablated.copy_loss - reading.attention.copy_loss:+.2f}", delta_color="inverse")
+    allowed = np.broadcast_to(reading.allowed, reading.ablated.weights[1].shape)
+    st.plotly_chart(cached_figure(figures.heads_grid, reading.ablated.weights[1], labels, labels, allowed=allowed,
                                   zmax=top, words=chart_words()), key="ind_grid_ablated")
     st.caption(t("ind_ablate_caption", head=a.head))
 
@@ -290,14 +290,14 @@ def page() -> None:
         st.divider()
         st.subheader(t("ind_text_title"))
         st.markdown(t("ind_text_intro", step=step))
-        tv = text_view(outcome.result, step, s.text)
-        if tv is not None:
-            mapping_note(tv)
-            top = show_text(tv)  # the text view's one weights colour scale, shared by the ablation below
+        reading = read_picked(outcome.result, step, s.text)
+        if reading is not None:
+            mapping_note(reading)
+            top = show_text(reading)  # the one weights colour scale of the text, shared by the ablation below
         st.divider()
         composition()
-        if tv is not None:
-            ablation(tv, top)
+        if reading is not None:
+            ablation(reading, top)
         st.divider()
         st.subheader(t("ind_export_title"))
         export(outcome.result, step)

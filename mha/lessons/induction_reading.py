@@ -1,6 +1,6 @@
 """What the Induction page says about a trained two-layer model, as plain data. Pure (no Streamlit).
 
-``text_view`` runs one snapshot of an ``mha.lessons.induction.InductionRun`` on the learner's text (repeated, mapped
+``read_snapshot`` runs one snapshot of an ``mha.lessons.induction.InductionRun`` on the learner's text (repeated, mapped
 onto the trained vocabulary with ``map_text``), names each head's role from the held-out scores of that snapshot,
 measures each head on the text itself (the head enlarged is the one that does induction most *there*: a head that does
 it on held-out sequences may be a first-token sink on a short sentence), says where each head points from a picked
@@ -32,7 +32,7 @@ class HeadRole:
 
 
 @dataclass(frozen=True)
-class TextView:
+class SnapshotReading:
     text: ind.TextTokens
     attention: ind.TextAttention  # every head on
     ablated: ind.TextAttention  # the layer-1 head ``builds_on`` off
@@ -76,7 +76,7 @@ def roles(measured: ind.Measurement, weights: tuple[np.ndarray, ...], query: int
     return tuple(out)
 
 
-def text_view(run: ind.InductionRun, step: int, text: str, query: Optional[int] = None) -> TextView:
+def read_snapshot(run: ind.InductionRun, step: int, text: str, query: Optional[int] = None) -> SnapshotReading:
     """The snapshot at ``step`` on ``text`` (repeated). ``query`` None: the second token of the second copy.
     Raises mha.core.tokens.TextError for an empty text, ValueError for a query out of range."""
     c = run.config
@@ -93,7 +93,7 @@ def text_view(run: ind.InductionRun, step: int, text: str, query: Optional[int] 
     off = ind.attend_text(model, tokens, ind.layer_head_masks(model, 0, [abl.head]))
     named = roles(measured, on.weights, query, (on.previous_token_scores, on.induction_scores))
     enlarged, strongest = strongest_induction(named[1], on.induction_scores)
-    return TextView(text=tokens, attention=on, ablated=off, builds_on=abl, roles=named, query=query,
+    return SnapshotReading(text=tokens, attention=on, ablated=off, builds_on=abl, roles=named, query=query,
                     target=ind.induction_target(tokens.ids, query), allowed=causal_mask(T).numpy().astype(bool),
                     enlarged=enlarged, strongest=strongest)
 
