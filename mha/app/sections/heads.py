@@ -1,6 +1,6 @@
 """The Heads page's sections (Streamlit layer): measure every head, compare two, switch some off, see q and k
 together, order and seeds. ``page`` (which ``pages/heads.py`` calls) picks the open section and calls
-``SECTION_VIEWS[section](HeadsView)``.
+``SECTIONS[section](HeadsInputs)``.
 
 The numbers come from ``mha.lessons.heads`` (pure, tested), the figures from ``mha.charts.heads``. Only the open
 section is computed; each section is a fragment (a control inside it reruns only the section), and everything beyond the
@@ -43,7 +43,7 @@ from mha.weights.view import MAX_SEED, View, ViewSpec
 
 
 @dataclasses.dataclass(frozen=True)
-class HeadsView:
+class HeadsInputs:
     """What every section reads: the view, its settings, the parameters and the chart words of this run."""
 
     view: View
@@ -59,7 +59,7 @@ class HeadsView:
     square: bool  # self-attention: positions of queries and keys match
 
     @classmethod
-    def of(cls, view: View, s: Settings, words: Words, weights: Weights) -> "HeadsView":
+    def of(cls, view: View, s: Settings, words: Words, weights: Weights) -> "HeadsInputs":
         H, (Tq, Tk) = view.num_heads, view.weights.shape[1:]
         q_labels, k_labels = view.labels, view.key_labels or view.labels
         return cls(view, s, s.spec(), words, weights, H, Tq, Tk, q_labels, k_labels,
@@ -75,7 +75,7 @@ class HeadsView:
             st.session_state["heads_off"] = heads.sanitize_heads(off, self.H)
 
 
-SECTIONS = ("measure", "compare", "ablate", "qk", "order", "seeds")
+SECTION_IDS = ("measure", "compare", "ablate", "qk", "order", "seeds")
 EXAMPLE_REPEAT = "the cat saw the dog"
 
 
@@ -83,7 +83,7 @@ SECTION_KEY, PICK_KEY = "hd_section", "hd_section_pick"
 
 
 def _open_picked() -> None:
-    st.session_state[SECTION_KEY] = st.session_state.get(PICK_KEY) or SECTIONS[0]
+    st.session_state[SECTION_KEY] = st.session_state.get(PICK_KEY) or SECTION_IDS[0]
     st.session_state["_hd_section_picked"] = True  # the learner chose: a note about the link's value is done
 
 
@@ -92,13 +92,13 @@ def section_picker() -> str:
     picker shows translated titles: so the URL value is held by a hidden bound control over the section ids (the
     same in every language; anything else in the link gives the first section), and the picker mirrors it."""
     hide(SECTION_KEY)
-    section = st.segmented_control(t("hd_section"), SECTIONS, default=SECTIONS[0], key=SECTION_KEY,
+    section = st.segmented_control(t("hd_section"), SECTION_IDS, default=SECTION_IDS[0], key=SECTION_KEY,
                                    bind="query-params", required=True, label_visibility="collapsed")
-    section = section if section in SECTIONS else SECTIONS[0]
+    section = section if section in SECTION_IDS else SECTION_IDS[0]
     if st.session_state.get(PICK_KEY) != section:  # first run, or the URL changed (a link, the back button)
         st.session_state[PICK_KEY] = section
-    titles = {k: t(f"hd_sec_{k}") for k in SECTIONS}  # in this run's language, whenever the picker formats
-    st.segmented_control(t("hd_section"), SECTIONS, key=PICK_KEY, required=True, on_change=_open_picked,
+    titles = {k: t(f"hd_sec_{k}") for k in SECTION_IDS}  # in this run's language, whenever the picker formats
+    st.segmented_control(t("hd_section"), SECTION_IDS, key=PICK_KEY, required=True, on_change=_open_picked,
                          format_func=titles.get, label_visibility="collapsed", width="stretch")
     given = (st.session_state.get("_url_params_at_start") or {}).get(SECTION_KEY)
     if given and given[0] != section and not st.session_state.get("_hd_section_picked"):  # not a section id
@@ -108,7 +108,7 @@ def section_picker() -> str:
 
 
 @st.fragment
-def measure(c: HeadsView) -> None:
+def measure(c: HeadsInputs) -> None:
     view, s, words, Tq = c.view, c.s, c.words, c.Tq
     Tk, q_labels, k_labels, square = c.Tk, c.q_labels, c.k_labels, c.square
     stats = heads.head_stats(view.weights, view.allowed)
@@ -135,7 +135,7 @@ def measure(c: HeadsView) -> None:
                     key="heads_entropy_chart")
 
 
-def head_names(c: HeadsView) -> None:
+def head_names(c: HeadsInputs) -> None:
     """What each head does: its closest known pattern with a score (``mha.lessons.heads.head_patterns``), on any
     weights."""
     st.subheader(t("src_head_names"))
@@ -171,7 +171,7 @@ def _pick_pair(H: int) -> None:
 
 
 @st.fragment
-def compare(c: HeadsView) -> None:
+def compare(c: HeadsInputs) -> None:
     view, words, H, q_labels, k_labels = c.view, c.words, c.H, c.q_labels, c.k_labels
     if H < 2:
         st.info(t("hd_one_head"))
@@ -198,7 +198,7 @@ def compare(c: HeadsView) -> None:
 
 
 @st.fragment
-def ablate(c: HeadsView) -> None:
+def ablate(c: HeadsInputs) -> None:
     view, words, weights, H, q_labels = c.view, c.words, c.weights, c.H, c.q_labels
     off = st.multiselect(t("hd_off"), list(range(H)), key="heads_off", bind="query-params", help=t("hd_off_help"),
                          placeholder=t("hd_off_placeholder"))
@@ -222,7 +222,7 @@ def ablate(c: HeadsView) -> None:
 
 
 @st.fragment
-def queries_keys(c: HeadsView) -> None:
+def queries_keys(c: HeadsInputs) -> None:
     view, words, H, q_labels, k_labels = c.view, c.words, c.H, c.q_labels, c.k_labels
     head = head_picker("heads_qk_head", H)
     left, right = st.columns([3, 2])
@@ -253,7 +253,7 @@ def _shuffle(step: int) -> None:
 
 
 @st.fragment
-def order(c: HeadsView) -> None:
+def order(c: HeadsInputs) -> None:
     view, s, spec, words, weights, H, square = c.view, c.s, c.spec, c.words, c.weights, c.H, c.square
     st.markdown(t("hd_equivariance"))
     if spec.source == "pretrained":  # the layer's input already carries the model's positions: nothing to switch
@@ -309,7 +309,7 @@ def order(c: HeadsView) -> None:
 SAME_PATTERN = 0.1  # seeds whose maps of a head differ by at most this (heads.seed_spread) show "the same pattern"
 
 
-def about_key(section: str, c: HeadsView) -> str:
+def about_key(section: str, c: HeadsInputs) -> str:
     """The key of the caption under the section picker. Seeds says what the seed changes for the weights in use:
     trained modules are not random patterns (#27: that text stood above four identical trained diagonals)."""
     if section == "seeds" and c.spec.source == "trained" and not c.weights.sha:
@@ -339,7 +339,7 @@ def _train_seeds(spec: ViewSpec, seed_values) -> bool:
 
 
 @st.fragment
-def seeds(c: HeadsView) -> None:
+def seeds(c: HeadsInputs) -> None:
     view, s, spec, words = c.view, c.s, c.spec, c.words
     weights, H, q_labels, k_labels = c.weights, c.H, c.q_labels, c.k_labels
     if spec.source == "pretrained":
@@ -376,7 +376,7 @@ def seeds(c: HeadsView) -> None:
         st.info(t("hd_trained"), icon="🎓")
 
 
-SECTION_VIEWS = dict(zip(SECTIONS, (measure, compare, ablate, queries_keys, order, seeds)))
+SECTIONS = dict(zip(SECTION_IDS, (measure, compare, ablate, queries_keys, order, seeds)))
 
 
 @frame.page
@@ -389,8 +389,8 @@ def page() -> None:
     if view is None:
         st.stop()
     s = settings()
-    c = HeadsView.of(view, s, chart_words(), session_weights(s.d_model))
+    c = HeadsInputs.of(view, s, chart_words(), session_weights(s.d_model))
     intro.caption(t("hd_intro", n=c.Tq, num_heads=c.H, head_dim=view.head_dim))
     c.keep_choices_valid()  # num_heads or the sentence may have changed since a choice was made
     st.caption(t(about_key(section, c)))
-    SECTION_VIEWS[section](c)
+    SECTIONS[section](c)
