@@ -22,10 +22,7 @@ def models(tmp_path_factory):
     return {family: tiny_models.build(family, root / family, seed=2) for family in ("bert", "gpt2")}
 
 
-@pytest.fixture(autouse=True)
-def offline(monkeypatch):
-    monkeypatch.setenv("MHA_ALLOW_DOWNLOADS", "0")
-    monkeypatch.delenv("MHA_MODELS_DIR", raising=False)
+pytestmark = pytest.mark.usefixtures("offline")  # tests/app/conftest.py
 
 
 def _hf_attentions(folder, tokens: pretrained.ModelTokens, layer: int) -> torch.Tensor:

@@ -31,10 +31,7 @@ def folders(tmp_path_factory):
             "electra": tiny_models.build("electra", root / "electra", layers=2, seed=4)}
 
 
-@pytest.fixture(autouse=True)
-def offline(monkeypatch):
-    monkeypatch.setenv("MHA_ALLOW_DOWNLOADS", "0")
-    monkeypatch.delenv("MHA_MODELS_DIR", raising=False)
+pytestmark = pytest.mark.usefixtures("offline")  # tests/app/conftest.py
 
 
 def spec_for(folder, sentence: int = 0, layer: int = 0) -> ViewSpec:

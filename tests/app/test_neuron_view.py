@@ -27,10 +27,7 @@ def bert(tmp_path_factory):
     return tiny_models.build("bert", tmp_path_factory.mktemp("neuron_models") / "bert", layers=2)
 
 
-@pytest.fixture(autouse=True)
-def offline(monkeypatch):
-    monkeypatch.setenv("MHA_ALLOW_DOWNLOADS", "0")
-    monkeypatch.delenv("MHA_MODELS_DIR", raising=False)
+pytestmark = pytest.mark.usefixtures("offline")  # tests/app/conftest.py
 
 
 def traces(fig) -> dict:

@@ -42,10 +42,7 @@ def models(tmp_path_factory):
     return {f: tiny_models.build(f, root / f) for f in tiny_models.FAMILIES}
 
 
-@pytest.fixture(autouse=True)
-def offline(monkeypatch):
-    monkeypatch.setenv("MHA_ALLOW_DOWNLOADS", "0")
-    monkeypatch.delenv("MHA_MODELS_DIR", raising=False)
+pytestmark = pytest.mark.usefixtures("offline")  # tests/app/conftest.py
 
 
 def category_axes(spec: dict) -> dict[str, list[str]]:

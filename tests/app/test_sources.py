@@ -35,10 +35,7 @@ def models(tmp_path_factory):
     return {"bert": tiny_models.build("bert", root / "bert"), "gpt2": tiny_models.build("gpt2", root / "gpt2", seed=3)}
 
 
-@pytest.fixture(autouse=True)
-def offline(monkeypatch):
-    monkeypatch.setenv("MHA_ALLOW_DOWNLOADS", "0")  # a hub id must never reach the network from these tests
-    monkeypatch.delenv("MHA_MODELS_DIR", raising=False)
+pytestmark = pytest.mark.usefixtures("offline")  # tests/app/conftest.py: a hub id never reaches the network here
 
 
 def pre_spec(folder, layer=0, **kw) -> ViewSpec:
