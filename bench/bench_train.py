@@ -39,7 +39,7 @@ def torch_steps(d_model: int, num_heads: int, steps: int = BASELINE_STEPS) -> tu
     gen = torch.Generator().manual_seed(0)
     ref = nn.MultiheadAttention(d_model, num_heads, batch_first=True)
     opt = torch.optim.Adam(ref.parameters(), lr=tr.LEARNING_RATE)
-    x, target = tr.make_batch("previous", d_model, gen)
+    x, target = tr.task_batch("previous", d_model, gen)
     w0, c0 = time.perf_counter(), time.process_time()
     for _ in range(steps):
         out, _ = ref(x, x, x, need_weights=False)

@@ -174,7 +174,7 @@ class Cheating:
 def copied_share(view: View, n: int) -> float:
     """How much of the next word's content the module's output holds at queries 0 .. n-2: 1 - squared error /
     squared size of the target (the task's first output slot copies the first ``slot_width`` content features of
-    the next word, ``mha.weights.train.make_batch``). 1: the output is the next word; 0 or below: nothing of it."""
+    the next word, ``mha.weights.train.task_batch``). 1: the output is the next word; 0 or below: nothing of it."""
     w = min(slot_width(view.spec.d_model, 1), content_dim(view.spec.d_model))
     target = view.x[1:n, :w].astype(np.float64)  # the next word's content, for queries 0 .. n-2
     out = view.output[: n - 1, :w].astype(np.float64)

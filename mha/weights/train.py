@@ -132,7 +132,7 @@ class Task:
 
     id: str  # also the URL value (``task=previous``)
     slots: tuple[str, ...]  # one known pattern per output slot, in output order
-    copies: str  # "content": the key's content features; "tag": the key's tag (see ``make_batch``)
+    copies: str  # "content": the key's content features; "tag": the key's tag (see ``task_batch``)
     steps: int  # default step budget: reaches the goal at the default size (see tests/unit/test_train.py)
     min_heads: int  # fewest heads that can solve it: one per distinct place a query must read
     d_model: int = 32  # default size: the goal within ``steps`` in about a second or two on one thread
@@ -256,7 +256,7 @@ def slot_width(d_model: int, n_slots: int) -> int:
     return d_model // max(2, n_slots)
 
 
-def make_batch(task_id: str, d_model: int, gen: torch.Generator, batch_size: int = BATCH_SIZE,
+def task_batch(task_id: str, d_model: int, gen: torch.Generator, batch_size: int = BATCH_SIZE,
                seq_len: int = TRAIN_LEN, layout: str = DEFAULT_LAYOUT) -> tuple[torch.Tensor, torch.Tensor]:
     """One random batch: inputs (B, T, d_model) and targets (B, T, S * slot_width), from ``gen`` alone."""
     x, target, _ = _batch(task_id, d_model, gen, batch_size, seq_len, layout)
@@ -264,7 +264,7 @@ def make_batch(task_id: str, d_model: int, gen: torch.Generator, batch_size: int
 
 
 def _batch(task_id, d_model, gen, batch_size, seq_len, layout):
-    """``make_batch`` plus the key each query must read, per slot: (S, B, T) int."""
+    """``task_batch`` plus the key each query must read, per slot: (S, B, T) int."""
     task = get_task(task_id)
     dc = content_dim(d_model, layout)
     B, T = batch_size, seq_len
@@ -428,7 +428,7 @@ class Trainer:
         result = trainer.result()        # what was learned so far (``result.stopped`` says if it was cut short)
 
     The module starts from ``init_weights(MultiHeadAttention(d_model, num_heads), seed)``, the Playground's
-    random module for that seed, and is trained with Adam on random batches of ``make_batch`` drawn from a
+    random module for that seed, and is trained with Adam on random batches of ``task_batch`` drawn from a
     private generator: the same config gives the same parameters, bit for bit, on one CPU thread.
     """
 
@@ -480,7 +480,7 @@ class Trainer:
         yield Progress(0, cfg.steps, None, 0.0, self._snapshot())
         resumed = time.perf_counter()  # time spent by the consumer between two yields is not training time
         for step in range(1, cfg.steps + 1):
-            x, target = make_batch(cfg.task, cfg.d_model, self._gen, BATCH_SIZE, cfg.seq_len, cfg.layout)
+            x, target = task_batch(cfg.task, cfg.d_model, self._gen, BATCH_SIZE, cfg.seq_len, cfg.layout)
             loss = task_loss(self.model(x, x, x), target)
             self._opt.zero_grad(set_to_none=True)
             loss.backward()
