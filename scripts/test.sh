@@ -34,6 +34,9 @@ fi
 npm ci --no-audit --no-fund --loglevel=error
 npx --no-install eslint mha bench
 
+echo "== linting the CSS: every stylesheet (Stylelint, stylelint-config-recommended, stylelint.config.js)"
+npx --no-install stylelint "**/*.css"
+
 echo "== linting Python (ruff, .ruff.toml)"
 "$PY" -m ruff check .
 

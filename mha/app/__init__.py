@@ -8,6 +8,7 @@ May import every layer below it; nothing below imports it.
 - ``compute``, ``runs``  cached and light computation in slots; long runs queued outside them (fair compute)
 - ``share``      links (the link box, cleaning the address), the parameters note, uploads, CSV downloads
 - ``internals``  every use of Streamlit's private internals, in one place
-- ``serve``      the hosted launcher (``python -m mha.app.serve``): upload limits and routing set before the server starts
+- ``serve``      the hosted launcher (``python -m mha.app.serve``): upload limits and routing set before the server
+                 starts
 - ``components`` in-page components (``.py`` + ``.js`` + ``.css``); ``sections`` the pieces of each page
 """

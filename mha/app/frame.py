@@ -19,34 +19,37 @@ from __future__ import annotations
 import contextvars
 import functools
 from collections.abc import Callable
+from pathlib import Path
 
 import streamlit as st
 import torch
 
 from mha.app import internals, share
+from mha.app.components.component import asset
 from mha.app.pages import PAGES, url_path
 from mha.app.sidebar import sidebar_controls
-from mha.app.widgets import css_text, lang, t
+from mha.app.widgets import css_content, lang, t
 from mha.core import i18n
 
 # True while app.py's run_app() runs, in this script run (a script run has a thread, and so a context, of its own)
 _in_app: contextvars.ContextVar[bool] = contextvars.ContextVar("in_app", default=False)
 
-# Korean is written with spaces between words, and a word broken across lines (숫/자는) reads badly: lines break
-# only between words (keep-all); a word longer than its line (a long token) may still break, rather than overflow.
-# Streamlit sets word-break on its own elements (markdown: break-word), so the rule names every element.
-KOREAN_CSS = "<style>.stApp, .stApp * { word-break: keep-all !important; overflow-wrap: break-word; }</style>"
+# A Korean page's line breaking: frame.css (lines break between words only)
+KOREAN_CSS = "<style>" + asset(__file__, ".css") + "</style>"
+# Streamlit's own English in a Korean page, hidden and sized: frame_streamlit_ko.css; its Korean words below
+_STREAMLIT_KO_CSS = asset(Path(__file__).with_name("frame_streamlit_ko"), ".css")
 
 
 def _streamlit_korean_css() -> str:
     """Streamlit's own English, written over in Korean where no option changes it: the running indicator's "Stop"
     (and "Stopping..."), every file uploader's "Upload" button. Each uploader's limits are written over by
-    ``widgets.file_uploader``; what stays English is in docs/korean.md."""
+    ``widgets.file_uploader``; what stays English is in docs/korean.md. The rules are frame_streamlit_ko.css's;
+    only their words are written here, as each ::after's ``content``: they are the string catalog's."""
     status, upload = "[data-testid='stStatusWidget'] button", "[data-testid='stFileUploaderDropzone'] button p"
-    return ("<style>" + css_text(status, i18n.text("st_stop", "ko"), "14px")
-            + f"{status} * {{ font-size: 0 !important; }} "
-            + f'{status}:disabled::after {{ content: "{i18n.text("st_stopping", "ko")}"; }} '
-            + css_text(upload, i18n.text("up_button", "ko"), "14px") + "</style>")
+    return ("<style>" + _STREAMLIT_KO_CSS
+            + css_content(f"{status}::after", i18n.text("st_stop", "ko"))
+            + css_content(f"{status}:disabled::after", i18n.text("st_stopping", "ko"))
+            + css_content(f"{upload}::after", i18n.text("up_button", "ko")) + "</style>")
 
 
 def _config_and_controls() -> None:

@@ -184,6 +184,7 @@ def file_uploader(label: str, key: str, types: list[str], max_mb: int, container
     the widget refuses leaves the previous file's message on screen): the drop zone names it, in every language."""
     box = container or st
     if lang() == "ko" or (limit_mb is not None and limit_mb != max_mb):
+        # generated, not a .css file: scoped to this uploader's key, with the catalog's words
         text = t("up_instructions", mb=limit_mb or max_mb, types=", ".join(x.upper() for x in types))
         st.html("<style>" + css_text(f".st-key-{key} [data-testid='stFileUploaderDropzoneInstructions'] span",
                                       text, "14px") + "</style>")
@@ -194,7 +195,8 @@ def file_uploader(label: str, key: str, types: list[str], max_mb: int, container
         # "evil\u202egnp.pt" as "eviltp.png". This file's chip (found by its title, the raw name) shows it as every
         # message does: controls and bidi overrides as spaces.
         chip = f".st-key-{key} [data-testid='stFileChipName'][title={css_string(name)}]"
-        # isolated: the hidden name's unterminated override would still reorder the text drawn after it
+        # isolated: the hidden name's unterminated override would still reorder the text drawn after it. Generated,
+        # not a .css file: scoped to this uploader's key and this file's name.
         st.html("<style>" + css_text(chip, one_line(name, 60), "14px")
                 + f"{chip}::after {{ unicode-bidi: isolate; direction: ltr; }}</style>")
     return value
@@ -206,11 +208,23 @@ def css_string(text: str) -> str:
     return '"' + "".join(c if c.isascii() and (c.isalnum() or c in " ._-") else f"\\{ord(c):x} " for c in text) + '"'
 
 
+# The CSS written in Python: only rules that cannot be a .css file, because their selector holds one widget's key
+# (``.st-key-<key>``, known at run time) or their ``content`` is text from the string catalog. Every other rule is
+# in a .css file beside its module (frame.css, sections/check.css, ...), where Stylelint checks it.
+def _css_quoted(text: str) -> str:
+    """Our own catalog text as a quoted CSS string (``"``, ``\\``, ``<`` and newlines escaped)."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("<", "\\3c ").replace("\n", " ") + '"'
+
+
+def css_content(selector: str, text: str) -> str:
+    """A rule that gives ``selector`` (a ``::after``) ``text`` as its content (our own catalog text only)."""
+    return f"{selector} {{ content: {_css_quoted(text)}; }} "
+
+
 def css_text(selector: str, text: str, size: str) -> str:
     """CSS that hides the text of ``selector`` and shows ``text`` in its place (our own catalog text only)."""
-    quoted = text.replace("\\", "\\\\").replace('"', '\\"').replace("<", "\\3c ").replace("\n", " ")
     return (f"{selector} {{ font-size: 0 !important; }} "
-            f'{selector}::after {{ content: "{quoted}"; font-size: {size}; }} ')
+            f"{selector}::after {{ content: {_css_quoted(text)}; font-size: {size}; }} ")
 
 
 def table(data, key: str, container=None, **kwargs):
@@ -229,5 +243,5 @@ WHOLE_ROWS = 16  # tables up to this many rows are shown whole (16 heads: the mo
 
 def hide(key: str) -> None:
     """Hide the element with widget key ``key`` (it stays in the page: bound to the link, read by the script).
-    Only a style: it draws nothing itself."""
+    Only a style: it draws nothing itself. Generated, not a .css file: one rule, scoped to the key given."""
     st.html(f"<style>.st-key-{key} {{ display: none; }}</style>")

@@ -16,6 +16,7 @@ from __future__ import annotations
 import html
 import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Sequence
 
 EXPORT = "export default function(component)"
@@ -60,10 +61,9 @@ def _style(css: str) -> str:
     return css
 
 
-BASE_CSS = ("body { font-family: 'Source Sans Pro', 'Noto Sans CJK KR', 'Malgun Gothic', sans-serif; "
-            "color: #31333f; background: #fff; margin: 24px auto; max-width: 1200px; padding: 0 16px; }\n"
-            "h1 { font-size: 1.5rem; margin: 0 0 4px; } h2 { font-size: 1.15rem; margin: 28px 0 4px; }\n"
-            "p.note { color: #6b7280; font-size: .9rem; margin: 0 0 10px; }\n")
+# The page around the parts: standalone.css beside this module (mha.charts sits below mha.app, so it reads its file
+# itself rather than through mha.app.components.component.asset)
+BASE_CSS = Path(__file__).with_suffix(".css").read_text(encoding="utf-8")
 
 
 def standalone_html(parts: Sequence[Part], *, title: str, lang: str = "en", caption: str = "") -> str:

@@ -20,6 +20,7 @@ import numpy as np
 import streamlit as st
 
 from mha.app import frame
+from mha.app.components.component import asset
 from mha.app.state import CUSTOM_WEIGHTS_KEY, current_view, settings
 from mha.app.widgets import chart_words, file_uploader, hide, lang, t
 from mha.charts import figures
@@ -30,6 +31,7 @@ from mha.core.markup import escape_markdown
 from mha.core.tokens import display_labels
 
 EDITOR, LINK, UPLOAD = "ck_editor", "code", "ck_upload"  # widget keys; LINK is the URL parameter
+EDITOR_CSS = "<style>" + asset(__file__, ".css") + "</style>"  # check.css: the editor's monospace (by EDITOR)
 OFF_ENV = "MHA_CHECK"  # "off" / "0" / "false" / "no": no learner code is taken on this server
 MAX_UPLOAD_BYTES = 4 * code_link.MAX_CODE_CHARS
 STEPS = ("projections", "split", "scores", "scale", "mask", "softmax", "weighted_sum", "combine", "output")
@@ -204,8 +206,7 @@ def editor() -> str:
     maintained ones are iframes; the numbered view below it gives the lines the messages point at)."""
     if st.session_state.get(EDITOR) in (None, *examples.STARTERS):  # an untouched starter follows the language
         st.session_state[EDITOR] = examples.starter(lang())
-    st.html(f"<style>.st-key-{EDITOR} textarea {{ font-family: 'Source Code Pro', ui-monospace, monospace; "
-            "font-size: 14px; line-height: 1.45; tab-size: 4; }</style>")
+    st.html(EDITOR_CSS)
     code = st.text_area(t("ck_editor"), key=EDITOR, height=460, max_chars=code_link.MAX_CODE_CHARS,
                         help=t("ck_editor_help", max=code_link.MAX_CODE_CHARS),
                         on_change=lambda: _code_to_link(st.session_state.get(EDITOR) or ""),
