@@ -6,10 +6,8 @@ Which sections are folded, and their URL parameters: harness.apptest.FOLDED.
 """
 from __future__ import annotations
 
-from urllib.parse import parse_qs, urlsplit
-
 import pytest
-from harness.apptest import FOLDED, VIEWS, canvas_charts, canvas_values, charts_by_key, open_page
+from harness.apptest import FOLDED, VIEWS, canvas_charts, canvas_values, charts_by_key, link_params, open_page
 
 PLAYGROUND, EXPLAIN = "pages/playground.py", "pages/explain.py"
 # Each folded section's charts (chart keys), by its URL parameter.
@@ -45,11 +43,6 @@ VIEW = {page: (VIEWS.get(page) or ({},))[0] for page in SHOWN}  # the view whose
 DEFAULT = {PLAYGROUND: {"grid"}, EXPLAIN: SHOWN[EXPLAIN]}  # a default visit: the Playground shows its head view
 OPEN_BY_DEFAULT = {"ex_show_scale": {"ex_scores"}, "ex_show_softmax": {"ex_weights"}}
 CASES = [(page, key) for page, keys in FOLDED.items() for key in keys if key not in OPEN_BY_DEFAULT]
-
-
-def link_params(at) -> dict:
-    """The view's link as the link box gives it (after the page has drawn its controls once)."""
-    return {k: v[0] for k, v in parse_qs(urlsplit(at.session_state["_share_link"]).query).items()}
 
 
 def test_every_folded_section_is_listed_with_its_charts():

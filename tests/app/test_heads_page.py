@@ -3,11 +3,10 @@ cases. Expected numbers are computed here from the view or the module directly, 
 code path. Only the open section is drawn, so a test of a section opens its link (``hd_section=...``)."""
 import json
 import math
-from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 import pytest
-from harness.apptest import all_numbers_finite, charts_by_key, decode, heatmaps
+from harness.apptest import all_numbers_finite, charts_by_key, decode, heatmaps, link_params
 from harness.apptest import open_page as open_link
 from streamlit.testing.v1 import AppTest
 
@@ -39,11 +38,6 @@ def chart(at, key):
 
 def has_chart(at, key):
     return any(el.proto.id.endswith(key) for el in at.get("plotly_chart"))
-
-
-def link_params(at) -> dict[str, list[str]]:
-    """The query of the link in the link box."""
-    return parse_qs(urlsplit(at.session_state["_share_link"]).query, keep_blank_values=True)
 
 
 def pick(at, section: str) -> AppTest:
@@ -88,21 +82,21 @@ def test_without_a_section_in_the_link_the_first_one_opens():
 def test_the_link_carries_the_section_id_in_either_language():
     at = pick(open_page(), "ablate")
     assert not at.exception and drawn_charts(at) == SECTION_CHARTS["ablate"]
-    assert link_params(at)["hd_section"] == ["ablate"]
+    assert link_params(at, lists=True)["hd_section"] == ["ablate"]
     pick(at, "order")
-    assert link_params(at)["hd_section"] == ["order"] and tr("hd_about_order", "en") in texts(at)
+    assert link_params(at, lists=True)["hd_section"] == ["order"] and tr("hd_about_order", "en") in texts(at)
     at.segmented_control(key="lang").set_value("ko").run()  # the language changes, the section stays
     assert at.segmented_control(key="hd_section_pick").value == "order"
     assert shown_titles(at.segmented_control(key="hd_section_pick")) == [tr(f"hd_sec_{k}", "ko") for k in SECTIONS]
     assert tr("hd_about_order", "ko") in texts(at)
-    ko_link = link_params(at)
+    ko_link = link_params(at, lists=True)
     assert ko_link["hd_section"] == ["order"] and ko_link["lang"] == ["ko"]  # the id, not "🔀 단어 순서"
     # the Korean link opened in English: the same section, in English
     en = open_page(**{**ko_link, "lang": "en"})
     assert en.session_state["hd_section"] == "order" and tr("hd_about_order", "en") in texts(en)
     assert not [c.value for c in en.caption if "hd_section" in c.value]  # a good value: no note
     pick(at, "measure")  # back to the first section: the default is left out of the link
-    assert "hd_section" not in link_params(at) and drawn_charts(at) == SECTION_CHARTS["measure"]
+    assert "hd_section" not in link_params(at, lists=True) and drawn_charts(at) == SECTION_CHARTS["measure"]
 
 
 @pytest.mark.parametrize("given", [
@@ -118,10 +112,10 @@ def test_a_section_that_does_not_exist_opens_the_first_with_a_note(given):
     notes = [c.value.replace("\u2060", "") for c in at.caption if "hd_section=" in c.value]  # (word joiners: escaping)
     assert len(notes) == 1 and first[:39] in notes[0] and "📊 Measure" in notes[0], notes  # cut at 40 with "…"
     at.run()
-    assert "hd_section" not in link_params(at)
+    assert "hd_section" not in link_params(at, lists=True)
     pick(at, "seeds")  # the learner moves on: the note is done, the page works
     assert not at.exception and not [c.value for c in at.caption if "hd_section=" in c.value]
-    assert drawn_charts(at) == SECTION_CHARTS["seeds"] and link_params(at)["hd_section"] == ["seeds"]
+    assert drawn_charts(at) == SECTION_CHARTS["seeds"] and link_params(at, lists=True)["hd_section"] == ["seeds"]
 
 
 def test_a_repeated_section_uses_the_first_value_like_every_segmented_control():
@@ -140,7 +134,7 @@ def test_each_sections_controls_come_back_from_its_link(section):
     assert moved, "no control to move"
     at.run()
     assert not at.exception
-    before, params = state(at), link_params(at)
+    before, params = state(at), link_params(at, lists=True)
     assert params["hd_section"] == [section]
     again = open_link(PAGE, params)
     assert not again.exception

@@ -2,7 +2,6 @@
 zoo page — every control, the numbers in their charts, no NaN in any chart for any mask — and every page of the
 app with a batch and with cross-attention (Tq != Tk)."""
 import re
-from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 import pytest
@@ -13,7 +12,9 @@ from harness.apptest import (
     chart_specs,
     decode,
     heatmaps,
+    link_params,
     open_page,
+    sidebar_texts,
     table,
 )
 from streamlit.testing.v1 import AppTest
@@ -52,10 +53,6 @@ def frame(at, key: str):
 def texts(at) -> str:
     return "\n".join(e.value for kind in ("markdown", "caption", "info", "warning", "error")
                      for e in getattr(at, kind))
-
-
-def sidebar_texts(at) -> str:
-    return "\n".join(e.value for kind in ("caption", "error", "warning") for e in getattr(at.sidebar, kind))
 
 
 # --- shared controls: sentence, padding, kv_text ---------------------------------------------------------------------
@@ -226,10 +223,6 @@ def assert_weights_follow(mask: np.ndarray, weights: np.ndarray) -> None:
     assert (weights[~mask] == 0).all()  # exactly 0 where blocked, and on a row with nothing allowed
     rows = mask.any(1)
     np.testing.assert_allclose(weights[rows].sum(-1), 1.0, atol=1e-5)
-
-
-def link_params(at) -> dict:
-    return {k: v[0] for k, v in parse_qs(urlsplit(at.session_state["_share_link"]).query).items()}
 
 
 def test_a_custom_mask_comes_back_from_its_link():

@@ -7,12 +7,11 @@ of its scores is its weights. Then its checks, escaping, and the Playground's fo
 from __future__ import annotations
 
 import math
-from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 import pytest
 import tiny_models
-from harness.apptest import charts_by_key, decode, open_page
+from harness.apptest import charts_by_key, decode, link_params, open_page
 
 from mha.charts import neuron as neuron_figures
 from mha.charts.figures import axis_labels
@@ -152,7 +151,7 @@ def test_the_playground_section_is_folded_and_a_link_opens_it(lang, title):
     [shown] = [m.value for m in at.markdown if title in m.value]
     assert {"en": "**on** (token 3)", "ko": "**on** (토큰 3)"}[lang] in shown  # from 0, as the picker ("3: on")
     at.run()  # the link box names the open section from the next run on
-    link = {k: v[0] for k, v in parse_qs(urlsplit(at.session_state["_share_link"]).query).items()}
+    link = link_params(at)
     assert link.get("show_neuron") == "true"
 
 

@@ -11,6 +11,7 @@ from harness.apptest import (
     charts_by_key,
     component_names,
     heatmaps,
+    link_params,
     open_page,
 )
 
@@ -282,17 +283,12 @@ def test_one_closer_look_below_the_grid_at_a_time_and_the_link_keeps_it():
     """Below the grid the Playground shows one closer look (#24.4: a new sentence draws two pictures, not three): the
     head view by default, one head enlarged, or the outputs. Only the one shown is built and sent; the grid frames the
     enlarged head only while it is shown; the link names the look unless it is the default."""
-    from urllib.parse import parse_qs, urlsplit
-
-    def link(at) -> dict:
-        return {k: v[0] for k, v in parse_qs(urlsplit(at.session_state["_share_link"]).query).items()}
-
     at = open_page(PAGE, num_heads="4")
     at.run()  # the link box names the page's controls from the second run on
     assert not at.exception and at.session_state["look"] == "lines"
     assert "mha_head_view" in component_names(at) and set(canvas_charts(at)) == {GRID}
     assert canvas_charts(at)[GRID]["marked"] is None and at.session_state["head"] == 0  # kept, hidden
-    assert not {HEAD_OUTPUTS, OUTPUT} & set(charts_by_key(at)) and "look" not in link(at)
+    assert not {HEAD_OUTPUTS, OUTPUT} & set(charts_by_key(at)) and "look" not in link_params(at)
     for look, shown in (("head", lambda at: ONE_HEAD in canvas_charts(at)),
                         ("outputs", lambda at: {HEAD_OUTPUTS, OUTPUT} <= set(charts_by_key(at)))):
         at.session_state["look"] = look  # what the look's button sets
@@ -302,15 +298,16 @@ def test_one_closer_look_below_the_grid_at_a_time_and_the_link_keeps_it():
         assert ("mha_head_view" in component_names(at)) is False
         assert (ONE_HEAD in canvas_charts(at)) is (look == "head")
         assert canvas_charts(at)[GRID]["marked"] == (0 if look == "head" else None)
-        assert link(at)["look"] == look
-        again = open_page(PAGE, link(at))  # the link, in a new session: the same look
+        assert link_params(at)["look"] == look
+        again = open_page(PAGE, link_params(at))  # the link, in a new session: the same look
         assert again.session_state["look"] == look and shown(again)
     at.session_state["look"], at.session_state["head"] = "head", 2  # head 2 enlarged, then the head view again
     at.run()
     at.session_state["look"] = "lines"
     at.run()
     at.run()
-    assert "mha_head_view" in component_names(at) and link(at).get("head") == "2" and "look" not in link(at)
-    again = open_page(PAGE, link(at))  # the head view again, and the head kept for the enlarged look
+    assert "mha_head_view" in component_names(at) and link_params(at).get("head") == "2" \
+        and "look" not in link_params(at)
+    again = open_page(PAGE, link_params(at))  # the head view again, and the head kept for the enlarged look
     assert again.session_state["look"] == "lines" and again.session_state["head"] == 2
     assert ONE_HEAD not in canvas_charts(again)

@@ -18,7 +18,7 @@ import zipfile
 import pytest
 import torch
 from course_mha import MultiHeadAttention as CourseMHA
-from harness.uploads import course_sd, nested, refused, saved, saved_deep, zip_bomb
+from harness.uploads import course_sd, nested, refused, saved, saved_deep, share_page, upload, zip_bomb
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
@@ -332,17 +332,6 @@ def test_fuzzed_files_only_ever_raise_weights_error():
 
 # ------------------------------------------------------------------------------- through the uploader (AppTest)
 
-def _share_page():
-    from harness.apptest import open_page
-
-    return open_page("pages/share.py", lang="en")
-
-
-def _upload(at, name: str, data: bytes):
-    at.file_uploader(key="share_upload").set_value((name, data, "application/octet-stream")).run()
-    return at
-
-
 def test_every_attack_through_the_uploader_gets_a_message_and_the_page_keeps_working(tmp_path):
     from mha.app.state import CUSTOM_WEIGHTS_KEY
 
@@ -357,10 +346,10 @@ def test_every_attack_through_the_uploader_gets_a_message_and_the_page_keeps_wor
         "random bytes": (bytes(rng.getrandbits(8) for _ in range(4000)), "not a PyTorch file"),
         "key names": (saved({**course_sd(), "[Click here](https://evil.example)": torch.zeros(1)}), "evil.example"),
     }
-    at = _share_page()
+    at = share_page(lang="en")
     assert not at.exception
     for case, (data, says) in attacks.items():
-        _upload(at, f"{case}.pt", data)
+        upload(at, f"{case}.pt", data)
         assert not at.exception, (case, at.exception)
         errors = [e.value for e in at.error]
         assert len(errors) == 1 and errors[0].startswith("This file was not used:"), (case, errors)
@@ -374,7 +363,7 @@ def test_every_attack_through_the_uploader_gets_a_message_and_the_page_keeps_wor
 
 @pytest.mark.parametrize("name", PAYLOADS[:8])
 def test_a_file_name_is_shown_as_typed(name):
-    at = _upload(_share_page(), f"{name}.pt", saved(course_sd(16)))
+    at = upload(share_page(lang="en"), f"{name}.pt", saved(course_sd(16)))
     assert not at.exception
     message = at.success[0].value
     kinds, shown = rendered(message)

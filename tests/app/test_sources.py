@@ -12,7 +12,7 @@ import pytest
 import tiny_models
 import torch
 from course_mha import MultiHeadAttention as CourseMHA
-from harness.apptest import all_open, open_page
+from harness.apptest import all_open, open_page, sidebar_texts
 from silent_hub import TIMEOUT_S, silent_hub  # noqa: F401  (the fixture)
 
 from mha.core.attention import MultiHeadAttention
@@ -174,11 +174,6 @@ def test_the_pretrained_export_needs_qkv_bias(models):
 
 
 # ------------------------------------------------------------------------------------------------- app
-def sidebar_texts(at) -> str:
-    return " ".join(str(e.value) for kind in ("error", "warning", "caption", "info", "markdown")
-                    for e in at.sidebar.get(kind))
-
-
 def main_texts(at, kind) -> list[str]:
     return [str(e.value) for e in at.main.get(kind)]
 
@@ -340,15 +335,12 @@ def test_the_heads_page_says_what_does_not_apply(models):
 
 @pytest.mark.parametrize("source", ["trained", "pretrained"])
 def test_the_link_carries_the_source_and_reopens_the_same_view(models, source):
-    from urllib.parse import parse_qs, urlsplit
-
-    from harness.apptest import chart_specs
+    from harness.apptest import chart_specs, link_params
 
     given = (dict(source="trained", task="next", train_steps="150", num_heads="2", seed="3") if source == "trained"
              else dict(source="pretrained", model=str(models["bert"]), layer="1"))
     at = open_page("pages/playground.py", **given)
-    parts = urlsplit(at.session_state["_share_link"])
-    params = {k: v[0] for k, v in parse_qs(parts.query).items()}
+    params = link_params(at)
     assert {k: params.get(k) for k in given} == given
     again = open_page("pages/playground.py", **params)
     assert not again.exception

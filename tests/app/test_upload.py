@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 from course_mha import MultiHeadAttention as CourseMHA  # the course's class, copied verbatim from the seed
-from harness.uploads import refused, saved
+from harness.uploads import refused, saved, share_page, upload
 
 from mha.core.i18n import text
 from mha.weights import export
@@ -172,18 +172,6 @@ def test_every_error_key_has_a_string():
 
 # ------------------------------------------------------------------------------------- through the app (AppTest)
 
-def _share_page(**params):
-    from harness.apptest import open_page
-
-    return open_page("pages/share.py", **params)
-
-
-def _upload(at, name: str, data: bytes):
-    at.file_uploader(key="share_upload").set_value((name, data, "application/octet-stream")).run()
-    assert not at.exception, at.exception
-    return at
-
-
 def _chart_z(at, key: str) -> np.ndarray:
     from harness.apptest import charts_by_key, heatmaps
 
@@ -202,7 +190,7 @@ def _output_of(at) -> np.ndarray:
 def test_uploading_course_weights_runs_the_app_on_them_for_this_session_only():
     torch.manual_seed(5)
     course = CourseMHA(32, 4)
-    at = _upload(_share_page(lang="en"), "my <b>weights</b>.pt", saved(course.state_dict()))
+    at = upload(share_page(lang="en"), "my <b>weights</b>.pt", saved(course.state_dict()))
     assert "d_model=32" in at.success[0].value  # the file's d_model was taken over ...
     assert at.session_state["d_model"] == 32  # ... and the control set to it
     assert "`my <b>weights</b>.pt`" in at.success[0].value  # the file name in a code span: shown, never markup
@@ -222,7 +210,7 @@ def test_uploading_course_weights_runs_the_app_on_them_for_this_session_only():
     np.testing.assert_allclose(shown, expected, rtol=1e-4, atol=1e-5)
     assert not np.allclose(shown, run_view(ViewSpec(d_model=32)).output, atol=1e-3)
     # another visitor, at the same time, sees the seeded module and no note
-    other = _share_page(lang="en", d_model="32")
+    other = share_page(lang="en", d_model="32")
     assert not any("uploaded weights" in i.value for i in other.info)
     np.testing.assert_array_equal(_output_of(other), run_view(ViewSpec(d_model=32, num_heads=4)).output)
 
@@ -235,7 +223,7 @@ def test_the_upload_control_refuses_bad_files_with_a_clear_message(tmp_path, cas
         "shape": saved({**CourseMHA(16, 4).state_dict(), "key_linear.weight": torch.zeros(16, 8)}),
         "oversized": b"\0" * (export.MAX_WEIGHTS_BYTES + 1),
     }[case]
-    at = _upload(_share_page(lang="ko"), "weights.pt", data)
+    at = upload(share_page(lang="ko"), "weights.pt", data)
     assert not target.exists()
     errors = [e.value for e in at.error]
     assert len(errors) == 1 and "이 파일은 사용하지 않았습니다" in errors[0]  # in the page's language
@@ -256,7 +244,7 @@ def test_every_file_refused_for_its_size_gets_the_apps_message(tmp_path):
     config = tomllib.loads((Path(__file__).resolve().parents[2] / ".streamlit" / "config.toml").read_text())
     assert export.UPLOAD_WIDGET_MB * 10**6 > export.MAX_WEIGHTS_BYTES
     assert config["server"]["maxUploadSize"] >= export.UPLOAD_WIDGET_MB  # both in the server's MiB
-    at = _share_page(lang="en")
+    at = share_page(lang="en")
     widget = at.file_uploader(key="share_upload")
     assert widget.proto.max_upload_size_mb == export.UPLOAD_WIDGET_MB
     styles = " ".join(el.proto.body for el in at.get("html"))
@@ -267,11 +255,11 @@ def test_every_file_refused_for_its_size_gets_the_apps_message(tmp_path):
 
 
 def test_a_refused_file_replaces_the_previous_files_message_and_weights():
-    at = _upload(_share_page(lang="en"), "good.pt", saved(CourseMHA(32, 4).state_dict()))
+    at = upload(share_page(lang="en"), "good.pt", saved(CourseMHA(32, 4).state_dict()))
     from mha.app.state import CUSTOM_WEIGHTS_KEY
 
     assert at.success and "good.pt" in at.success[0].value and CUSTOM_WEIGHTS_KEY in at.session_state
-    at = _upload(at, "big.pt", b"\0" * int(9.2 * 10**6))  # between the loader's 9 MB and the widget's 10
+    at = upload(at, "big.pt", b"\0" * int(9.2 * 10**6))  # between the loader's 9 MB and the widget's 10
     errors = [e.value for e in at.error]
     assert len(errors) == 1 and "9.2 MB" in errors[0] and not at.success
     assert CUSTOM_WEIGHTS_KEY not in at.session_state  # the old file's weights are not silently kept
@@ -283,7 +271,7 @@ def test_a_file_name_with_bidi_overrides_is_shown_as_typed_not_reordered(lang):
     """U+202E (right-to-left override) would show "evil\\u202egnp.pt" as "eviltp.png": the message and Streamlit's
     own file chip (restyled for that file, found by its raw name) show it with the override as a space."""
     raw = "evil\u202egnp\u2066.pt"
-    at = _upload(_share_page(lang=lang), raw, saved(CourseMHA(16, 4).state_dict()))
+    at = upload(share_page(lang=lang), raw, saved(CourseMHA(16, 4).state_dict()))
     shown = at.success[0].value
     assert "`evil gnp .pt`" in shown and "\u202e" not in shown and "\u2066" not in shown
     styles = " ".join(el.proto.body for el in at.get("html"))

@@ -6,6 +6,7 @@ import base64
 import json
 from pathlib import Path
 from types import SimpleNamespace
+from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 from streamlit.testing.v1 import AppTest
@@ -211,6 +212,21 @@ def table(at: AppTest, key: str):
     found = find(page_root(at))
     assert found is not None, f"no table with key {key!r} on the page"
     return found
+
+
+def link_params(at: AppTest, *, lists: bool = False) -> dict:
+    """The URL parameters of the view's link as the link box gives it (after the page has drawn its controls once):
+    {name: first value}; ``lists``: {name: every value}, blank ones too (as ``parse_qs`` gives them)."""
+    query = urlsplit(at.session_state["_share_link"]).query
+    if lists:
+        return parse_qs(query, keep_blank_values=True)
+    return {k: v[0] for k, v in parse_qs(query).items()}
+
+
+def sidebar_texts(at: AppTest) -> str:
+    """The sidebar's words, one element a line: its captions, errors, warnings, infos and markdown."""
+    return "\n".join(str(e.value) for kind in ("caption", "error", "warning", "info", "markdown")
+                     for e in at.sidebar.get(kind))
 
 
 def page_root(at: AppTest):

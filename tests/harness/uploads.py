@@ -1,5 +1,5 @@
-"""Weight files as a visitor uploads them (crafted ones too), and the loader's refusals: tests/app/test_upload.py,
-test_security.py and tests/browser/test_security_browser.py share them."""
+"""Weight files as a visitor uploads them (crafted ones too), the loader's refusals, and the Share page's uploader in
+AppTest: tests/app/test_upload.py, test_security.py and tests/browser/test_security_browser.py share them."""
 from __future__ import annotations
 
 import io
@@ -29,6 +29,21 @@ def refused(data: bytes, key: str | tuple[str, ...], **kw) -> export.WeightsErro
     assert err.key in ((key,) if isinstance(key, str) else key), (err.key, str(err))
     assert err.message("ko") != err.message("en")  # a Korean message too, not the English one
     return err
+
+
+def share_page(**params):
+    """A new AppTest session on the Share page (its uploader), opened by a link with these parameters."""
+    from harness.apptest import open_page
+
+    return open_page("pages/share.py", **params)
+
+
+def upload(at, name: str, data: bytes):
+    """The visitor gives the Share page's uploader ``data`` as a file called ``name``; the page runs with it and
+    must not raise. Returns ``at``."""
+    at.file_uploader(key="share_upload").set_value((name, data, "application/octet-stream")).run()
+    assert not at.exception, at.exception
+    return at
 
 
 def course_sd(d_model: int = 16) -> dict:
