@@ -107,11 +107,6 @@ def link_params(draw, page_keys: list[str], other_keys: list[str]) -> dict:
 
 
 # ---------------------------------------------------------------------------------------------------- running
-def open_at(page: str, params: dict) -> AppTest:
-    """A new session opening ``page`` by a link with these parameters (harness.apptest.open_page)."""
-    return open_page(page, params)
-
-
 def assert_sound(at: AppTest, what) -> None:
     """No exception reached the page, and every number in every chart is finite."""
     assert not at.exception, f"{what}: {[e.value for e in at.exception]}"
@@ -124,7 +119,7 @@ def assert_sound(at: AppTest, what) -> None:
 def url_keys() -> dict[str, list[str]]:
     """Each page's URL parameters, found by drawing it once (a new control is fuzzed without touching this file);
     ``sentence`` appears only with several lines of text, so it is added to the shared keys."""
-    keys = {page: bound_url_keys(open_at(page, {})) for page in PAGE_FILES}
+    keys = {page: bound_url_keys(open_page(page, {})) for page in PAGE_FILES}
     shared = sorted(set(SHARED_KEYS) | {"sentence"})
     return {page: sorted(set(k) | set(shared)) for page, k in keys.items()}
 
@@ -139,7 +134,7 @@ ALL_AT_ONCE = " ".join(HOSTILE[:20]) + "\n" + " ".join(HOSTILE[20:45]) + "\n" + 
 @example(text=ALL_AT_ONCE, kv_text="", typed="\n".join(HOSTILE[::-1]))
 def test_any_text_on_any_page(page, text, kv_text, typed):
     # every folded section open: hostile text reaches the charts they hold too
-    at = open_at(page, {**all_open(page), "text": text, **({"kv_text": kv_text} if kv_text else {})})
+    at = open_page(page, {**all_open(page), "text": text, **({"kv_text": kv_text} if kv_text else {})})
     assert_sound(at, ("link", text, kv_text))
     box = at.sidebar.text_area(key="text")
     box.set_value(typed).run()  # then the learner types something else into the box
@@ -153,7 +148,7 @@ def test_any_link_on_any_page(page, url_keys, data):
     own = url_keys[page]
     others = sorted({k for keys in url_keys.values() for k in keys} - set(own)) or own
     params = data.draw(link_params(own, others), label="params")
-    at = open_at(page, params)
+    at = open_page(page, params)
     assert_sound(at, ("link", params))
     at.run()  # the session keeps working after the link was cleaned up
     assert_sound(at, ("rerun", params))
@@ -161,7 +156,7 @@ def test_any_link_on_any_page(page, url_keys, data):
 
 def test_hostile_examples_are_really_hostile():
     """The fuzzer's own premise: the fragments survive hypothesis' drawing unchanged and reach the app intact."""
-    at = open_at("pages/playground.py", {"text": "<b>x</b> \u202eevil 👨‍👩‍👧‍👦"})
+    at = open_page("pages/playground.py", {"text": "<b>x</b> \u202eevil 👨‍👩‍👧‍👦"})
     assert at.session_state["text"] == "<b>x</b> \u202eevil 👨‍👩‍👧‍👦"
     assert nonfinite_in({"data": [{"z": [[1.0, None]]}], "layout": {}}) == ["data[0].z[0]"]
     assert nonfinite_in({"data": [{"x": {"dtype": "f4", "bdata": "AADAfw=="}}], "layout": {}}) == ["data[0].x"]

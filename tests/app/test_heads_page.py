@@ -6,8 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from harness.apptest import all_numbers_finite, charts_by_key, decode, heatmaps, link_params
-from harness.apptest import open_page as open_link
+from harness.apptest import all_numbers_finite, charts_by_key, decode, heatmaps, link_params, open_page
 from streamlit.testing.v1 import AppTest
 
 from mha.core.i18n import text as tr
@@ -24,9 +23,9 @@ SECTION_CHARTS = {"measure": {"heads_stats_chart", "heads_entropy_chart"},
 EXTRA = {"order": {"heads_shuffle": "1"}}
 
 
-def open_page(**params) -> AppTest:
-    """A fresh session opening a link to the Heads page (harness.apptest.open_page)."""
-    return open_link(PAGE, **params)
+def open_heads(**params) -> AppTest:
+    """A fresh session opening a link to the Heads page with these parameters (harness.apptest.open_page)."""
+    return open_page(PAGE, **params)
 
 
 def chart(at, key):
@@ -61,7 +60,7 @@ def texts(at):
 
 @pytest.mark.parametrize("section", SECTIONS)
 def test_a_link_opens_its_section_and_draws_only_that_one(section):
-    at = open_page(hd_section=section, **EXTRA.get(section, {}))
+    at = open_heads(hd_section=section, **EXTRA.get(section, {}))
     assert not at.exception
     assert at.title[0].value == "Heads explorer"
     picker = at.segmented_control(key="hd_section_pick")
@@ -74,13 +73,13 @@ def test_a_link_opens_its_section_and_draws_only_that_one(section):
 
 
 def test_without_a_section_in_the_link_the_first_one_opens():
-    at = open_page()
+    at = open_heads()
     assert at.session_state["hd_section"] == "measure" and drawn_charts(at) == SECTION_CHARTS["measure"]
     assert not has_chart(at, "heads_shuffle_chart")
 
 
 def test_the_link_carries_the_section_id_in_either_language():
-    at = pick(open_page(), "ablate")
+    at = pick(open_heads(), "ablate")
     assert not at.exception and drawn_charts(at) == SECTION_CHARTS["ablate"]
     assert link_params(at, lists=True)["hd_section"] == ["ablate"]
     pick(at, "order")
@@ -92,7 +91,7 @@ def test_the_link_carries_the_section_id_in_either_language():
     ko_link = link_params(at, lists=True)
     assert ko_link["hd_section"] == ["order"] and ko_link["lang"] == ["ko"]  # the id, not "🔀 단어 순서"
     # the Korean link opened in English: the same section, in English
-    en = open_page(**{**ko_link, "lang": "en"})
+    en = open_heads(**{**ko_link, "lang": "en"})
     assert en.session_state["hd_section"] == "order" and tr("hd_about_order", "en") in texts(en)
     assert not [c.value for c in en.caption if "hd_section" in c.value]  # a good value: no note
     pick(at, "measure")  # back to the first section: the default is left out of the link
@@ -105,7 +104,7 @@ def test_the_link_carries_the_section_id_in_either_language():
     ["zzz", "ablate"],  # repeated: the first value counts (see below)
 ])
 def test_a_section_that_does_not_exist_opens_the_first_with_a_note(given):
-    at = open_page(hd_section=given)
+    at = open_heads(hd_section=given)
     assert not at.exception
     assert at.session_state["hd_section"] == "measure" and drawn_charts(at) == SECTION_CHARTS["measure"]
     first = given[0] if isinstance(given, list) else given
@@ -119,7 +118,7 @@ def test_a_section_that_does_not_exist_opens_the_first_with_a_note(given):
 
 
 def test_a_repeated_section_uses_the_first_value_like_every_segmented_control():
-    at = open_page(hd_section=["ablate", "order"])  # as lang=ko&lang=en gives Korean
+    at = open_heads(hd_section=["ablate", "order"])  # as lang=ko&lang=en gives Korean
     assert not at.exception and at.session_state["hd_section"] == "ablate"
     assert drawn_charts(at) == SECTION_CHARTS["ablate"]
 
@@ -127,16 +126,16 @@ def test_a_repeated_section_uses_the_first_value_like_every_segmented_control():
 @pytest.mark.parametrize("section", [k for k in SECTIONS if k != "measure"])
 def test_each_sections_controls_come_back_from_its_link(section):
     """What tests/app/test_links.py does for the page, section by section (it sees only the first section)."""
-    from test_links import change, open_link, state, widgets
+    from test_links import change, state, widgets
 
-    at = open_link(PAGE, {"hd_section": section, **EXTRA.get(section, {})})
+    at = open_page(PAGE, {"hd_section": section, **EXTRA.get(section, {})})
     moved = [w.key for w in widgets(at.main) if not w.key.startswith("hd_section") and change(w)]
     assert moved, "no control to move"
     at.run()
     assert not at.exception
     before, params = state(at), link_params(at, lists=True)
     assert params["hd_section"] == [section]
-    again = open_link(PAGE, params)
+    again = open_page(PAGE, params)
     assert not again.exception
     assert {k: v for k, v in state(again).items() if k in before} == before
     assert ({k: c["data"] for k, c in charts_by_key(again).items()}
@@ -144,7 +143,7 @@ def test_each_sections_controls_come_back_from_its_link(section):
 
 
 def test_stats_table_agrees_with_a_direct_computation():
-    at = open_page(text="the cat saw the dog", num_heads="2", d_model="8")
+    at = open_heads(text="the cat saw the dog", num_heads="2", d_model="8")
     w = run_view(ViewSpec(text="the cat saw the dog", d_model=8, num_heads=2)).weights.astype(float)
     table = at.dataframe[0].value
     assert len(table) == 2
@@ -160,7 +159,7 @@ def test_stats_table_agrees_with_a_direct_computation():
 
 
 def test_switching_every_head_off_leaves_the_bias():
-    at = open_page(hd_section="ablate")
+    at = open_heads(hd_section="ablate")
     at.multiselect(key="heads_off").set_value([0, 1, 2, 3]).run()
     assert not at.exception
     assert "Every head is off" in texts(at)
@@ -173,7 +172,7 @@ def test_switching_every_head_off_leaves_the_bias():
 
 
 def test_heads_off_comes_from_the_url_and_drops_heads_that_no_longer_exist():
-    at = open_page(hd_section="ablate", heads_off=["1", "3"])
+    at = open_heads(hd_section="ablate", heads_off=["1", "3"])
     assert at.multiselect(key="heads_off").value == [1, 3]
     assert "With 2 heads off" in texts(at)
     at.selectbox(key="num_heads").set_value(2).run()
@@ -182,7 +181,7 @@ def test_heads_off_comes_from_the_url_and_drops_heads_that_no_longer_exist():
 
 
 def test_metric_and_pair_selectors():
-    at = open_page(hd_section="compare")
+    at = open_heads(hd_section="compare")
     at.segmented_control(key="heads_metric").set_value("cosine").run()
     sim = heatmaps(chart(at, "heads_sim_chart"))[0]
     np.testing.assert_allclose(np.diag(sim), 1.0, rtol=1e-5)
@@ -199,7 +198,7 @@ def test_metric_and_pair_selectors():
 
 def test_queries_and_keys_controls():
     # a selectbox keeps its shown label in the URL
-    at = open_page(hd_section="qk", heads_qk_head="1", heads_query="2: my")
+    at = open_heads(hd_section="qk", heads_qk_head="1", heads_query="2: my")
     assert at.segmented_control(key="heads_qk_head").label == "Head"
     at.slider(key="heads_topk").set_value(2).run()
     assert not at.exception
@@ -212,7 +211,7 @@ def test_queries_and_keys_controls():
 
 
 def test_shuffle_moves_outputs_only_without_positions():
-    at = open_page(hd_section="order", text="the cat saw the dog", positional="false")
+    at = open_heads(hd_section="order", text="the cat saw the dog", positional="false")
     at.button(key="heads_shuffle_next").click().run()
     assert at.number_input(key="heads_shuffle").value == 1
     shown = texts(at)
@@ -230,15 +229,15 @@ def test_shuffle_moves_outputs_only_without_positions():
 
 
 def test_the_shuffle_shows_the_chosen_head():
-    at = open_page(hd_section="order", heads_shuffle="1")
+    at = open_heads(hd_section="order", heads_shuffle="1")
     at.segmented_control(key="heads_order_head").set_value(2).run()
     original = heatmaps(chart(at, "heads_shuffle_chart"))[0]
     np.testing.assert_allclose(original, run_view(ViewSpec()).weights[2], atol=1e-6)
 
 
 def test_a_shuffle_from_the_link_is_the_same_shuffle():
-    a = open_page(hd_section="order", text="one two three four five six", heads_shuffle="42")
-    b = open_page(hd_section="order", text="one two three four five six", heads_shuffle="42")
+    a = open_heads(hd_section="order", text="one two three four five six", heads_shuffle="42")
+    b = open_heads(hd_section="order", text="one two three four five six", heads_shuffle="42")
     ya = chart(a, "heads_shuffle_chart")["data"][1]["y"]
     assert ya == chart(b, "heads_shuffle_chart")["data"][1]["y"]
     assert sorted(ya) == sorted(chart(a, "heads_shuffle_chart")["data"][0]["y"]) and ya != chart(
@@ -246,7 +245,7 @@ def test_a_shuffle_from_the_link_is_the_same_shuffle():
 
 
 def test_repeated_word_button_sets_the_example_without_positions():
-    at = open_page(hd_section="order")
+    at = open_heads(hd_section="order")
     assert "No word appears twice" in texts(at)
     at.button(key="heads_try_repeat").click().run()
     assert not at.exception
@@ -258,7 +257,7 @@ def test_repeated_word_button_sets_the_example_without_positions():
 
 
 def test_top_keys_slider_follows_the_keys_a_query_may_see():
-    at = open_page(hd_section="qk", causal="true", heads_query="4: fruit")
+    at = open_heads(hd_section="qk", causal="true", heads_query="4: fruit")
     at.slider(key="heads_topk").set_value(5).run()
     at.selectbox(key="heads_query").set_value(1).run()  # with the causal mask, query 1 sees two keys
     assert not at.exception
@@ -267,7 +266,7 @@ def test_top_keys_slider_follows_the_keys_a_query_may_see():
 
 
 def test_seeds_tab_shows_the_chosen_head_for_four_seeds():
-    at = open_page(hd_section="seeds", seed="7", heads_seed_head="3")
+    at = open_heads(hd_section="seeds", seed="7", heads_seed_head="3")
     spec = chart(at, "heads_seeds_chart")
     assert [a["text"] for a in spec["layout"]["annotations"]] == ["seed 7", "seed 8", "seed 9", "seed 10"]
     for m, s in zip(heatmaps(spec), (7, 8, 9, 10)):
@@ -284,7 +283,7 @@ def test_seeds_on_trained_weights_say_nothing_about_random_patterns(lang):
     maps (the same pattern, or not) follows the maps themselves, measured here from each seed's trained view."""
     from mha.lessons import heads
 
-    at = open_page(lang=lang, hd_section="seeds", source="trained", task="previous", d_model="32", num_heads="4",
+    at = open_heads(lang=lang, hd_section="seeds", source="trained", task="previous", d_model="32", num_heads="4",
                    heads_seed_head="1")
     assert not at.exception
     shown = texts(at)
@@ -302,13 +301,13 @@ def test_seeds_on_trained_weights_say_nothing_about_random_patterns(lang):
 
 
 def test_seeds_on_random_weights_keep_their_text():
-    at = open_page(hd_section="seeds")
+    at = open_heads(hd_section="seeds")
     assert tr("hd_about_seeds", "en") in texts(at) and "Trained models grow heads" in texts(at)
     assert tr("hd_about_seeds_trained", "en") not in texts(at)
 
 
 def test_korean():
-    at = open_page(lang="ko", hd_section="seeds")
+    at = open_heads(lang="ko", hd_section="seeds")
     assert not at.exception
     assert at.title[0].value == "헤드 탐색기"
     assert at.segmented_control(key="hd_section_pick").value == "seeds"
@@ -316,14 +315,14 @@ def test_korean():
 
 
 def test_one_head_has_nothing_to_compare():
-    at = open_page(hd_section="compare", num_heads="1")
+    at = open_heads(hd_section="compare", num_heads="1")
     assert not at.exception
     assert "There is only one head" in texts(at)
     assert not has_chart(at, "heads_sim_chart")
 
 
 def test_cross_attention_leaves_out_the_positional_measures():
-    at = open_page(kv_text="a red round fruit grows on trees")
+    at = open_heads(kv_text="a red round fruit grows on trees")
     assert not at.exception
     table = at.dataframe[0].value
     assert "mean distance" not in table.columns and "self share" not in table.columns
@@ -332,7 +331,7 @@ def test_cross_attention_leaves_out_the_positional_measures():
 
 
 def test_a_padded_batch_shuffles_only_the_real_tokens():
-    at = open_page(hd_section="order", text="a b\nc d e f", heads_shuffle="1", positional="false")
+    at = open_heads(hd_section="order", text="a b\nc d e f", heads_shuffle="1", positional="false")
     assert not at.exception
     labels = chart(at, "heads_shuffle_chart")["data"][0]["y"]
     assert [lab.replace("\u200b", "") for lab in labels] == ["a", "b"]
@@ -346,7 +345,7 @@ def test_a_padded_batch_shuffles_only_the_real_tokens():
     {"text": "<b>x</b> [a](javascript:alert(1)) **y** `z`", "heads_shuffle": "2"},
 ], ids=["no text", "garbage controls", "markup"])
 def test_odd_input_never_breaks_any_section(params, section):
-    at = open_page(hd_section=section, **params)
+    at = open_heads(hd_section=section, **params)
     assert not at.exception
     assert at.session_state["hd_section"] == section
     for el in at.get("plotly_chart"):
@@ -361,7 +360,7 @@ def test_uploaded_weights_are_what_the_page_switches_off():
     from mha.core.inputs import init_weights
 
     sd = {k: v.clone() for k, v in init_weights(MultiHeadAttention(16, 4), 1234).state_dict().items()}
-    at = open_link(PAGE, state={CUSTOM_WEIGHTS_KEY: {"sha": "f" * 64, "name": "mine.pt", "d_model": 16,
+    at = open_page(PAGE, state={CUSTOM_WEIGHTS_KEY: {"sha": "f" * 64, "name": "mine.pt", "d_model": 16,
                                                      "state_dict": sd}},
                    heads_off=["0", "1", "2", "3"], hd_section="ablate")
     assert not at.exception
@@ -381,8 +380,8 @@ def test_heads_weights_charts_follow_the_one_scale_rule(section, chart):
     """#16 item 5: Compare, Word order and Seeds use the Playground's rule (figures.weights_top over what they show
     together), with the same "fit to data" switch in the link; the colour bar says when the scale ends below 1."""
     extra = {"heads_shuffle": "1"} if section == "order" else {}  # the order section draws once shuffled
-    at = open_page(text="the cat sat on the mat", hd_section=section, **extra)
+    at = open_heads(text="the cat sat on the mat", hd_section=section, **extra)
     assert not at.exception and charts_by_key(at)[chart]["layout"]["coloraxis"]["cmax"] == 1.0
-    fitted = open_page(text="the cat sat on the mat", hd_section=section, fit_scale="true", **extra)
+    fitted = open_heads(text="the cat sat on the mat", hd_section=section, fit_scale="true", **extra)
     axis = charts_by_key(fitted)[chart]["layout"]["coloraxis"]
     assert not fitted.exception and axis["cmax"] < 1.0 and "(not 0 … 1)" in axis["colorbar"]["title"]["text"]

@@ -32,11 +32,6 @@ SKIP_TYPES = {"button", "download_button", "file_uploader", "plotly_chart", "bid
               "text_input", "chat_input", "dataframe"}
 
 
-def open_link(page: str, params: dict) -> AppTest:
-    """A new session opening ``page`` by a link with ``params`` (harness.apptest.open_page)."""
-    return open_page(page, params)
-
-
 def widgets(node, out=None) -> list:
     """Every keyed widget drawn (sidebar and page), in order."""
     out = [] if out is None else out
@@ -104,7 +99,7 @@ def link_of(at: AppTest) -> tuple[str, dict]:
 
 @pytest.mark.parametrize("page", PAGE_FILES)
 def test_the_link_brings_back_the_whole_view(page):
-    at = open_link(page, SHARED)
+    at = open_page(page, SHARED)
     assert not at.exception, at.exception
     sidebar_keys = {w.key for w in widgets(at.sidebar)}
     unchanged = state(at)
@@ -127,7 +122,7 @@ def test_the_link_brings_back_the_whole_view(page):
                 continue
             pytest.fail(f"page control {key!r} is not in the link: bind it with bind='query-params'")
 
-    again = open_link(page, params)
+    again = open_page(page, params)
     assert not again.exception, again.exception
     assert {k: v for k, v in state(again).items() if k in before} == before
     assert {w.key for w in widgets(again.sidebar)} == sidebar_keys
@@ -140,12 +135,12 @@ def test_language_is_always_in_the_link_because_its_default_follows_the_browser(
     at = open_page(context={"locale": "ko-KR", "url": HOST})
     assert at.session_state["lang"] == "ko"  # the browser's language, not in the URL ...
     assert link_of(at)[1] == {"lang": "ko"}  # ... but in the link, so an English browser opens it in Korean too
-    opened = open_link(PAGE_FILES[0], link_of(at)[1])
+    opened = open_page(PAGE_FILES[0], link_of(at)[1])
     assert opened.session_state["lang"] == "ko"
 
 
 def test_defaults_are_left_out_of_the_link():
-    at = open_link("pages/playground.py", {"lang": "en"})
+    at = open_page("pages/playground.py", {"lang": "en"})
     assert link_of(at) == ("/playground", {"lang": "en"})
 
 
@@ -189,7 +184,7 @@ def page_keys() -> dict[str, list[str]]:
     """The URL parameters of each page: its controls' keys, found by drawing it once."""
     out = {}
     for page in PAGE_FILES:
-        at = open_link(page, {})
+        at = open_page(page, {})
         out[page] = [w.key for w in widgets(page_root(at))]
     return out
 
@@ -208,7 +203,7 @@ def _finite_charts(at: AppTest) -> bool:
 def test_garbage_in_any_parameter_gives_defaults_and_never_breaks(page, page_keys):
     for n in (0, len(GARBAGE) // 2):  # 2 links per page, each with garbage in every parameter, 12 kinds rotating
         params = _garbage_params(page_keys[page], n)
-        at = open_link(page, params)
+        at = open_page(page, params)
         assert not at.exception, (params, at.exception)
         assert _finite_charts(at), params
         assert at.session_state["d_model"] == DEFAULT_D_MODEL  # no garbage is a d_model
@@ -222,7 +217,7 @@ def test_garbage_in_any_parameter_gives_defaults_and_never_breaks(page, page_key
 
 
 def test_garbage_in_the_shared_controls_falls_back_to_the_defaults_with_a_note():
-    at = open_link("pages/playground.py", {"d_model": "abc", "num_heads": ["2", "3"], "seed": "-5",
+    at = open_page("pages/playground.py", {"d_model": "abc", "num_heads": ["2", "3"], "seed": "-5",
                                            "causal": "maybe", "text": "", "positional": "1e309"})
     assert not at.exception
     s = at.session_state
@@ -236,7 +231,7 @@ def test_garbage_in_the_shared_controls_falls_back_to_the_defaults_with_a_note()
 
 
 def test_a_huge_number_is_clamped_not_an_error():
-    at = open_link("pages/playground.py", {"seed": "99999999999999999999", "head": "999", "cell_query": "-1"})
+    at = open_page("pages/playground.py", {"seed": "99999999999999999999", "head": "999", "cell_query": "-1"})
     assert not at.exception
     assert 0 <= at.session_state["seed"] <= 9999
     assert 0 <= at.session_state["head"] < at.session_state["num_heads"]
@@ -251,7 +246,7 @@ def _link_notes(at: AppTest) -> str:
 def test_a_position_written_as_a_number_is_read_like_its_label():
     """Pickers show "3: the"; Streamlit writes that label into links, but a teacher types cell_query=3."""
     text = "the cat saw the dog"
-    at = open_link("pages/playground.py", {"text": text, "cell_query": "3", "cell_key": "1"})
+    at = open_page("pages/playground.py", {"text": text, "cell_query": "3", "cell_key": "1"})
     assert not at.exception
     assert (at.session_state["cell_query"], at.session_state["cell_key"]) == (3, 1)
     assert "cell_query" not in _link_notes(at) and "cell_key" not in _link_notes(at)
@@ -259,7 +254,7 @@ def test_a_position_written_as_a_number_is_read_like_its_label():
     _, params = link_of(at)
     assert params["cell_query"].split(":")[0] == "3" and params["cell_key"].split(":")[0] == "1"
     # ... and so does a label made for another sentence: the position counts, the note says which token it is now
-    at = open_link("pages/explain.py", {"text": text, "ex_cell_query": "2: mat"})
+    at = open_page("pages/explain.py", {"text": text, "ex_cell_query": "2: mat"})
     assert at.session_state["ex_cell_query"] == 2
     assert "ex_cell_query=" in _link_notes(at) and "2: saw" in _link_notes(at)
 
@@ -272,7 +267,7 @@ def test_a_position_written_as_a_number_is_read_like_its_label():
     ("pages/bugs.py", {"bz_bug": "no_such_bug"}, "bz_bug"),
 ])
 def test_a_page_value_the_control_cannot_use_is_named_in_a_note(page, params, key):
-    at = open_link(page, params)
+    at = open_page(page, params)
     assert not at.exception
     notes = _link_notes(at)
     assert f"{key}=" in notes or f"{key} was given 2 times" in notes, notes  # (a repeat says so)
@@ -280,7 +275,7 @@ def test_a_page_value_the_control_cannot_use_is_named_in_a_note(page, params, ke
 
 @pytest.mark.parametrize("given, refused", [(["9"], "9"), (["abc"], "abc"), (["1", "9"], "9")])
 def test_a_multiselect_names_exactly_the_link_values_it_could_not_use(given, refused):
-    at = open_link("pages/heads.py", {"hd_section": "ablate", "heads_off": given})
+    at = open_page("pages/heads.py", {"hd_section": "ablate", "heads_off": given})
     assert not at.exception
     notes = _link_notes(at)
     assert f"heads_off=`{refused}`" in notes, notes
@@ -290,7 +285,7 @@ def test_a_multiselect_names_exactly_the_link_values_it_could_not_use(given, ref
 
 def test_a_repeated_one_value_control_says_it_was_given_twice_and_which_value_is_used():
     """Both values are usable: neither "could not be used"; the note says the parameter came twice, and the one used."""
-    at = open_link("pages/heads.py", {"hd_section": "compare", "heads_a": ["1", "2"]})
+    at = open_page("pages/heads.py", {"hd_section": "compare", "heads_a": ["1", "2"]})
     used = at.session_state["heads_a"]
     assert used in (1, 2)  # Streamlit reads one of them
     notes = _link_notes(at)
@@ -300,7 +295,7 @@ def test_a_repeated_one_value_control_says_it_was_given_twice_and_which_value_is
 
 @pytest.mark.parametrize("given", [["2", "8"], ["8", "2"]])
 def test_a_repeated_shared_control_says_it_was_given_twice_and_which_value_is_used(given):
-    at = open_link("pages/playground.py", {"num_heads": given})
+    at = open_page("pages/playground.py", {"num_heads": given})
     used = at.session_state["num_heads"]
     assert str(used) in given
     notes = [w.value for w in at.sidebar.warning if "num_heads" in w.value]
@@ -309,7 +304,7 @@ def test_a_repeated_shared_control_says_it_was_given_twice_and_which_value_is_us
     at = open_page("pages/playground.py", num_heads=given, lang="ko")  # the same in Korean
     notes = [w.value for w in at.sidebar.warning if "num_heads" in w.value]
     assert len(notes) == 1 and "2번" in notes[0] and f"`{at.session_state['num_heads']}` 값을" in notes[0], notes
-    at = open_link("pages/playground.py", {"num_heads": ["4", "4"]})  # the same value twice: nothing to say
+    at = open_page("pages/playground.py", {"num_heads": ["4", "4"]})  # the same value twice: nothing to say
     assert not [w.value for w in at.sidebar.warning if "num_heads" in w.value]
 
 
@@ -318,7 +313,7 @@ def test_a_text_link_past_the_limit_gets_one_note_that_says_it_was_cut():
     from mha.weights.view import MAX_CHARS
 
     long = "word " * 1000  # 5,000 characters
-    at = open_link("pages/playground.py", {"text": long})
+    at = open_page("pages/playground.py", {"text": long})
     note = i18n_text("ctl_text_link_cut", "en", n_chars=len(long), max_chars=MAX_CHARS)
     sidebar = [e.value for kind in ("warning", "caption", "error", "info") for e in getattr(at.sidebar, kind)]
     assert note in sidebar
@@ -330,13 +325,13 @@ def test_a_text_link_past_the_limit_gets_one_note_that_says_it_was_cut():
 
 
 def test_values_the_controls_use_as_given_get_no_note():
-    at = open_link("pages/lab.py", {"lab_temperature": "0.50", "lab_head": "1"})
+    at = open_page("pages/lab.py", {"lab_temperature": "0.50", "lab_head": "1"})
     assert at.session_state["lab_temperature"] == 0.5
     assert _link_notes(at) == ""
 
 
 def test_a_linked_causal_mask_in_cross_attention_is_explained_once_and_kept_for_later():
-    at = open_link("pages/playground.py", {"text": "I like cats", "kv_text": "the cat sat on the mat",
+    at = open_page("pages/playground.py", {"text": "I like cats", "kv_text": "the cat sat on the mat",
                                            "causal": "true"})
     assert not at.exception
     assert not any("causal=" in w.value for w in at.sidebar.warning)  # not "could not be used" ...
