@@ -13,7 +13,7 @@ import string
 
 import numpy as np
 import pytest
-from harness.apptest import FOLDED, VIEWS, all_open, charts_by_key, open_page
+from harness.apptest import FOLDED, LOOKS, all_open, charts_by_key, open_page
 
 from mha.app import compute, widgets
 from mha.app.pages import PAGES
@@ -215,7 +215,7 @@ KO_TEXT = "오렌지는 내가 좋아하는 과일이다"  # Korean tokens: any 
 EXTRA = {"pages/heads.py": {"heads_shuffle": "1"}, **{page: all_open(page) for page in FOLDED}}
 OUTPUT_BUG = "combine_heads_no_permute"
 CASES = [(page, EXTRA.get(page, {})) for page, _, _ in PAGES] + [("pages/bugs.py", {"bz_bug": OUTPUT_BUG})] + [
-    (page, view) for page, views in VIEWS.items() for view in views[1:]] + [  # the Playground's outputs
+    (page, look) for page, looks in LOOKS.items() for look in looks[1:]] + [  # the Playground's outputs
     ("pages/heads.py", {"hd_section": section, **EXTRA["pages/heads.py"]})  # the Heads page draws its open section
     for section in ("compare", "ablate", "qk", "order", "seeds")]
 

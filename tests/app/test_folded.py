@@ -7,7 +7,7 @@ Which sections are folded, and their URL parameters: harness.apptest.FOLDED.
 from __future__ import annotations
 
 import pytest
-from harness.apptest import FOLDED, VIEWS, canvas_charts, canvas_values, charts_by_key, link_params, open_page
+from harness.apptest import FOLDED, LOOKS, canvas_charts, canvas_values, charts_by_key, link_params, open_page
 
 PLAYGROUND, EXPLAIN = "pages/playground.py", "pages/explain.py"
 # Each folded section's charts (chart keys), by its URL parameter.
@@ -35,11 +35,11 @@ def sent(at, key: str):
     return canvas[key] if key in canvas else charts_by_key(at)[key]["data"]
 
 
-# What a visit shows before any fold is opened: the Playground's all-heads grid and, in the view that has the folds
-# (harness.apptest.VIEWS: look=head), the enlarged head; Step by step's scores and weights (the key steps, open), the
+# What a visit shows before any fold is opened: the Playground's all-heads grid and, in the look that has the folds
+# (harness.apptest.LOOKS: look=head), the enlarged head; Step by step's scores and weights (the key steps, open), the
 # course's bar of one query's row and the clickable cell chart.
 SHOWN = {PLAYGROUND: {"grid", "one_head_chart"}, EXPLAIN: {"ex_scores", "ex_weights", "ex_bar", "ex_cell_chart"}}
-VIEW = {page: (VIEWS.get(page) or ({},))[0] for page in SHOWN}  # the view whose folds FOLDED names
+LOOK = {page: (LOOKS.get(page) or ({},))[0] for page in SHOWN}  # the look whose folds FOLDED names
 DEFAULT = {PLAYGROUND: {"grid"}, EXPLAIN: SHOWN[EXPLAIN]}  # a default visit: the Playground shows its head view
 OPEN_BY_DEFAULT = {"ex_show_scale": {"ex_scores"}, "ex_show_softmax": {"ex_weights"}}
 CASES = [(page, key) for page, keys in FOLDED.items() for key in keys if key not in OPEN_BY_DEFAULT]
@@ -56,14 +56,14 @@ def test_a_default_visit_sends_only_the_charts_it_shows(page):
     assert drawn(at) == DEFAULT[page]
     at.run()  # and a rerun (a warm visit) the same
     assert drawn(at) == DEFAULT[page]
-    at = open_page(page, VIEW[page])  # the view with the folds, all folded
+    at = open_page(page, LOOK[page])  # the look with the folds, all folded
     assert not at.exception
     assert drawn(at) == SHOWN[page]
 
 
 @pytest.mark.parametrize("page,key", CASES)
 def test_opening_a_folded_section_sends_its_charts_and_the_link_keeps_it_open(page, key):
-    at = open_page(page, VIEW[page])
+    at = open_page(page, LOOK[page])
     assert not SECTION_CHARTS[key] & drawn(at)
     at.session_state[key] = True  # what a click on the expander's label sets
     at.run()
@@ -81,7 +81,7 @@ def test_opening_a_folded_section_sends_its_charts_and_the_link_keeps_it_open(pa
 @pytest.mark.parametrize("page", [PLAYGROUND, EXPLAIN])
 def test_a_link_can_open_every_section_at_once_and_close_the_open_ones(page):
     keys = FOLDED[page]
-    at = open_page(page, {**VIEW[page], **{k: "true" for k in keys}}, text="the cat sat on the mat")
+    at = open_page(page, {**LOOK[page], **{k: "true" for k in keys}}, text="the cat sat on the mat")
     assert not at.exception
     every = SHOWN[page].union(*(SECTION_CHARTS.get(k, set()) for k in keys))
     assert drawn(at) == every

@@ -17,27 +17,28 @@ TIMEOUT = 90  # import torch alone takes ~3 s, AppTest's default timeout is 3 s
 # Folded sections whose charts are built and sent only while open (#16.3), by page: their URL parameters (a link
 # opens them, as a learner's click does). Tests that read those charts open them with ``all_open(page)``.
 FOLDED = {
-    "pages/playground.py": ("show_cell", "show_neuron"),  # the enlarged head's (VIEWS: "look=head")
+    "pages/playground.py": ("show_cell", "show_neuron"),  # the enlarged head's (LOOKS: "look=head")
     "pages/explain.py": ("ex_show_embed", "ex_show_linear", "ex_show_split_heads", "ex_show_qk", "ex_show_scale",
                          "ex_show_mask", "ex_show_softmax", "ex_show_weighted_sum", "ex_show_combine_heads",
                          "ex_show_output_linear", "ex_show_cell"),
 }
 
 
-# Pages that show one of several views at a time, by the URL parameters of each: the Playground's "look closer"
-# below the grid (the head view by default; the enlarged head, whose folds FOLDED names; the outputs).
-VIEWS = {"pages/playground.py": ({"look": "head"}, {"look": "outputs"})}
+# Pages that show one of several closer looks at a time (``look=``), by the URL parameters of each, the one with the
+# folds first: the Playground's look below the grid (the head view by default; the enlarged head, whose folds FOLDED
+# names; the outputs). "Look", not "view": a View is the numbers (mha.weights.view).
+LOOKS = {"pages/playground.py": ({"look": "head"}, {"look": "outputs"})}
 
 
 def all_open(page: str) -> dict[str, str]:
-    """URL parameters that open every folded section of ``page`` (none for a page without any), in the view that
-    has them (``VIEWS``)."""
-    return {**VIEWS.get(page, ({},))[0], **{key: "true" for key in FOLDED.get(page, ())}}
+    """URL parameters that open every folded section of ``page`` (none for a page without any), in the look that
+    has them (``LOOKS``)."""
+    return {**LOOKS.get(page, ({},))[0], **{key: "true" for key in FOLDED.get(page, ())}}
 
 
-def every_view(page: str) -> list[dict[str, str]]:
-    """URL parameters that together bring out every chart of ``page``: ``all_open(page)``, then each other view."""
-    return [all_open(page), *VIEWS.get(page, ({},))[1:]]
+def every_look(page: str) -> list[dict[str, str]]:
+    """URL parameters that together bring out every chart of ``page``: ``all_open(page)``, then each other look."""
+    return [all_open(page), *LOOKS.get(page, ({},))[1:]]
 
 
 def open_page(page: str | None = None, /, params: dict | None = None, *, context: dict | None = None,
@@ -54,7 +55,7 @@ def open_page(page: str | None = None, /, params: dict | None = None, *, context
     "context", "params", ...) go in ``params``; ``**more`` adds the usual ones.
 
     ``then``: controls set after the first run through session state (widget key: value), every folded section
-    of the page opened with them (their charts are sent only then: ``FOLDED``, in their ``VIEWS``), and the page run
+    of the page opened with them (their charts are sent only then: ``FOLDED``, in their ``LOOKS``), and the page run
     again; it must run
     without an exception. ``d_model`` goes first, through its selectbox: the num_heads selector offers only its
     divisors. For what a link cannot seed: another page's widgets, values a link is not bound to.
@@ -78,8 +79,8 @@ def open_page(page: str | None = None, /, params: dict | None = None, *, context
         values = dict(then)
         if "d_model" in values:
             at.selectbox(key="d_model").set_value(values.pop("d_model")).run()
-        view = VIEWS.get(page, ({},))[0]  # the view whose folds FOLDED names (the Playground's enlarged head)
-        for key, value in {**view, **dict.fromkeys(FOLDED.get(page, ()), True), **values}.items():
+        look = LOOKS.get(page, ({},))[0]  # the look whose folds FOLDED names (the Playground's enlarged head)
+        for key, value in {**look, **dict.fromkeys(FOLDED.get(page, ()), True), **values}.items():
             at.session_state[key] = value
         at.run()
         assert not at.exception, f"{page} with {then}: {at.exception[0].value}"
