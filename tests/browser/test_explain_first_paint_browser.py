@@ -33,6 +33,7 @@ def test_every_step_open_paints_the_first_steps_canvas_without_waiting_for_plotl
     try:
         page = context.new_page()
         params = {**all_open("pages/explain.py"), "causal": "true"}
+        # not harness.chromium.goto: it waits until every Plotly chart is drawn, and Plotly's script is held here
         page.goto(f"{server.url}/explain?" + urllib.parse.urlencode(params))
         tokens = list(run_view(ViewSpec(causal=True)).labels)
         cv.wait_ready(page, "ex_x", timeout_s=90)  # a fresh server's first run imports torch

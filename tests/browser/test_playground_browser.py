@@ -110,7 +110,8 @@ def test_every_page_opens_by_direct_link_on_a_fresh_server(fresh_server, open_pa
     for server, (_, _, path) in zip(servers, PAGES):
         page = open_page(server.url, f"fresh-{path or 'home'}")
         # each server's first script run starts now; they run side by side, so a page's load event can come late
-        # on a busy machine: the navigation only has to start here, the waits below give each page its time
+        # on a busy machine: the navigation only has to start here, the waits below give each page its time (not
+        # harness.chromium.goto, which would wait for each page before the next server is visited)
         page.goto(f"{server.url}/{path}?num_heads=2&zz_nobody_reads_this=1", wait_until="commit",
                   timeout=IDLE_TIMEOUT_MS)
         pages.append(page)

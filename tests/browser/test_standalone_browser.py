@@ -70,7 +70,7 @@ def test_the_saved_file_draws_and_answers_with_no_server(browser, tmp_path):
     url = saved_file(tmp_path)
     with watched_page(browser, "file://", "standalone_file") as page:
         asked = refuse_network(page)
-        page.goto(url)
+        page.goto(url)  # a file, not the app: wait_drawn, not harness.chromium.goto (it waits for Streamlit's app)
         wait_drawn(page)
         tip = hover(page, 1, 1, 0)
         assert HOSTILE in tip and "head 1" in tip  # the token as text, in the tooltip
@@ -100,7 +100,7 @@ def test_the_share_pages_download_opens_from_disk(browser, page, server, tmp_pat
     assert '<html lang="ko">' in text and "어텐션 가중치" in text and "파라미터: 무작위." in text  # no English ids
     with watched_page(browser, "file://", "standalone_download") as disk:
         asked = refuse_network(disk)
-        disk.goto(path.as_uri())
+        disk.goto(path.as_uri())  # the saved file, no app: wait_drawn (as above)
         wait_drawn(disk)
         assert "헤드 1" in hover(disk, 1, 2, 1)
         assert not asked, asked
@@ -127,7 +127,7 @@ def test_a_pretrained_views_file_has_a_model_view_that_answers(browser, tmp_path
                                      layers=pretrained_every_layer(view.spec), layer=1))
     with watched_page(browser, "file://", "standalone_model_view") as page:
         asked = refuse_network(page)
-        page.goto(path.as_uri())
+        page.goto(path.as_uri())  # the saved file, no app: wait_drawn (as above)
         wait_drawn(page)
         page.wait_for_function("() => document.querySelector('#mha-part-2 .hm').dataset.ready")
         tip = hover(page, 2 * info.num_heads + 1, 3, 2, part=2)  # layer 2, head 1
