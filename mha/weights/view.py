@@ -113,7 +113,7 @@ class View:
         return self.spec.d_model // self.spec.num_heads
 
 
-def check_spec(spec: ViewSpec) -> None:
+def validate_spec(spec: ViewSpec) -> None:
     """Raise ValueError with a learner-facing message if the settings cannot be run. A pretrained spec is checked
     against its model when the model is loaded (``run_pretrained_view``): d_model and num_heads are the model's."""
     if spec.source not in SOURCES:
@@ -317,7 +317,7 @@ class ViewInputs:
 def view_inputs(spec: ViewSpec, state_dict: dict | None = None) -> ViewInputs:
     """Batch, embed and mask the settings. Raises TextError, BatchError or ValueError with a learner message.
     ``state_dict``: uploaded weights to run instead of the seeded ones (the seed still makes the embeddings)."""
-    check_spec(spec)
+    validate_spec(spec)
     queries = text_batch(spec.text)
     kv = kv_batch(spec.kv_text)
     keys = pair_kv(queries, kv)
@@ -393,7 +393,7 @@ def pretrained_run(spec: ViewSpec) -> "pretrained.LayerRun":
     """``mha.weights.pretrained.run_layer`` for the spec's model, layer and text (every sentence): our module's trace
     next to
     the model's own attention. Raises PretrainedError / TextError / ValueError with a learner message."""
-    check_spec(spec)
+    validate_spec(spec)
     loaded = load_pretrained(spec.model)
     info = loaded.info
     if (spec.d_model, spec.num_heads) != (info.d_model, info.num_heads):
@@ -419,7 +419,7 @@ def pretrained_every_layer(spec: ViewSpec) -> tuple[np.ndarray, np.ndarray]:
     model's own, what ``output_attentions`` returns), and the mask they were drawn with, (1, T, T) bool (True = may
     attend). One run through all layers, on the same tokens as ``run_pretrained_view``: afterwards the view of any
     layer runs no model (``mha.weights.pretrained.every_layer_weights``). ``spec.layer`` plays no part."""
-    check_spec(spec)
+    validate_spec(spec)
     loaded = load_pretrained(spec.model)
     lines, _, _ = pretrained_texts(spec.text)
     tokens = pretrained.tokenize(loaded, lines, max_tokens=MAX_TOKENS)
@@ -457,7 +457,7 @@ def run_pretrained_view(spec: ViewSpec) -> View:
 
 __all__ = ["View", "ViewSpec", "ViewInputs", "TextError", "BatchError", "run_view", "view_inputs", "build_model",
            "custom_model", "model_for", "trained_model", "spec_inputs", "batch_inputs", "train_steps", "SOURCES",
-           "head_choices", "check_spec", "text_batch", "kv_batch", "pretrained_options", "load_pretrained",
+           "head_choices", "validate_spec", "text_batch", "kv_batch", "pretrained_options", "load_pretrained",
            "pretrained_layer", "pretrained_content", "pretrained_texts", "pretrained_counts",
            "pretrained_run", "run_pretrained_view",
            "MAX_PRETRAINED_D_MODEL"]

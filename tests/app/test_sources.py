@@ -22,7 +22,15 @@ from mha.lessons.explain import extras
 from mha.weights import pretrained, pretrained_files
 from mha.weights import torch_check as tc
 from mha.weights.train import layout_inputs, trained_module
-from mha.weights.view import ViewSpec, check_spec, model_for, pretrained_options, pretrained_run, run_view, spec_inputs
+from mha.weights.view import (
+    ViewSpec,
+    model_for,
+    pretrained_options,
+    pretrained_run,
+    run_view,
+    spec_inputs,
+    validate_spec,
+)
 
 PAGES = ("pages/playground.py", "pages/explain.py", "pages/heads.py", "pages/masks.py", "pages/bugs.py",
          "pages/lab.py", "pages/share.py")
@@ -81,16 +89,16 @@ def test_pretrained_modules_keep_their_biases_everywhere(models):
     assert np.abs(ab.bias + ab.results.sum(axis=0) - ab.output).max() < 1e-4  # biases stay inside the heads
 
 
-def test_check_spec_per_source():
-    check_spec(ViewSpec(source="pretrained", d_model=768, num_heads=12))  # bert-base's sizes are fine
+def test_validate_spec_per_source():
+    validate_spec(ViewSpec(source="pretrained", d_model=768, num_heads=12))  # bert-base's sizes are fine
     with pytest.raises(ValueError, match="up to 16 heads"):
-        check_spec(ViewSpec(source="pretrained", d_model=1024, num_heads=32))
+        validate_spec(ViewSpec(source="pretrained", d_model=1024, num_heads=32))
     with pytest.raises(ValueError, match="d_model=1024"):
-        check_spec(ViewSpec(source="pretrained", d_model=2048, num_heads=16))
+        validate_spec(ViewSpec(source="pretrained", d_model=2048, num_heads=16))
     with pytest.raises(ValueError, match="Unknown task"):
-        check_spec(ViewSpec(source="trained", task="nope"))
+        validate_spec(ViewSpec(source="trained", task="nope"))
     with pytest.raises(ValueError, match="source must be"):
-        check_spec(ViewSpec(source="uploaded"))
+        validate_spec(ViewSpec(source="uploaded"))
 
 
 def test_a_pretrained_spec_must_have_the_models_sizes(models):

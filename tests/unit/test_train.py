@@ -394,17 +394,17 @@ def test_a_trained_view_runs_the_trained_module_on_the_layout_it_was_trained_wit
 
 
 def test_trained_view_settings_that_cannot_run_say_how_to_fix_them():
-    from mha.weights.view import ViewSpec, check_spec, model_for, train_steps
+    from mha.weights.view import ViewSpec, model_for, train_steps, validate_spec
 
     with pytest.raises(ValueError, match="source must be one of"):
-        check_spec(ViewSpec(source="learned"))
+        validate_spec(ViewSpec(source="learned"))
     with pytest.raises(ValueError, match="Unknown task"):
-        check_spec(ViewSpec(source="trained", task="nope"))
+        validate_spec(ViewSpec(source="trained", task="nope"))
     with pytest.raises(ValueError, match="smaller d_model"):
-        check_spec(ViewSpec(source="trained", d_model=256, num_heads=4))
+        validate_spec(ViewSpec(source="trained", d_model=256, num_heads=4))
     with pytest.raises(ValueError, match="pick 1 to"):
-        check_spec(ViewSpec(source="trained", train_steps=0))
-    check_spec(ViewSpec(source="trained", task="previous", d_model=8, num_heads=2, train_steps=5))
+        validate_spec(ViewSpec(source="trained", train_steps=0))
+    validate_spec(ViewSpec(source="trained", task="previous", d_model=8, num_heads=2, train_steps=5))
     assert train_steps(ViewSpec(source="trained", task="mixed")) == tr.TASKS["mixed"].steps
     # the bug zoo's one-head comparison: the same trained parameters in a one-head module
     spec = ViewSpec(source="trained", task="first", d_model=8, num_heads=2, train_steps=15, seed=1)
