@@ -308,7 +308,7 @@ def settings_lang() -> str:
 
 
 def weights_note(page_path: str) -> None:
-    """On every page, before its content: which weights are in use (``mha.app.sources.weights_note``: random,
+    """On every page, before its content: which weights are in use (``mha.app.sources.source_note``: random,
     trained, or a pretrained layer with its badge), and while an uploaded file replaces them, say so (or why not).
     ``page_path``: the URL path of the page this run shows (the frame's st.navigation() result: '' for home)."""
     if page_path in {url_path(p) for p in OWN_MODULE_PAGES}:
@@ -318,7 +318,7 @@ def weights_note(page_path: str) -> None:
     if w and s.source == "pretrained":
         st.caption("🧩 " + t("src_upload_not_used"))
     if not w or s.source == "pretrained" or w["d_model"] != s.d_model:
-        sources.weights_note()
+        sources.source_note()
     if not w or s.source == "pretrained":
         return
     d_model = s.d_model

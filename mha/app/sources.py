@@ -173,7 +173,7 @@ def load_info(model: str, container) -> tuple[pretrained.ModelInfo | None, str |
 # ---------------------------------------------------------------------------------------------- the note
 
 
-def weights_note() -> None:
+def source_note() -> None:
     """At the top of every page: which weights are in use; for a pretrained layer, the badge with the largest
     difference between our weights and the model's own attention. (An uploaded file has its own note: share.)"""
     s = settings()
