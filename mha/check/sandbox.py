@@ -461,8 +461,9 @@ def compile_learner(code: str) -> dict:
     return learner
 
 
-def learner_line(err: BaseException) -> int | None:
-    """The line of the learner's code an exception went through last (None if it never reached it)."""
+def traceback_line(err: BaseException) -> int | None:
+    """The line of the learner's code an exception went through last (None if it never reached it). As
+    ``mha.check.trace.traceback_line``, without its cap on frames (the sandbox imports nothing of mha's)."""
     line, tb = None, err.__traceback__
     while tb is not None:
         if tb.tb_frame.f_code.co_filename == FILENAME:
@@ -473,7 +474,7 @@ def learner_line(err: BaseException) -> int | None:
 
 def learner_error(err: BaseException) -> Refused:
     """An exception learner code raised, as a ``Refused`` (plain data: the exception's name and message)."""
-    line = learner_line(err)
+    line = traceback_line(err)
     if isinstance(err, RecursionError):
         return Refused("check_recursion", line, None)
     if isinstance(err, MemoryError) or (isinstance(err, RuntimeError) and _out_of_memory(str(err))):

@@ -484,7 +484,7 @@ def _run(payload: dict) -> dict:
     except sandbox.Refused as refused:
         return _limit("check_memory") if refused.key == "check_memory" else refused.as_dict()
     except BaseException as err:  # noqa: BLE001 - learner code's exceptions are data; ours are an error
-        if sandbox.learner_line(err) is not None or isinstance(err, (MemoryError, RecursionError)):
+        if sandbox.traceback_line(err) is not None or isinstance(err, (MemoryError, RecursionError)):
             refused = sandbox.learner_error(err)
             if refused.key == "check_memory":
                 return _limit("check_memory")
