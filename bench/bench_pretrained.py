@@ -86,7 +86,7 @@ def bench_shape(name: str, folder: Path) -> dict:
     rows = []
     for length in LENGTHS:
         text = text_of(length)  # the tiny vocabulary: one token per word, plus [CLS] and [SEP] (cut to length)
-        tokens = P.tokenize(loaded, [text], max_tokens=length)
+        tokens = P.model_tokens(loaded, [text], max_tokens=length)
         assert tokens.ids.size(1) == length, tokens.ids.shape
         random_module = build_model(d_model, heads, 0)
 

@@ -7,7 +7,7 @@ What happens, in order (``run_layer``):
      re-exported here). A hub id is checked before anything large is fetched, then downloaded into the hub client's
      own cache and loaded from that folder, exactly as a local folder is. Loaded models are kept in a small bounded
      cache, shared read-only between sessions.
-  2. ``tokenize(model, texts)``: the model's own tokenizer, special tokens included; readable labels next to the raw
+  2. ``model_tokens(model, texts)``: the model's own tokenizer, special tokens included; readable labels next to the raw
      pieces; padding as the tokenizer pads.
   3. ``layer_module(model, layer)``: the layer's Q, K, V and output projections copied into
      ``MultiHeadAttention(d_model, num_heads, qkv_bias=True)`` (GPT-2's fused, transposed Conv1D ``c_attn`` split).
@@ -496,7 +496,7 @@ def covering_models(script: str, model: str) -> list[str]:
     return [c.label.split(" (")[0] for c in CHOICES if c.language == script and c.id != model]
 
 
-def tokenize(loaded: LoadedModel, texts: Sequence[str], *, max_tokens: int = DEFAULT_MAX_TOKENS) -> ModelTokens:
+def model_tokens(loaded: LoadedModel, texts: Sequence[str], *, max_tokens: int = DEFAULT_MAX_TOKENS) -> ModelTokens:
     """The model's tokens for one sentence per entry of ``texts``, special tokens added, cut to ``max_tokens`` (and
     to what the model's positions allow), padded on the tokenizer's side with its pad token (GPT-2 has none: its
     end-of-text token is used, masked out like any padding)."""
@@ -634,7 +634,7 @@ def run_layer(loaded: LoadedModel, layer: int, texts: Sequence[str] | str, *,
     them."""
     info = loaded.info
     _check_layer(info, layer)
-    tokens = tokenize(loaded, texts, max_tokens=max_tokens) if tokens is None else tokens
+    tokens = model_tokens(loaded, texts, max_tokens=max_tokens) if tokens is None else tokens
     box = _model_numbers(loaded, tokens, layer)
     x = box["x"]
     mask = allowed_mask(tokens, info.causal)
@@ -695,5 +695,5 @@ __all__ = [
     "clear_cache", "compose_bytes", "compose_jamo", "content_key", "coverage", "covering_models",
     "every_layer_weights", "family_for", "folder_size", "layer_module", "load_model", "max_bytes_from_env",
     "resolve", "run_layer",
-    "tokenize", "view_fields",
+    "model_tokens", "view_fields",
 ]

@@ -408,7 +408,7 @@ def pretrained_counts(model: str, text: str) -> tuple[tuple[int, ...], int, str]
     tokenizer): (real tokens per sentence, special tokens included; the padded length T; its padding token)."""
     loaded = load_pretrained(model)
     lines, _, _ = pretrained_texts(text)
-    tokens = pretrained.tokenize(loaded, lines, max_tokens=MAX_TOKENS)
+    tokens = pretrained.model_tokens(loaded, lines, max_tokens=MAX_TOKENS)
     tok = loaded.tokenizer
     pad = tok.pad_token if tok.pad_token is not None else (tok.eos_token or "")
     return tuple(int(n) for n in tokens.lengths), int(tokens.ids.size(1)), str(pad)
@@ -422,7 +422,7 @@ def pretrained_every_layer(spec: ViewSpec) -> tuple[np.ndarray, np.ndarray]:
     validate_spec(spec)
     loaded = load_pretrained(spec.model)
     lines, _, _ = pretrained_texts(spec.text)
-    tokens = pretrained.tokenize(loaded, lines, max_tokens=MAX_TOKENS)
+    tokens = pretrained.model_tokens(loaded, lines, max_tokens=MAX_TOKENS)
     b = min(max(spec.sentence, 0), tokens.ids.size(0) - 1)  # clamped as the view clamps it
     weights = pretrained.every_layer_weights(loaded, tokens)[:, b]  # (L, H, T, T)
     allowed = pretrained.allowed_mask(tokens, loaded.info.causal)[b]  # (1, T, T)

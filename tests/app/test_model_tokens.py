@@ -58,7 +58,7 @@ def test_the_sidebar_counts_with_the_models_tokenizer(models, family, lang):
         assert not at.exception, at.exception
         grid = canvas_charts(at)["grid"]  # what the chart shows: the model's tokens, padded to the longest
         loaded = pretrained.load_model(str(models[family]))
-        tok = pretrained.tokenize(loaded, TEXT.split("\n"))
+        tok = pretrained.model_tokens(loaded, TEXT.split("\n"))
         n, T = tok.lengths[sentence], tok.ids.size(1)
         assert len(grid["q"]) == T
         pad = loaded.tokenizer.pad_token or loaded.tokenizer.eos_token
@@ -95,7 +95,7 @@ def test_jamo_pieces_are_labelled_as_the_characters_they_spell(english_jamo):
     import unicodedata
 
     loaded = pretrained.load_model(str(english_jamo))
-    tok = pretrained.tokenize(loaded, [KO_TEXT])
+    tok = pretrained.model_tokens(loaded, [KO_TEXT])
     pieces, labels = tok.pieces[0], tok.labels[0]
     assert pieces[1:6] == ("ᄂ", "##ᅡ", "##ᄂ", "##ᅳ", "##ᆫ")  # the tokenizer's own split (accents stripped: NFD)
     word = unicodedata.normalize("NFC", "".join(p.removeprefix("##") for p in pieces[1:6]))
@@ -114,7 +114,7 @@ def test_jamo_pieces_are_labelled_as_the_characters_they_spell(english_jamo):
 
 def test_byte_pieces_of_a_character_count_as_below_a_letter(models):
     loaded = pretrained.load_model(str(models["gpt2"]))
-    tok = pretrained.tokenize(loaded, ["나는 the cat"])
+    tok = pretrained.model_tokens(loaded, ["나는 the cat"])
     by_char = {ch: b for b, ch in enumerate(tiny_models.byte_alphabet())}
     partial = 0
     for piece in tok.pieces[0]:
@@ -133,7 +133,7 @@ def test_the_page_says_the_vocabulary_does_not_cover_the_text(english_jamo, lang
     at = open_page("pages/playground.py", source="pretrained", model=str(english_jamo), text=KO_TEXT, lang=lang)
     assert not at.exception, at.exception
     loaded = pretrained.load_model(str(english_jamo))
-    tok = pretrained.tokenize(loaded, [KO_TEXT])
+    tok = pretrained.model_tokens(loaded, [KO_TEXT])
     n = len(tok.pieces[0]) - 2  # [CLS] and [SEP] left out
     expected = i18n_text("src_coverage", lang, pieces=n, unknown=1, below=5)
     ko_models = [c.label.split(" (")[0] for c in pretrained.CHOICES if c.language == "ko"]
@@ -155,7 +155,7 @@ def test_no_coverage_note_when_the_vocabulary_covers_the_text(tmp_path):
 
 def test_byte_pieces_are_labelled_with_the_character_they_are_part_of(models):
     loaded = pretrained.load_model(str(models["gpt2"]))
-    tok = pretrained.tokenize(loaded, ["나는 the cat"])
+    tok = pretrained.model_tokens(loaded, ["나는 the cat"])
     by_char = {ch: b for b, ch in enumerate(tiny_models.byte_alphabet())}
     chunks = [bytes(by_char[ch] for ch in piece) for piece in tok.pieces[0]]
     word = b"".join(chunks).decode("utf-8").split()[0]

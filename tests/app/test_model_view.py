@@ -43,7 +43,7 @@ def spec_for(folder, sentence: int = 0, layer: int = 0) -> ViewSpec:
 def output_attentions(folder, sentence: int) -> tuple[torch.Tensor, int]:
     """The model's public output_attentions for the sentence, stacked (L, H, T, T), and its real length."""
     loaded = P.load_model(str(folder))
-    tokens = P.tokenize(loaded, TEXTS.split("\n"))
+    tokens = P.model_tokens(loaded, TEXTS.split("\n"))
     inputs = {"input_ids": tokens.ids, "attention_mask": tokens.attention_mask}
     if tokens.token_type_ids is not None:
         inputs["token_type_ids"] = tokens.token_type_ids

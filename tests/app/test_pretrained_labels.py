@@ -32,7 +32,7 @@ EXPECTED = {"bert": WORDPIECE, "electra": WORDPIECE, "distilbert": WORDPIECE, "g
 
 def differing_pairs(folder) -> set[str]:
     """"readable|raw" of every piece of TEXT whose label differs from it, from the tokenizer itself."""
-    tokens = pretrained.tokenize(pretrained.load_model(str(folder)), [TEXT])
+    tokens = pretrained.model_tokens(pretrained.load_model(str(folder)), [TEXT])
     return {f"{lab}|{piece}" for lab, piece in zip(tokens.labels[0], tokens.pieces[0]) if lab != piece}
 
 

@@ -41,7 +41,7 @@ def model_numbers(folder) -> np.ndarray:
     from mha.weights import pretrained as P
 
     loaded = P.load_model(str(folder))
-    tokens = P.tokenize(loaded, [TEXT])
+    tokens = P.model_tokens(loaded, [TEXT])
     with torch.no_grad():
         out = loaded.model(input_ids=tokens.ids, attention_mask=tokens.attention_mask,
                            token_type_ids=tokens.token_type_ids, output_attentions=True)

@@ -161,7 +161,7 @@ def test_a_folder_laid_out_like_the_default_models_hub_repo(folders, tmp_path):
 
 def test_tokens_are_the_tokenizers_with_readable_labels(folders):
     bert = P.load_model(str(folders["bert"]))
-    toks = P.tokenize(bert, ["The cat playing!"])
+    toks = P.model_tokens(bert, ["The cat playing!"])
     ids = bert.tokenizer("The cat playing!")["input_ids"]
     assert toks.ids[0].tolist() == ids
     assert toks.pieces[0] == tuple(bert.tokenizer.convert_ids_to_tokens(ids))
@@ -173,7 +173,7 @@ def test_tokens_are_the_tokenizers_with_readable_labels(folders):
 
     gpt2 = P.load_model(str(folders["gpt2"]))
     text = "the cat playing\nthe dog"
-    toks = P.tokenize(gpt2, [text])
+    toks = P.model_tokens(gpt2, [text])
     ids = gpt2.tokenizer(text)["input_ids"]
     assert toks.ids[0].tolist() == ids and toks.token_type_ids is None
     assert toks.pieces[0] == tuple(gpt2.tokenizer.convert_ids_to_tokens(ids))
@@ -193,7 +193,7 @@ def test_tokens_are_the_tokenizers_with_readable_labels(folders):
 
 def test_byte_pieces_of_a_character_show_their_bytes(folders):
     gpt2 = P.load_model(str(folders["gpt2"]))
-    toks = P.tokenize(gpt2, ["안"])  # one Hangul syllable: three UTF-8 bytes, no merges in the tiny vocabulary
+    toks = P.model_tokens(gpt2, ["안"])  # one Hangul syllable: three UTF-8 bytes, no merges in the tiny vocabulary
     assert len(toks.pieces[0]) == 3
     # each piece: the character its bytes are part of (#26.5), then its bytes
     assert all(label.removeprefix(P.CONTINUES).startswith("안⟨") for label in toks.labels[0])
@@ -234,26 +234,26 @@ def test_switching_to_a_layer_already_passed_does_not_run_the_model(folders):
 
 def test_korean_wordpiece_labels(folders):
     ko = P.load_model(str(folders["electra_ko"]))
-    toks = P.tokenize(ko, ["안녕하세요"])
+    toks = P.model_tokens(ko, ["안녕하세요"])
     assert toks.labels[0] == ("[CLS]", "안녕", P.CONTINUES + "하세요", "[SEP]")
     assert toks.pieces[0][2] == "##하세요"
 
 
 def test_long_text_is_cut_to_the_limit_with_its_special_tokens(folders):
     bert = P.load_model(str(folders["bert"]))
-    toks = P.tokenize(bert, ["the cat " * 50, "a cat"], max_tokens=10)
+    toks = P.model_tokens(bert, ["the cat " * 50, "a cat"], max_tokens=10)
     assert toks.truncated == (True, False)
     assert toks.full_lengths == (102, 4)  # [CLS] + 100 words + [SEP]; the note can say how many were cut
     assert toks.ids.size(1) == 10 and toks.lengths == (10, 4)
     assert toks.pieces[0][0] == "[CLS]" and toks.pieces[0][-1] == "[SEP]"
     # the model's own positions bound it too (40 here)
-    assert P.tokenize(bert, ["the cat " * 50], max_tokens=500).ids.size(1) == bert.info.max_tokens == 40
+    assert P.model_tokens(bert, ["the cat " * 50], max_tokens=500).ids.size(1) == bert.info.max_tokens == 40
 
 
 def test_empty_text_and_bad_layers_have_clear_messages(folders):
     loaded = P.load_model(str(folders["gpt2"]))
     with pytest.raises(P.PretrainedError, match="Type a sentence") as e:
-        P.tokenize(loaded, ["  "])
+        P.model_tokens(loaded, ["  "])
     assert e.value.key == "err_empty_text"
     for bad in (-1, 2, True, 1.0, "1"):
         with pytest.raises(P.PretrainedError, match="from 0 to 1") as e:
@@ -493,7 +493,7 @@ def test_loaded_models_are_cached_shared_and_never_changed(folders):
     b = P.load_model(str(folders["bert"]) + "/")  # another spelling of the same folder
     assert b.model is a.model and b.tokenizer is a.tokenizer
     before = {k: v.clone() for k, v in a.model.state_dict().items()}
-    tokens = P.tokenize(a, SENTENCES)
+    tokens = P.model_tokens(a, SENTENCES)
     with torch.no_grad():
         plain = a.model(**model_inputs(tokens)).last_hidden_state
     for layer in range(a.info.num_layers):
