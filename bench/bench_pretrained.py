@@ -38,6 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]  # run from anywhere; tests/tiny_models.py builds the model
 
 from mha.weights import pretrained as P  # noqa: E402
+from mha.weights import pretrained_files  # noqa: E402
 from mha.weights.view import build_model, text_batch  # noqa: E402
 
 LENGTHS = (16, 128)
@@ -121,7 +122,7 @@ def bench_shape(name: str, folder: Path) -> dict:
             })
             rows.append(dict(tokens=length, layer=layer, diff=max(run.weights_diff, run.output_diff), **t))
     params = sum(p.numel() * p.element_size() for p in loaded.model.parameters())
-    return dict(name=name, layers=layers, heads=heads, d_model=d_model, size=P.folder_size(folder),
+    return dict(name=name, layers=layers, heads=heads, d_model=d_model, size=pretrained_files.folder_size(folder),
                 params=params, load=statistics.median(loads),
                 load_cpu=statistics.median(load_cpu), rows=rows)
 
@@ -130,7 +131,8 @@ def report(result: dict, import_s: float) -> str:
     r = result
     lines = [
         f"**{r['name']}** ({r['layers']} layers, {r['heads']} heads, d_model {r['d_model']}; "
-        f"weights {r['size'] / P.MB:.0f} MB on disk, {r['params'] / P.MB:.0f} MB in memory): "
+        f"weights {r['size'] / pretrained_files.MB:.0f} MB on disk, "
+        f"{r['params'] / pretrained_files.MB:.0f} MB in memory): "
         f"load {r['load'] * 1000:.0f} ms wall, {r['load_cpu'] * 1000:.0f} ms CPU (median of 3 on a fresh cache, "
         f"files in the OS page cache; the first import of transformers took {import_s:.1f} s more, once per "
         f"process).",

@@ -14,7 +14,7 @@ from mha.core import i18n
 from mha.core.markup import escape_markdown
 from mha.core.tokens import TextError
 from mha.weights.batch import PAD, BatchError, pair_kv
-from mha.weights.pretrained import PretrainedError
+from mha.weights.pretrained_files import PretrainedError
 from mha.weights.train import MAX_TRAIN_D_MODEL
 from mha.weights.view import (
     D_MODEL_CHOICES,

@@ -20,7 +20,7 @@ from mha.app.state import model_info, settings
 from mha.app.widgets import int_input, lang, named_choice, t
 from mha.core import i18n
 from mha.core.markup import escape_markdown
-from mha.weights import pretrained
+from mha.weights import pretrained, pretrained_files
 from mha.weights.train import MAX_TRAIN_STEPS, TASKS
 from mha.weights.view import SOURCES, load_pretrained, pretrained_options
 
@@ -55,7 +55,7 @@ class SourceChoice:
         return TASKS[self.task].steps if self.train_steps is None else self.train_steps
 
 
-def error_message(err: pretrained.PretrainedError, lang: str) -> str:
+def error_message(err: pretrained_files.PretrainedError, lang: str) -> str:
     """The learner's message for a PretrainedError, in ``lang``: the catalog's text when the error carries every
     placeholder it needs, else the error's own English text (escaped: it may hold what the visitor typed)."""
     entry = i18n.CATALOG.get(err.key, {})
@@ -93,21 +93,22 @@ def _pick_model() -> None:
         st.session_state["model"] = pick
 
 
-def _choice_label(choice: pretrained.Choice) -> str:
+def _choice_label(choice: pretrained_files.Choice) -> str:
     return (f"{choice.label} · {choice.layers}×{choice.heads} heads, d_model {choice.d_model} · "
             f"~{choice.size_mb} MB")
 
 
 def _pretrained_controls(sb) -> SourceChoice:
-    ids = [c.id for c in pretrained.CHOICES]
-    labels = {c.id: _choice_label(c) for c in pretrained.CHOICES}
+    ids = [c.id for c in pretrained_files.CHOICES]
+    labels = {c.id: _choice_label(c) for c in pretrained_files.CHOICES}
     labels[OTHER] = t("src_model_other")
-    linked = internals.link_values().get("model") or [pretrained.DEFAULT_MODEL]  # before the box has read the link
-    current = (st.session_state.get("model") or linked[0] or pretrained.DEFAULT_MODEL).strip()
+    # before the box has read the link
+    linked = internals.link_values().get("model") or [pretrained_files.DEFAULT_MODEL]
+    current = (st.session_state.get("model") or linked[0] or pretrained_files.DEFAULT_MODEL).strip()
     st.session_state[MODEL_PICK_KEY] = current if current in ids else OTHER  # mirrors the text box (and the link)
     sb.selectbox(t("src_model_list"), ids + [OTHER], key=MODEL_PICK_KEY, format_func=labels.get,
                  on_change=_pick_model)
-    model = sb.text_input(t("src_model"), value=pretrained.DEFAULT_MODEL, key="model", bind="query-params",
+    model = sb.text_input(t("src_model"), value=pretrained_files.DEFAULT_MODEL, key="model", bind="query-params",
                           help=t("src_model_help"), max_chars=400)
     model = (model or "").strip()
     info, error = load_info(model, sb)
@@ -123,7 +124,7 @@ def _pretrained_controls(sb) -> SourceChoice:
     layer = int_input(t("src_layer", last=last), "layer", 0, last, 0, container=sb,
                       help=t("src_layer_help", n=info.num_layers))
     kind = t("src_kind_decoder" if info.causal else "src_kind_encoder")
-    family = pretrained.FAMILIES[info.family].name
+    family = pretrained_files.FAMILIES[info.family].name
     sb.caption(t("src_model_info", family=family, layers=info.num_layers, heads=info.num_heads,
                   d_model=info.d_model, kind=kind))
     return SourceChoice("pretrained", model=model, layer=int(layer), info=info)
@@ -151,17 +152,17 @@ def load_info(model: str, container) -> tuple[pretrained.ModelInfo | None, str |
     try:
         # the hub (network; timeouts and remembered failures in mha.weights.pretrained_files) outside HEAVY_WORK: a slow
         # download must not hold a compute slot
-        pretrained.resolve(model, progress=progress, **pretrained_options())
+        pretrained_files.resolve(model, progress=progress, **pretrained_options())
         with HEAVY_WORK:  # reading the weights is heavy work: under the same limit as every computation
             loaded = load_pretrained(model, progress=progress)
-    except pretrained.PretrainedError as err:
+    except pretrained_files.PretrainedError as err:
         return None, error_message(err, lang())
     except (OSError, ValueError, RuntimeError) as err:  # transformers' own: a broken folder, a bad tokenizer file
         if pretrained_options()["public"]:  # its text may name the server's paths: a public server names nothing
-            return None, error_message(pretrained.PretrainedError("err_load_failed_public"), lang())
-        return None, error_message(pretrained.PretrainedError(
+            return None, error_message(pretrained_files.PretrainedError("err_load_failed_public"), lang())
+        return None, error_message(pretrained_files.PretrainedError(
             "err_unsupported", f"This model could not be loaded ({type(err).__name__}: {str(err)[:200]}): choose a "
-            f"model of a supported family ({pretrained.SUPPORTED}).", model_type=type(err).__name__), lang())
+            f"model of a supported family ({pretrained_files.SUPPORTED}).", model_type=type(err).__name__), lang())
     finally:
         if bar[0] is not None:
             box.empty()

@@ -1,5 +1,5 @@
 """Weight sources (random / trained / pretrained): the sidebar controls, the note on every page, the badge, and
-the messages of ``mha.weights.pretrained.PretrainedError`` (its keys are the ``err_*`` below, with the same
+the messages of ``mha.weights.pretrained_files.PretrainedError`` (its keys are the ``err_*`` below, with the same
 placeholders)."""
 
 STRINGS = {
@@ -214,7 +214,7 @@ STRINGS = {
     "src_col_runner_up": {"en": "next closest", "ko": "그다음"},
     "src_head_names_short": {"en": "Too few tokens to name patterns (at least 2 needed).",
                              "ko": "패턴을 붙이기엔 토큰이 너무 적습니다(2개 이상 필요)."},
-    # --- mha.weights.pretrained.PretrainedError messages (keys and placeholders as raised there)
+    # --- mha.weights.pretrained_files.PretrainedError messages (keys and placeholders as raised there)
     "err_cap_env": {"en": "MHA_MAX_MODEL_MB={value} is not a whole number of MB: set e.g. MHA_MAX_MODEL_MB=800, or "
                           "unset it.",
                     "ko": "MHA_MAX_MODEL_MB={value}은(는) MB 단위의 정수가 아닙니다: 예를 들어 "

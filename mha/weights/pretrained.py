@@ -3,8 +3,8 @@ model's own attention. Pure torch + transformers: no Streamlit here.
 
 What happens, in order (``run_layer``):
   1. ``load_model(source)``: a Hugging Face model id or a local folder (``save_pretrained`` output), found by
-     ``mha.weights.pretrained_files.resolve`` (the short list, the families, the size cap, the hub: its public names are
-     re-exported here). A hub id is checked before anything large is fetched, then downloaded into the hub client's
+     ``mha.weights.pretrained_files.resolve`` (the short list, the families, the size cap, the hub: import those
+     names from there). A hub id is checked before anything large is fetched, then downloaded into the hub client's
      own cache and loaded from that folder, exactly as a local folder is. Loaded models are kept in a small bounded
      cache, shared read-only between sessions.
   2. ``model_tokens(model, texts)``: the model's own tokenizer, special tokens included; readable labels next to the raw
@@ -34,26 +34,15 @@ import torch
 from mha.core.attention import AttentionTrace, MultiHeadAttention
 from mha.core.lru import ByteLRU
 from mha.core.masks import from_additive_mask
-from mha.weights.pretrained_files import (  # noqa: F401  (re-exported: where a model comes from)
+from mha.weights.pretrained_files import (
     CHOICES,
-    DEFAULT_MAX_BYTES,
-    DEFAULT_MODEL,
-    FAMILIES,
-    MAX_BYTES_ENV,
-    MB,
-    SUPPORTED,
-    Choice,
     Family,
     PretrainedError,
     Progress,
     _config_family,
     _folder_key,
-    content_key,
-    family_for,
     folder_size,
-    max_bytes_from_env,
     resolve,
-    server_options,
 )
 
 MAX_LOADED_MODELS = 2  # models kept in memory at once (bert-base: ~440 MB each); the least recently used goes
@@ -689,11 +678,7 @@ def view_fields(run: LayerRun, sentence: int = 0) -> dict:
 
 
 __all__ = [
-    "CHOICES", "Choice", "Coverage", "DEFAULT_MAX_BYTES", "DEFAULT_MODEL", "FAMILIES", "LayerRun", "LoadedModel",
-    "MAX_BYTES_ENV",
-    "MAX_LOADED_MODELS", "ModelInfo", "ModelTokens", "PretrainedError", "allowed_mask", "below_a_letter",
-    "clear_cache", "compose_bytes", "compose_jamo", "content_key", "coverage", "covering_models",
-    "every_layer_weights", "family_for", "folder_size", "layer_module", "load_model", "max_bytes_from_env",
-    "resolve", "run_layer",
-    "model_tokens", "view_fields",
+    "Coverage", "LayerRun", "LoadedModel", "MAX_LOADED_MODELS", "ModelInfo", "ModelTokens", "allowed_mask",
+    "below_a_letter", "clear_cache", "compose_bytes", "compose_jamo", "coverage", "covering_models",
+    "every_layer_weights", "layer_module", "load_model", "model_tokens", "run_layer", "view_fields",
 ]

@@ -1,7 +1,7 @@
 """Where a pretrained model comes from: the short list, the supported families, a local folder (``save_pretrained``
 output) or a Hugging Face hub id, within a size cap. Pure Python (the hub client and transformers are imported only
-when a hub id or a config is read). ``mha.weights.pretrained`` loads the folder ``resolve`` returns, and re-exports the
-public names here.
+when a hub id or a config is read). ``mha.weights.pretrained`` loads the folder ``resolve`` returns; callers import the
+names below from here.
 
 A hub id is checked before anything large is fetched: the file sizes (a dry run of the hub client) against the size
 cap, then ``config.json`` alone against the supported families; then it is downloaded into the hub client's own cache

@@ -25,7 +25,7 @@ from mha.core.inputs import init_weights, token_inputs
 from mha.core.lru import ByteLRU
 from mha.core.masks import causal_mask
 from mha.core.tokens import TextError, clean_text, display_labels, safe_label, tokenize
-from mha.weights import pretrained
+from mha.weights import pretrained, pretrained_files
 from mha.weights.batch import Batch, BatchError, batch_mask, make_batch, pair_kv, split_lines
 from mha.weights.train import MAX_TRAIN_D_MODEL, MAX_TRAIN_STEPS, TASKS, layout_inputs, trained_module
 
@@ -154,8 +154,8 @@ MAX_PRETRAINED_D_MODEL = 1024  # bert-base and gpt2 (768) fit; beyond, a 128-tok
 def pretrained_options() -> dict:
     """``load_model`` keywords from the environment: ``mha.weights.pretrained_files.server_options`` (public mode,
     MHA_MODELS_DIR, MHA_ALLOW_DOWNLOADS, MHA_ALLOWED_MODELS; docs/security.md). The size cap is MHA_MAX_MODEL_MB
-    (``mha.weights.pretrained.max_bytes_from_env``)."""
-    return pretrained.server_options()
+    (``mha.weights.pretrained_files.max_bytes_from_env``)."""
+    return pretrained_files.server_options()
 
 
 def load_pretrained(source: str, progress=None) -> "pretrained.LoadedModel":
@@ -165,11 +165,10 @@ def load_pretrained(source: str, progress=None) -> "pretrained.LoadedModel":
 
 
 def pretrained_content(source: str) -> tuple:
-    """``mha.weights.pretrained.content_key`` with this server's options: what the model folder holds now (file sizes
-    and
-    times). Part of every cache key of a pretrained view (``mha.app.compute.fingerprint``): a re-saved folder is
-    picked up at the next run."""
-    return pretrained.content_key(source, **pretrained_options())
+    """``mha.weights.pretrained_files.content_key`` with this server's options: what the model folder holds now
+    (file sizes and times). Part of every cache key of a pretrained view (``mha.app.compute.fingerprint``): a
+    re-saved folder is picked up at the next run."""
+    return pretrained_files.content_key(source, **pretrained_options())
 
 
 def pretrained_layer(spec: ViewSpec) -> MultiHeadAttention:

@@ -11,7 +11,7 @@ from silent_hub import silent_hub  # noqa: F401  (the fixture)
 
 from mha.core.i18n import text as i18n_text
 from mha.core.markup import escape_markdown
-from mha.weights import pretrained
+from mha.weights import pretrained, pretrained_files
 
 TEXT = "the cat playing\nthe dog"
 
@@ -136,7 +136,7 @@ def test_the_page_says_the_vocabulary_does_not_cover_the_text(english_jamo, lang
     tok = pretrained.model_tokens(loaded, [KO_TEXT])
     n = len(tok.pieces[0]) - 2  # [CLS] and [SEP] left out
     expected = i18n_text("src_coverage", lang, pieces=n, unknown=1, below=5)
-    ko_models = [c.label.split(" (")[0] for c in pretrained.CHOICES if c.language == "ko"]
+    ko_models = [c.label.split(" (")[0] for c in pretrained_files.CHOICES if c.language == "ko"]
     assert "KLUE BERT base" in ko_models and any("KoELECTRA" in m for m in ko_models)
     expected += " " + i18n_text("src_coverage_models_ko", lang, models=", ".join(ko_models))
     warnings = [str(w.value) for w in at.main.get("warning")]

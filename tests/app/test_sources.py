@@ -113,7 +113,7 @@ def test_server_options_from_the_environment(monkeypatch, models):
     monkeypatch.setenv("MHA_MODELS_DIR", str(models["gpt2"].parent))
     options = pretrained_options()
     assert options["downloads"] and options["public"] and options["local_root"] == str(models["gpt2"].parent)
-    with pytest.raises(pretrained.PretrainedError) as e:  # a folder outside MHA_MODELS_DIR is refused
+    with pytest.raises(pretrained_files.PretrainedError) as e:  # a folder outside MHA_MODELS_DIR is refused
         run_view(ViewSpec(source="pretrained", model="/proc/self/cwd", d_model=32, num_heads=4))
     assert e.value.key == "err_source_refused"
 
@@ -389,13 +389,13 @@ def test_a_silent_hub_shows_its_timeout_and_the_next_visitor_does_not_wait(silen
     run timeout, many times the hub timeout, is the bound: a hang fails the test), the app keeps working, and a second
     visitor gets the remembered message without a new request to the hub."""
     monkeypatch.setenv("MHA_ALLOW_DOWNLOADS", "1")
-    at = open_page("pages/playground.py", source="pretrained", model=pretrained.DEFAULT_MODEL, lang="ko")
+    at = open_page("pages/playground.py", source="pretrained", model=pretrained_files.DEFAULT_MODEL, lang="ko")
     assert not at.exception
     errors = [str(e.value) for e in at.sidebar.get("error")]
     assert errors and f"{TIMEOUT_S}초 안에 응답하지 않았고" in errors[0]
     asked = len(silent_hub.connections)
     assert asked >= 1
-    second = open_page("pages/playground.py", source="pretrained", model=pretrained.DEFAULT_MODEL)
+    second = open_page("pages/playground.py", source="pretrained", model=pretrained_files.DEFAULT_MODEL)
     errors = [str(e.value).replace("\\", "") for e in second.sidebar.get("error")]
     assert errors and f"did not answer within {TIMEOUT_S} s" in errors[0]
     assert len(silent_hub.connections) == asked

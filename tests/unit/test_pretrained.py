@@ -17,6 +17,7 @@ from course_mha import MultiHeadAttention as CourseMHA
 from mha.core.attention import MultiHeadAttention
 from mha.weights import pretrained as P
 from mha.weights import pretrained_files
+from mha.weights.pretrained_files import PretrainedError
 
 TOL = 1e-5  # float32, two code paths
 SENTENCES = ["the cat sat on the mat", "the dog playing", "a cat"]  # three lengths: padding on two of them
@@ -252,11 +253,11 @@ def test_long_text_is_cut_to_the_limit_with_its_special_tokens(folders):
 
 def test_empty_text_and_bad_layers_have_clear_messages(folders):
     loaded = P.load_model(str(folders["gpt2"]))
-    with pytest.raises(P.PretrainedError, match="Type a sentence") as e:
+    with pytest.raises(PretrainedError, match="Type a sentence") as e:
         P.model_tokens(loaded, ["  "])
     assert e.value.key == "err_empty_text"
     for bad in (-1, 2, True, 1.0, "1"):
-        with pytest.raises(P.PretrainedError, match="from 0 to 1") as e:
+        with pytest.raises(PretrainedError, match="from 0 to 1") as e:
             P.run_layer(loaded, bad, ["the cat"])
         assert e.value.key == "err_layer"
 
@@ -292,50 +293,50 @@ def test_unsupported_architectures_get_a_clear_message(folders, tmp_path):
     AlbertConfig(hidden_size=32, num_attention_heads=4, intermediate_size=37).save_pretrained(folder)
     (folder / "model.safetensors").write_bytes(b"0" * 10)
     shutil.copy(folders["bert"] / "vocab.txt", folder / "vocab.txt")
-    with pytest.raises(P.PretrainedError, match=r"\(albert\) is not supported.*BERT, RoBERTa, ELECTRA") as e:
+    with pytest.raises(PretrainedError, match=r"\(albert\) is not supported.*BERT, RoBERTa, ELECTRA") as e:
         P.load_model(str(folder))
     assert e.value.key == "err_unsupported"
 
     config = json.loads((folder / "config.json").read_text())
     config["model_type"] = "no-such-architecture"
     (folder / "config.json").write_text(json.dumps(config))
-    with pytest.raises(P.PretrainedError, match="supported family") as e:
+    with pytest.raises(PretrainedError, match="supported family") as e:
         P.load_model(str(folder))
     assert e.value.key == "err_unsupported"
 
     scaled = tiny_models.build("gpt2", tmp_path / "gpt2_scaled", scale_attn_by_inverse_layer_idx=True)
-    with pytest.raises(P.PretrainedError, match="1/sqrt\\(head_dim\\)") as e:
+    with pytest.raises(PretrainedError, match="1/sqrt\\(head_dim\\)") as e:
         P.load_model(str(scaled))
     assert e.value.key == "err_unsupported_scaling"
 
 
 def test_bad_sources_and_folders(folders, tmp_path):
     for bad in ("", "   ", "not an id!", "../no-such-folder", "a/b/c", "x" * 300, "a\x00b", "~nobody_here/x"):
-        with pytest.raises(P.PretrainedError) as e:
+        with pytest.raises(PretrainedError) as e:
             P.load_model(bad)
         assert e.value.key == "err_bad_source"
     (tmp_path / "empty").mkdir()
-    with pytest.raises(P.PretrainedError, match="save_pretrained") as e:
+    with pytest.raises(PretrainedError, match="save_pretrained") as e:
         P.load_model(str(tmp_path / "empty"))
     assert e.value.key == "err_folder_incomplete"
-    with pytest.raises(P.PretrainedError, match="must be inside") as e:
+    with pytest.raises(PretrainedError, match="must be inside") as e:
         P.load_model(str(folders["bert"]), local_root=str(tmp_path))
     assert e.value.key == "err_folder_outside"
     assert P.load_model(str(folders["bert"]), local_root=str(folders["bert"].parent)).info.family == "bert"
 
 
 def test_the_size_cap_refuses_a_local_folder(folders, monkeypatch):
-    size = P.folder_size(folders["bert"])
+    size = pretrained_files.folder_size(folders["bert"])
     assert size == (folders["bert"] / "model.safetensors").stat().st_size
-    with pytest.raises(P.PretrainedError, match="limit") as e:
+    with pytest.raises(PretrainedError, match="limit") as e:
         P.load_model(str(folders["bert"]), max_bytes=size - 1)
     assert e.value.key == "err_too_large" and e.value.args_["max_mb"] == 0
     assert P.load_model(str(folders["bert"]), max_bytes=size).info.size_bytes == size
-    monkeypatch.setenv(P.MAX_BYTES_ENV, "7")
-    assert P.max_bytes_from_env() == 7 * P.MB
-    monkeypatch.setenv(P.MAX_BYTES_ENV, "lots")
-    with pytest.raises(P.PretrainedError, match="whole number of MB"):
-        P.max_bytes_from_env()
+    monkeypatch.setenv(pretrained_files.MAX_BYTES_ENV, "7")
+    assert pretrained_files.max_bytes_from_env() == 7 * pretrained_files.MB
+    monkeypatch.setenv(pretrained_files.MAX_BYTES_ENV, "lots")
+    with pytest.raises(PretrainedError, match="whole number of MB"):
+        pretrained_files.max_bytes_from_env()
 
 
 class FakeHub:
@@ -389,7 +390,7 @@ def test_a_hub_id_downloads_with_progress_then_loads_like_a_folder(folders, fake
     assert loaded.info.source == "someone/tiny-gpt2" and loaded.info.family == "gpt2"
     assert hub.fetched[0] == "config.json" and "model.safetensors" in hub.fetched
     downloads = [c for c in calls if c[0] == "download"]
-    assert downloads[0][1] == 0 and downloads[-1][1] == downloads[-1][2] > P.folder_size(folders["gpt2"])
+    assert downloads[0][1] == 0 and downloads[-1][1] == downloads[-1][2] > pretrained_files.folder_size(folders["gpt2"])
     assert [d for _, d, _ in downloads] == sorted(d for _, d, _ in downloads)
     assert calls[-1][0] == "load"
     local = P.run_layer(P.load_model(str(folders["gpt2"])), 1, SENTENCES)
@@ -399,15 +400,15 @@ def test_a_hub_id_downloads_with_progress_then_loads_like_a_folder(folders, fake
 
 def test_a_server_that_does_not_download(fake_hub, folders):
     hub = fake_hub("bert")
-    with pytest.raises(P.PretrainedError, match="does not download") as e:
+    with pytest.raises(PretrainedError, match="does not download") as e:
         P.load_model("someone/tiny-bert", downloads=False)
     assert e.value.key == "err_downloads_off" and hub.fetched == []
     assert P.load_model(str(folders["bert"]), downloads=False).info.family == "bert"  # folders still load
 
 
 def test_the_size_cap_refuses_before_downloading(fake_hub):
-    hub = fake_hub("bert", sizes={"model.safetensors": 2_000 * P.MB})
-    with pytest.raises(P.PretrainedError, match="2,000 MB") as e:
+    hub = fake_hub("bert", sizes={"model.safetensors": 2_000 * pretrained_files.MB})
+    with pytest.raises(PretrainedError, match="2,000 MB") as e:
         P.load_model("someone/huge-bert")
     assert e.value.key == "err_too_large" and e.value.args_["size_mb"] == 2000
     assert hub.fetched == []
@@ -419,7 +420,7 @@ def test_an_unsupported_hub_model_stops_after_its_config(fake_hub, folders, tmp_
     hub = fake_hub("bert")
     hub.source = shutil.copytree(folders["bert"], tmp_path / "albert_like")
     AlbertConfig(hidden_size=32, num_attention_heads=4).save_pretrained(hub.source)
-    with pytest.raises(P.PretrainedError) as e:
+    with pytest.raises(PretrainedError) as e:
         P.load_model("someone/albert")
     assert e.value.key == "err_unsupported" and hub.fetched == ["config.json"]
 
@@ -466,7 +467,7 @@ def test_an_unreachable_hub_points_to_a_local_folder(monkeypatch):
         raise DryRunError("Dry run cannot be performed as the repository cannot be accessed.")
 
     hub_answers(monkeypatch, offline)
-    with pytest.raises(P.PretrainedError, match="cannot be reached.*save_pretrained") as e:
+    with pytest.raises(PretrainedError, match="cannot be reached.*save_pretrained") as e:
         P.load_model("google/bert_uncased_L-4_H-256_A-4")
     assert e.value.key == "err_hub_unreachable"
 
@@ -483,7 +484,7 @@ def test_a_model_the_hub_does_not_have(monkeypatch):
             raise DryRunError("Dry run cannot be performed as the repository cannot be accessed.") from e
 
     hub_answers(monkeypatch, missing)
-    with pytest.raises(P.PretrainedError, match="No public model 'someone/typo'") as e:
+    with pytest.raises(PretrainedError, match="No public model 'someone/typo'") as e:
         P.load_model("someone/typo")
     assert e.value.key == "err_not_found"
 
@@ -529,15 +530,16 @@ def test_runs_in_parallel_threads_do_not_mix(folders):
 
 
 def test_the_short_list(monkeypatch):
-    assert P.DEFAULT_MODEL == P.CHOICES[0].id
-    assert len({c.id for c in P.CHOICES}) == len(P.CHOICES)
-    for c in P.CHOICES:
-        assert c.family in P.FAMILIES and c.d_model % c.heads == 0 and c.language in ("en", "ko")
-    monkeypatch.delenv(P.MAX_BYTES_ENV, raising=False)
-    default_cap = P.max_bytes_from_env()
-    assert P.CHOICES[0].size_mb * P.MB < default_cap  # the default loads under the default cap
-    assert {c.language for c in P.CHOICES} == {"en", "ko"}
-    assert any(P.FAMILIES[c.family].decoder for c in P.CHOICES)
+    assert pretrained_files.DEFAULT_MODEL == pretrained_files.CHOICES[0].id
+    assert len({c.id for c in pretrained_files.CHOICES}) == len(pretrained_files.CHOICES)
+    for c in pretrained_files.CHOICES:
+        assert c.family in pretrained_files.FAMILIES and c.d_model % c.heads == 0 and c.language in ("en", "ko")
+    monkeypatch.delenv(pretrained_files.MAX_BYTES_ENV, raising=False)
+    default_cap = pretrained_files.max_bytes_from_env()
+    # the default loads under the default cap
+    assert pretrained_files.CHOICES[0].size_mb * pretrained_files.MB < default_cap
+    assert {c.language for c in pretrained_files.CHOICES} == {"en", "ko"}
+    assert any(pretrained_files.FAMILIES[c.family].decoder for c in pretrained_files.CHOICES)
 
 
 def test_importing_the_module_does_not_import_transformers():
@@ -573,7 +575,7 @@ def test_view_fields_fill_a_view_of_one_sentence(folders):
         assert view.query_is_pad.sum() == T - run.tokens.lengths[b]
         np.testing.assert_array_equal(view.weights, run.trace.weights[b].numpy())
         assert np.isfinite(view.weights).all() and view.weights.dtype == np.float32
-    with pytest.raises(P.PretrainedError):
+    with pytest.raises(PretrainedError):
         P.view_fields(run, len(SENTENCES))
 
 
@@ -587,26 +589,26 @@ PUBLIC_ENV = ("MHA_PUBLIC", "MHA_MODELS_DIR", "MHA_ALLOW_DOWNLOADS", "MHA_ALLOWE
 def test_public_mode_and_its_defaults_from_the_environment(monkeypatch, tmp_path):
     for name in PUBLIC_ENV:
         monkeypatch.delenv(name, raising=False)
-    laptop = P.server_options()
+    laptop = pretrained_files.server_options()
     assert laptop == {"public": False, "local_root": None, "downloads": True, "allowed": None}
     monkeypatch.setenv("MHA_PUBLIC", "1")
-    public = P.server_options()
+    public = pretrained_files.server_options()
     assert public["public"] and public["local_root"] is None and not public["downloads"]
-    assert set(public["allowed"]) == {c.id for c in P.CHOICES}
+    assert set(public["allowed"]) == {c.id for c in pretrained_files.CHOICES}
     monkeypatch.delenv("MHA_PUBLIC")
     monkeypatch.setenv("MHA_MODELS_DIR", str(tmp_path))  # a models folder alone makes a server public
     monkeypatch.setenv("MHA_ALLOW_DOWNLOADS", "1")
     monkeypatch.setenv("MHA_ALLOWED_MODELS", " someone/tiny-bert , other/model,")
-    hosted = P.server_options()
+    hosted = pretrained_files.server_options()
     assert hosted["public"] and hosted["downloads"] and hosted["local_root"] == str(tmp_path)
     assert hosted["allowed"][-2:] == ("someone/tiny-bert", "other/model")
     monkeypatch.setenv("MHA_ALLOW_DOWNLOADS", "0")
     monkeypatch.delenv("MHA_MODELS_DIR")
-    assert P.server_options()["downloads"] is False  # a laptop can turn them off too
+    assert pretrained_files.server_options()["downloads"] is False  # a laptop can turn them off too
 
 
-def _refusal(source: str, **options) -> P.PretrainedError:
-    with pytest.raises(P.PretrainedError) as e:
+def _refusal(source: str, **options) -> PretrainedError:
+    with pytest.raises(PretrainedError) as e:
         P.load_model(source, public=True, **options)
     return e.value
 
@@ -626,7 +628,7 @@ def test_a_public_server_refuses_every_other_source_with_the_same_words(folders,
         return real_scandir(path)
 
     monkeypatch.setattr(os, "scandir", scandir)
-    options = {"local_root": str(root), "downloads": True, "allowed": [c.id for c in P.CHOICES]}
+    options = {"local_root": str(root), "downloads": True, "allowed": [c.id for c in pretrained_files.CHOICES]}
     sources = [str(outside), str(tmp_path / "nowhere"), "/proc/self", "/proc/self/cwd", "~", "~/.ssh", "/root/.ssh",
                "/etc", "..", "../models/../" + outside.name, "empty", str(root / "empty"), "unreadable", "escape",
                "someone/tiny-bert", "not an id!", "a\x00b", "x" * 300]
@@ -638,15 +640,15 @@ def test_a_public_server_refuses_every_other_source_with_the_same_words(folders,
     # what the host put in the models folder loads, by its name there or its full path
     assert P.load_model("bert-mini", public=True, **options).info.family == "bert"
     assert P.load_model(str(root / "bert-mini"), public=True, **options).info.family == "bert"
-    assert P.content_key("bert-mini", public=True, **options)[0] == str((root / "bert-mini").resolve())
-    assert {P.content_key(s, public=True, **options) for s in sources} == {("error",)}
+    assert pretrained_files.content_key("bert-mini", public=True, **options)[0] == str((root / "bert-mini").resolve())
+    assert {pretrained_files.content_key(s, public=True, **options) for s in sources} == {("error",)}
     # no models folder at all: every folder is refused alike
     assert _refusal(str(root / "bert-mini"), downloads=True, allowed=options["allowed"]).key == "err_source_refused"
 
 
 def test_a_public_server_downloads_only_when_allowed_and_only_its_list(fake_hub, folders):
     hub = fake_hub("bert")
-    listed = P.CHOICES[0].id
+    listed = pretrained_files.CHOICES[0].id
     assert _refusal(listed, downloads=False, allowed=[listed]).key == "err_downloads_off"
     assert _refusal("someone/tiny-bert", downloads=True, allowed=[listed]).key == "err_source_refused"
     assert hub.fetched == []
@@ -661,8 +663,8 @@ def test_a_silent_hub_times_out_with_a_message_naming_the_timeout(silent_hub):
 
     def ask():
         try:
-            P.load_model(P.DEFAULT_MODEL, downloads=True)
-        except P.PretrainedError as e:
+            P.load_model(pretrained_files.DEFAULT_MODEL, downloads=True)
+        except PretrainedError as e:
             result["error"] = e
 
     worker = threading.Thread(target=ask, daemon=True)
@@ -682,8 +684,8 @@ def test_a_hub_failure_is_remembered_for_every_visitor_and_asked_once(silent_hub
 
     def visitor():
         try:
-            P.load_model(P.DEFAULT_MODEL, downloads=True)
-        except P.PretrainedError as e:
+            P.load_model(pretrained_files.DEFAULT_MODEL, downloads=True)
+        except PretrainedError as e:
             with lock:
                 errors.append(e)
 
@@ -716,14 +718,14 @@ def test_a_folder_of_100000_files_is_listed_once_not_on_every_run(folders, tmp_p
         return real_scandir(path)
 
     monkeypatch.setattr(os, "scandir", scandir)
-    first = P.content_key(str(folder))
+    first = pretrained_files.content_key(str(folder))
     for _ in range(5):  # five reruns
-        assert P.content_key(str(folder)) == first
+        assert pretrained_files.content_key(str(folder)) == first
     assert listed.count(str(folder)) == 1
     assert len(first[1]) == len(pretrained_files._used_files(os.listdir(folder))) < 10
     weights = folder / "model.safetensors"
     os.utime(weights, ns=(weights.stat().st_atime_ns, weights.stat().st_mtime_ns + 10**9))  # saved again
-    assert P.content_key(str(folder)) != first and listed.count(str(folder)) == 1
-    again = P.content_key(str(folder))
+    assert pretrained_files.content_key(str(folder)) != first and listed.count(str(folder)) == 1
+    again = pretrained_files.content_key(str(folder))
     (folder / "note-new.txt").write_text("")  # a new file: the folder is listed again, the model is the same
-    assert P.content_key(str(folder)) == again and listed.count(str(folder)) == 2
+    assert pretrained_files.content_key(str(folder)) == again and listed.count(str(folder)) == 2
