@@ -454,7 +454,7 @@ def run_pretrained_view(spec: ViewSpec) -> View:
     return View(spec=spec, notes=tuple(notes), note_args=args, previews=previews, **fields)
 
 
-__all__ = ["View", "ViewSpec", "ViewInputs", "TextError", "BatchError", "run_view", "view_inputs", "build_model",
+__all__ = ["View", "ViewSpec", "ViewInputs", "run_view", "view_inputs", "build_model",
            "custom_model", "model_for", "trained_model", "spec_inputs", "batch_inputs", "train_steps", "SOURCES",
            "head_choices", "validate_spec", "text_batch", "kv_batch", "pretrained_options", "load_pretrained",
            "pretrained_layer", "pretrained_content", "pretrained_texts", "pretrained_counts",
