@@ -15,8 +15,9 @@ from functools import partial
 import numpy as np
 import streamlit as st
 
-from mha.app import compute, frame, runs
-from mha.app.compute import Weights, cached
+from mha.app import frame, runs
+from mha.app.compute import Weights, cached, cached_figure
+from mha.app.compute import view as compute_view
 from mha.app.state import Settings, current_view, session_weights, settings
 from mha.app.widgets import (
     chart_words,
@@ -121,8 +122,8 @@ def measure(c: HeadsInputs) -> None:
                        file_name="head_stats.csv", mime="text/csv")
     numeric = {col: stats_tab[col].to_numpy() for col in stats_tab.columns if col not in ("head", "sink")}
     # Cached figures: a warm visit of the page skips Plotly's figure building (~0.5 s for this chart alone).
-    st.plotly_chart(compute.cached_figure(hf.stats_chart, numeric, {c: t(f"hd_col_{c}") for c in numeric},
-                                          t("hd_head"), words=words), key="heads_stats_chart")
+    st.plotly_chart(cached_figure(hf.stats_chart, numeric, {c: t(f"hd_col_{c}") for c in numeric},
+                                  t("hd_head"), words=words), key="heads_stats_chart")
     if not square:
         st.info(t("hd_not_square", tq=Tq, tk=Tk))
     if s.causal:
@@ -130,8 +131,8 @@ def measure(c: HeadsInputs) -> None:
     head_names(c)
     st.subheader(t("hd_entropy_rows"))
     st.caption(t("hd_entropy_rows_help", bits=float(np.log2(max(Tk, 1)))))
-    st.plotly_chart(compute.cached_figure(hf.entropy_heatmap, stats.entropy, stats.valid, q_labels,
-                                          float(np.log2(max(Tk, 2))), t("hd_head"), t("hd_bits"), words=words),
+    st.plotly_chart(cached_figure(hf.entropy_heatmap, stats.entropy, stats.valid, q_labels,
+                                  float(np.log2(max(Tk, 2))), t("hd_head"), t("hd_bits"), words=words),
                     key="heads_entropy_chart")
 
 
@@ -259,7 +260,7 @@ def order(c: HeadsInputs) -> None:
     if spec.source == "pretrained":  # the layer's input already carries the model's positions: nothing to switch
         st.info(t("src_heads_order_pretrained"), icon="🧠")
         return
-    other = compute.view(dataclasses.replace(spec, positional=not s.positional), weights)
+    other = compute_view(dataclasses.replace(spec, positional=not s.positional), weights)
     reps = {s.positional: heads.repeated_rows(view.tokens, view.weights, view.output, ignore=(PAD,)),
             not s.positional: heads.repeated_rows(other.tokens, other.weights, other.output, ignore=(PAD,))}
     st.subheader(t("hd_repeat"))
