@@ -30,13 +30,13 @@ def words(n: int) -> str:
     return " ".join(f"w{i}" for i in range(n))
 
 
-# (label, URL parameters)
+# (label, URL parameters); look=head: the enlarged head is shown below the grid (#24.4: one closer look at a time)
 SIZES = [
-    ("5 tokens, 4 heads (default)", {}),
-    ("16 tokens, 16 heads", {"text": words(16), "d_model": "256", "num_heads": "16"}),
-    ("43 tokens, 4 heads", {"text": words(43)}),
-    ("64 tokens, 16 heads", {"text": words(64), "d_model": "256", "num_heads": "16"}),
-    ("128 tokens, 16 heads", {"text": words(128), "d_model": "256", "num_heads": "16"}),
+    ("5 tokens, 4 heads (default)", {"look": "head"}),
+    ("16 tokens, 16 heads", {"text": words(16), "d_model": "256", "num_heads": "16", "look": "head"}),
+    ("43 tokens, 4 heads", {"text": words(43), "look": "head"}),
+    ("64 tokens, 16 heads", {"text": words(64), "d_model": "256", "num_heads": "16", "look": "head"}),
+    ("128 tokens, 16 heads", {"text": words(128), "d_model": "256", "num_heads": "16", "look": "head"}),
 ]
 CHARTS = ("grid", "one_head_chart")
 

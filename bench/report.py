@@ -175,7 +175,7 @@ def click_to_repaint(clicks: int) -> dict:
             browser = launch(pw)
             version = browser.version
             page = browser.new_context(viewport=VIEWPORT, locale="en-US").new_page()
-            goto(page, f"{server.url}/playground", timeout_ms=120_000)
+            goto(page, f"{server.url}/playground?look=head", timeout_ms=120_000)  # the enlarged head (#24.4)
             chart = page.locator(".st-key-one_head_chart .hm")  # the enlarged head's canvas (heatmap_view)
             for i, j in [(1, 1)] + cells:  # the first click warms up (the fragment)
                 chart.locator("canvas").first.scroll_into_view_if_needed()
@@ -187,7 +187,7 @@ def click_to_repaint(clicks: int) -> dict:
                 page.wait_for_function(
                     "([a, b]) => [...document.querySelectorAll(\"[data-testid='stMarkdownContainer']\")]"
                     ".some(e => e.innerText.includes(a) && e.innerText.includes(b))",
-                    arg=[f"(position {i}) → key", f"(position {j}):"], timeout=30_000, polling="raf")
+                    arg=[f"(token {i}) → key", f"(token {j}):"], timeout=30_000, polling="raf")
                 times.append(time.perf_counter() - t0)
                 wait_app_idle(page, timeout_ms=120_000)
             browser.close()
