@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import errno
 import os
+import resource  # at import: the child imports its entry before it drops root, and cannot read the stdlib after
+import socket
+import subprocess
 
 import torch
 
@@ -42,10 +45,6 @@ def names(namespace: dict, request: dict) -> dict:
 def os_escape(namespace: dict, request: dict) -> dict:
     """What the OS lets this child do, tried by trusted code (as learner code would, had it escaped the language):
     each attempt's errno (or "ok"). The seccomp filter and the limits should refuse all of them."""
-    import resource
-    import socket
-    import subprocess
-
     out: dict[str, object] = {}
 
     def attempt(name, fn):

@@ -54,6 +54,11 @@ from pathlib import Path
 
 from mha.check.sandbox import MAX_CHARS, MAX_LINES
 
+try:
+    import resource  # imported here, not in the child: once it has dropped root it may not read the stdlib
+except ImportError:  # not on Windows
+    resource = None
+
 log = logging.getLogger("mha.check")
 
 DEFAULT_ENTRY = "mha.check.diagnose:diagnose"
@@ -404,9 +409,7 @@ def _warm_up(notes: list[str]) -> None:
 
 def _limits(timeout: float, memory_mb: int, notes: list[str]) -> None:
     """In the child, before any learner code: the resource limits. Failures are notes, not fatal."""
-    try:
-        import resource
-    except ImportError:
+    if resource is None:
         notes.append("resource: not available, no CPU/memory limits in the child")
         return
     cpu = int(math.ceil(timeout)) + 1  # a backstop: the worker watches the child's CPU time more finely
@@ -454,10 +457,13 @@ def _child(result_fd: int, payload: dict, memory_mb: int) -> None:
     try:
         notes: list[str] = []
         _close_other_fds(result_fd)
+        # What the child imports, imported while it can still read the files: as nobody it may not (a Python
+        # under /root, a root-only home), and a limit, the filter or the entry must not fail for want of a module.
+        from mha.check import sandbox, seccomp  # noqa: F401 - imported for _run, before the drop
+
+        _entry(payload["entry"])
         _drop_root(notes)
         _limits(float(payload["timeout"]), memory_mb, notes)
-        from mha.check import seccomp
-
         if seccomp.available() is None:
             seccomp.install()
         result = _run(payload)

@@ -71,8 +71,6 @@ STRINGS = {
                   "ko": "검사는 사이드바에서 고른 다른 가중치가 아니라 시드로 만든 무작위 파라미터로 비교합니다."},
     "ck_off": {"en": "Checking learner code is turned off on this server (its host set MHA_CHECK=off).",
                "ko": "이 서버에서는 코드 검사가 꺼져 있습니다(운영자가 MHA_CHECK=off로 설정)."},
-    "ck_unavailable": {"en": "The code checker is not installed on this server yet: nothing can be checked.",
-                       "ko": "이 서버에는 아직 코드 검사기가 설치되어 있지 않아 검사할 수 없습니다."},
     "ck_failed": {"en": "The checker could not answer this time. Press Check to try again.",
                   "ko": "이번에는 검사기가 답하지 못했습니다. 검사를 눌러 다시 시도해 주세요."},
     "ck_unknown_message": {"en": "The checker answered, but this page cannot show its answer ({key}).",

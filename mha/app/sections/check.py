@@ -11,7 +11,6 @@ control), so the sidebar's link box shares it with the sentence and settings: a 
 """
 from __future__ import annotations
 
-import os
 import re
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -24,7 +23,7 @@ from mha.app.components.component import asset
 from mha.app.state import CUSTOM_WEIGHTS_KEY, current_view, settings
 from mha.app.widgets import chart_words, file_uploader, hide, lang, t
 from mha.charts import figures
-from mha.check import code_link, examples
+from mha.check import code_link, examples, worker
 from mha.core import i18n
 from mha.core.errors import LearnerError
 from mha.core.markup import escape_markdown
@@ -32,7 +31,6 @@ from mha.core.tokens import display_labels
 
 EDITOR, LINK, UPLOAD = "ck_editor", "code", "ck_upload"  # widget keys; LINK is the URL parameter
 EDITOR_CSS = "<style>" + asset(__file__, ".css") + "</style>"  # check.css: the editor's monospace (by EDITOR)
-OFF_ENV = "MHA_CHECK"  # "off" / "0" / "false" / "no": no learner code is taken on this server
 MAX_UPLOAD_BYTES = 4 * code_link.MAX_CODE_CHARS
 STEPS = ("projections", "split", "scores", "scale", "mask", "softmax", "weighted_sum", "combine", "output")
 SQUARE_STEPS = {"scores": "scores", "scale": "scores", "mask": "scores", "softmax": "weights"}  # (Tq, Tk) maps
@@ -49,37 +47,19 @@ _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="mha-check")
 
 
 def enabled() -> bool:
-    """False when the host turned learner code off (``MHA_CHECK=off``; README, "Security"): the worker's own
-    setting when the worker is there, the same variable read the same way otherwise."""
-    try:
-        from mha.check.worker import enabled as worker_enabled
-    except ImportError:
-        return os.environ.get(OFF_ENV, "on").strip().lower() not in ("off", "0", "false", "no")
-    return worker_enabled()
+    """False when the host turned learner code off (``MHA_CHECK=off``; docs/security.md): the worker's setting."""
+    return worker.enabled()
 
 
 def warm() -> None:
     """Start the server's checkers (in the background) when the page is opened: the first Check finds one warm
     instead of waiting for a worker to import torch. A no-op once they run."""
-    try:
-        from mha.check.worker import prestart
-    except ImportError:
-        return
-    prestart()
+    worker.prestart()
 
 
 def uploaded_weights() -> bool:
     """Whether this session's uploaded weights are in use elsewhere (the check runs on the seeded ones)."""
     return bool(st.session_state.get(CUSTOM_WEIGHTS_KEY))
-
-
-def _run_check():
-    """The worker's entry point, or None when mha.check.worker is not there (yet)."""
-    try:
-        from mha.check.worker import run_check
-    except ImportError:
-        return None
-    return run_check
 
 
 # ------------------------------------------------------------------------------------------------ messages
@@ -282,11 +262,7 @@ def _start(code: str, request: dict) -> None:
     if job is not None and not job.future.done():
         st.session_state["_ck_busy"] = True
         return
-    run_check = _run_check()
-    if run_check is None:
-        st.session_state["_ck_result"] = ({"status": "unavailable"}, code, request)
-        return
-    st.session_state["_ck_job"] = Job(_POOL.submit(_check, run_check, code, request), code, request)
+    st.session_state["_ck_job"] = Job(_POOL.submit(_check, worker.run_check, code, request), code, request)
 
 
 def _ask() -> None:
@@ -339,9 +315,7 @@ def answer_area(code: str, request: dict) -> None:
 
 def show_answer(result: dict, code: str, request: dict) -> None:
     status = result.get("status")
-    if status == "unavailable":
-        st.warning(t("ck_unavailable"), icon="🧱")
-    elif status == "failed":
+    if status == "failed":
         st.warning(t("ck_failed"), icon="⚠️")
     elif status in ("refused", "limit", "off", "error") or (status not in DIAGNOSES and result.get("key")):
         st.warning(message(result.get("key"), result.get("fmt")), icon="✋")
