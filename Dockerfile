@@ -39,4 +39,4 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
 
 # mha.app.serve is `streamlit run app.py` with the upload limit and the app's own routing set before the server starts
 # (not with the first page run): docs/deploy.md.
-CMD ["python", "-m", "mha.app.serve", "--server.port=8501", "--server.address=0.0.0.0", "--server.headless=true"]
+CMD ["python", "-m", "mha.app.serve", "--server.port=8501", "--server.address=0.0.0.0"]

@@ -44,8 +44,7 @@ PYEOF
 for i in $(seq 1 "$REPLICAS"); do
   port=$((FIRST_PORT + i - 1))
   # as the Dockerfile: streamlit run app.py with the upload limit set before the server starts (docs/deploy.md)
-  "$PY" -m mha.app.serve --server.port="$port" --server.address=127.0.0.1 --server.headless=true \
-    --browser.gatherUsageStats=false >"$RUN/replica-$i.log" 2>&1 &
+  "$PY" -m mha.app.serve --server.port="$port" --server.address=127.0.0.1 >"$RUN/replica-$i.log" 2>&1 &
   pids+=($!)
   echo $! >"$RUN/replica-$i.pid"
   echo "server 127.0.0.1:$port max_fails=1 fail_timeout=10s;" >>"$RUN/mha-replicas.conf"

@@ -49,3 +49,23 @@ def test_the_compose_file_and_the_proxy_name_the_same_replicas():
     mounts = " ".join(services["proxy"]["volumes"])
     assert "./nginx/mha.conf:" in mounts and "./nginx/mha-replicas.conf:/etc/nginx/mha-replicas.conf" in mounts
     assert set(services["proxy"]["depends_on"]) == set(apps)
+
+
+def test_one_launcher_line_headless_by_itself(monkeypatch):
+    """``python -m mha.app.serve`` is headless by itself, so the image's CMD and deploy/run_local.sh need not say it;
+    the compose file runs the image's CMD rather than a copy of it."""
+    import yaml
+
+    from mha.app import internals, serve
+
+    calls = []
+    monkeypatch.setattr(internals, "limit_uploads_for_every_server", lambda: calls.append("limit"))
+    monkeypatch.setattr(internals, "route_through_app_only", lambda: calls.append("route"))
+    monkeypatch.setattr(internals, "run_streamlit", calls.append)
+    serve.main(["--server.port=9", "--server.headless=false"])
+    assert calls == ["limit", "route", ["run", str(serve.APP), "--server.headless=true", "--server.port=9",
+                                        "--server.headless=false"]]  # the host's own options come last: they win
+    cmd = re.search(r"^CMD (\[.*\])$", DOCKERFILE.read_text(), re.M).group(1)
+    assert '"mha.app.serve"' in cmd and "headless" not in cmd
+    compose = yaml.safe_load((DOCKERFILE.parent / "deploy" / "compose.yaml").read_text())
+    assert all("command" not in svc for svc in compose["services"].values() if "build" in svc)
