@@ -38,17 +38,21 @@ class Settings(ViewSpec):
         return TASKS[self.task].steps if self.train_steps is None else self.train_steps
 
     def spec(self) -> ViewSpec:
-        """The cache key of this run's numbers. Settings that do not apply to the source take their defaults, so
-        that they do not split the cache (a pretrained layer has no seed, positions or keys/values text)."""
-        if self.source == "pretrained":
-            return ViewSpec(text=self.text, d_model=self.d_model, num_heads=self.num_heads, causal=self.causal,
-                            sentence=self.sentence, source="pretrained", model=self.model, layer=self.layer)
-        spec = ViewSpec(text=self.text, d_model=self.d_model, num_heads=self.num_heads, causal=self.causal,
-                        seed=self.seed, positional=self.positional, padding=self.padding, kv_text=self.kv_text,
-                        sentence=self.sentence)
-        if self.source == "trained":
-            spec = dataclasses.replace(spec, source="trained", task=self.task, train_steps=self.train_steps)
-        return spec
+        """The cache key of this run's numbers: every ``ViewSpec`` field, those that do not apply to the source at
+        their defaults (``IGNORED_BY_SOURCE``), so that they do not split the cache."""
+        source = self.source if self.source in IGNORED_BY_SOURCE else "random"
+        ignored = IGNORED_BY_SOURCE[source]
+        return ViewSpec(**{f.name: f.default if f.name in ignored else getattr(self, f.name)
+                           for f in dataclasses.fields(ViewSpec)} | {"source": source})
+
+
+# What a weight source does not read: a pretrained layer has no seed, positions, padding or keys/values text of ours;
+# only trained heads have a task and steps; only a pretrained model a model and a layer.
+IGNORED_BY_SOURCE = {
+    "random": frozenset({"task", "train_steps", "model", "layer"}),
+    "trained": frozenset({"model", "layer"}),
+    "pretrained": frozenset({"seed", "positional", "padding", "kv_text", "task", "train_steps"}),
+}
 
 
 # Shared control keys = URL parameter names, one per setting (every field but ``model_ok``, which no control has).

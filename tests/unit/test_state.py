@@ -53,3 +53,14 @@ def test_the_spec_keeps_what_applies_to_the_source_and_defaults_the_rest(source,
             continue
         expected = CHANGED[f.name] if f.name in applies else getattr(default, f.name)
         assert getattr(spec, f.name) == expected, f.name
+
+
+def test_every_weight_source_says_what_it_ignores_and_an_unknown_one_is_random():
+    from mha.app.state import IGNORED_BY_SOURCE
+    from mha.weights.view import SOURCES
+
+    assert set(IGNORED_BY_SOURCE) == set(SOURCES)
+    names = {f.name for f in dataclasses.fields(ViewSpec)}
+    assert all(ignored <= names - {"text", "d_model", "num_heads", "causal", "sentence", "source"}
+               for ignored in IGNORED_BY_SOURCE.values())
+    assert Settings(**CHANGED, source="nonsense").spec() == Settings(**CHANGED, source="random").spec()
