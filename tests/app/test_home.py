@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from harness.apptest import open_page
+from harness.apptest import link_params, open_page
 
 from mha.app.pages import PAGES
 from mha.app.sidebar import START_PARAM
@@ -58,8 +58,6 @@ def test_start_here_in_a_new_session_wins_over_the_links_text():
     """A Start-here link opened in a new session (shared, bookmarked, a new tab) that also carries text=: Start here
     means the course's sentence (a new session's box is otherwise seeded from the link's text), and neither start
     nor text is named as an unused link value."""
-    from urllib.parse import parse_qsl, urlsplit
-
     for lang in ("en", "ko"):
         at = open_page("pages/playground.py", start="course", text="my own words here", seed="4", lang=lang)
         assert not at.exception, at.exception
@@ -67,11 +65,10 @@ def test_start_here_in_a_new_session_wins_over_the_links_text():
         assert START_PARAM not in at.query_params and "text" not in at.query_params  # the address bar
         assert at.query_params.get("seed") in ("4", ["4"])  # the rest is kept
         assert not [c.value for c in at.sidebar.caption if "🔗" in c.value]  # no note about start or text
-        link = dict(parse_qsl(urlsplit(at.session_state["_share_link"]).query))
-        assert link == {"seed": "4", "lang": lang}
+        assert link_params(at) == {"seed": "4", "lang": lang}
         at.text_area(key="text").set_value("typed after starting").run()
         assert at.text_area(key="text").value == "typed after starting"  # once: the learner's next sentence stays
-        assert dict(parse_qsl(urlsplit(at.session_state["_share_link"]).query))["text"] == "typed after starting"
+        assert link_params(at)["text"] == "typed after starting"
 
 
 def test_home_shows_a_picture_of_the_weights():

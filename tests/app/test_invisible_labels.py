@@ -155,9 +155,8 @@ def gpt2(tmp_path_factory):
                                           ("pages/masks.py", None), ("pages/lab.py", None), ("pages/bugs.py", None),
                                           ("pages/heads.py", "measure"), ("pages/heads.py", "qk"),
                                           ("pages/heads.py", "compare")])
-def test_a_pretrained_repeated_piece_shows_no_invisible_character(gpt2, monkeypatch, page, section):
-    monkeypatch.setenv("MHA_ALLOW_DOWNLOADS", "0")
-    monkeypatch.delenv("MHA_MODELS_DIR", raising=False)
+@pytest.mark.usefixtures("offline")
+def test_a_pretrained_repeated_piece_shows_no_invisible_character(gpt2, page, section):
     extra = {"hd_section": section} if section else {}
     at = open_page(page, {**all_open(page), "source": "pretrained", "model": str(gpt2),
                           "text": "the cat and the cat playing", **extra})

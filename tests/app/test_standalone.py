@@ -108,15 +108,14 @@ def test_the_share_page_offers_the_file(lang):
     assert i18n.text("share_html_title", lang) in [h.value for h in at.subheader]
 
 
-def test_a_pretrained_views_file_has_the_model_view(tmp_path, monkeypatch):
+@pytest.mark.usefixtures("offline")
+def test_a_pretrained_views_file_has_the_model_view(tmp_path):
     import tiny_models
 
     from mha.charts.heatmap_data import unpack
     from mha.weights.pretrained import load_model
     from mha.weights.view import pretrained_every_layer
 
-    monkeypatch.setenv("MHA_ALLOW_DOWNLOADS", "0")
-    monkeypatch.delenv("MHA_MODELS_DIR", raising=False)
     folder = tiny_models.build("bert", tmp_path / "bert", layers=3)
     info = load_model(str(folder)).info
     view = run_view(ViewSpec(text="the cat sat on the mat", d_model=info.d_model, num_heads=info.num_heads,

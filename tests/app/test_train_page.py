@@ -3,12 +3,12 @@ AppTest: a link trains (cached) and shows the heads on the learner's sentence, i
 reproduces the view after the caches are emptied; the 1-vs-2-heads lesson; bad link values get a note."""
 from __future__ import annotations
 
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl
 
 import numpy as np
 import pytest
 import torch
-from harness.apptest import charts_by_key, decode, heatmaps, nonfinite_in, open_page
+from harness.apptest import charts_by_key, decode, heatmaps, link_params, nonfinite_in, open_page
 
 from mha.app import compute
 from mha.charts import train as tf
@@ -125,10 +125,6 @@ def test_snapshot_zero_is_the_random_module():
     assert max(_previous_weight(w) for w in grid) < 0.5  # before training nothing points at the previous word
 
 
-def _link_params(at) -> dict:
-    return dict(parse_qsl(urlsplit(at.session_state["_share_link"]).query))  # the link box's link
-
-
 @pytest.mark.parametrize("stopped", [False, True])
 def test_the_link_keeps_the_step_shown_even_step_zero(stopped):
     """Scrubbed to step 0 (the slider's first step: a bound control's default, which Streamlit leaves out), a view
@@ -145,7 +141,7 @@ def test_the_link_keeps_the_step_shown_even_step_zero(stopped):
         assert any("40" in w.value for w in at.warning)  # "stopped at step 40 of 100"
     else:  # a link to a trained view: trained at once, its step kept in the address bar and the link, not named unused
         at = open_page(PAGE, **params, tr_at="40")
-        assert at.query_params["tr_at"] == "40" and _link_params(at)["tr_at"] == "40"
+        assert at.query_params["tr_at"] == "40" and link_params(at)["tr_at"] == "40"
         assert not [c.value for c in at.sidebar.caption if "🔗" in c.value]
     assert not at.exception, at.exception
     assert at.select_slider(key="tr_at_shown").value == 40 and at.selectbox(key="tr_at").value == 40
@@ -153,7 +149,7 @@ def test_the_link_keeps_the_step_shown_even_step_zero(stopped):
     assert not at.exception, at.exception
     assert at.selectbox(key="tr_at").value == 0 and at.select_slider(key="tr_at_shown").value == 0
     assert at.query_params["tr_at"] == "0"  # the address bar
-    link = _link_params(at)
+    link = link_params(at)
     assert link["tr_at"] == "0" and link["tr_steps"] == "40"
     shown = heatmaps(charts_by_key(at)["tr_heads"])
     again = open_page(PAGE, link)  # a fresh session: trains the 40 steps (deterministic) and shows step 0
@@ -166,7 +162,7 @@ def test_the_link_keeps_the_step_shown_even_step_zero(stopped):
 def test_the_idle_page_has_no_step_in_its_link():
     compute.clear()
     at = open_page(PAGE, tr_task="first", tr_steps="30", text=SENTENCE)
-    assert "tr_heads" not in charts_by_key(at) and "tr_at" not in _link_params(at)
+    assert "tr_heads" not in charts_by_key(at) and "tr_at" not in link_params(at)
     assert at.selectbox(key="tr_at").value is None and at.select_slider(key="tr_at_shown").value == 0
 
 
@@ -208,7 +204,7 @@ def test_task_and_layout_are_shown_by_name_and_linked_by_id(lang):
     reverse = tr.get_task("reverse")  # _task_defaults ran after the pick reached tr_task
     assert at.number_input(key="tr_steps").value == reverse.steps
     assert at.selectbox(key="tr_d_model").value == reverse.d_model
-    params = dict(parse_qsl(urlsplit(at.session_state["_share_link"]).query))  # the link box's link
+    params = link_params(at)
     assert params["tr_task"] == "reverse" and params["tr_layout"] == "added" and params["lang"] == lang
 
 
@@ -230,7 +226,6 @@ def test_explore_link_opens_the_playground_on_these_trained_weights():
     at = open_page(PAGE, tr_task="prev_next", tr_num_heads="2", tr_seed="2", tr_at="300", text=SENTENCE)
     link = [m.value for m in at.markdown if "source=trained" in m.value][0]
     query = link.split("(playground?", 1)[1].rstrip(")")
-    from urllib.parse import parse_qsl
     params = dict(parse_qsl(query))
     assert params == dict(source="trained", task="prev_next", train_steps="300", d_model="32", num_heads="2",
                           seed="2", lang="en")
