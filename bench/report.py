@@ -15,7 +15,7 @@ What it measures, each part on its own (a part that fails is reported as such, t
    module's numbers (the chart specs exactly as st.plotly_chart serialises them), raw and deflated;
 4. in headless Chromium (Playwright): the median click-to-repaint time of the Playground (click a cell of the
    enlarged head, wait until the selection summary names that cell), and the cold start: from starting
-   ``streamlit run`` to the first painted heatmap (an ``.js-plotly-plot`` whose heatmap image is drawn);
+   ``streamlit run`` to the first painted heatmap (the Playground's canvas grid has drawn its cells);
 5. forward and trace of our MultiHeadAttention against torch's nn.MultiheadAttention (bench/bench_core.py);
 6. many learners at once (bench/load.py): success rate, p50/p95 rerun time, server memory and CPU.
 
@@ -275,7 +275,8 @@ def write_report(path: Path, r: dict, errors: dict, seconds: float) -> None:
         "# Benchmark report",
         "",
         f"Written by `python bench/report.py` on {dt.date.today().isoformat()} in {seconds / 60:.0f} min. "
-        "Re-run that command to refresh every number below; the parts are described in the script's docstring.",
+        "Re-run that command to refresh its parts (described in the script's docstring); the other sections "
+        "come from their own scripts in bench/, each named in its heading, and are kept as written.",
         "",
         "## Machine",
         "",

@@ -177,9 +177,10 @@ def weights_scale(mats, *, toggle: bool = True, container=None) -> WeightsScale:
 def file_uploader(label: str, key: str, types: list[str], max_mb: int, container=None, *,
                   limit_mb: int | None = None, **kwargs):
     """The one file uploader: ``st.file_uploader`` limited to ``max_mb`` MB of the ``types`` given. Streamlit draws
-    its own English in the drop zone ("9MB per file • PT, PTH, BIN") and lets no app change it (streamlit#13500):
+    its own English in the drop zone ("10MB per file • PT, PTH, BIN") and lets no app change it (streamlit#13500):
     in Korean a style scoped to this uploader's key writes it over (the frame's style does the "Upload" button).
-    Not reachable: the tooltip of a refused file ("File must be 9.0MB or smaller."), see docs/korean.md.
+    Not reachable: the tooltip of a refused file ("File must be 10.0MB or smaller." at ``max_mb`` 10), see
+    docs/korean.md.
     ``limit_mb``: the app's own, lower limit, checked after the upload with a message next to the uploader (a file
     the widget refuses leaves the previous file's message on screen): the drop zone names it, in every language."""
     box = container or st
