@@ -459,14 +459,15 @@ def _child(result_fd: int, payload: dict, memory_mb: int) -> None:
         _close_other_fds(result_fd)
         # What the child imports, imported while it can still read the files: as nobody it may not (a Python
         # under /root, a root-only home), and a limit, the filter or the entry must not fail for want of a module.
-        from mha.check import sandbox, seccomp  # noqa: F401 - imported for _run, before the drop
+        # (resource and the sandbox came with this module.)
+        from mha.check import seccomp
 
-        _entry(payload["entry"])
+        entry = _entry(payload["entry"])
         _drop_root(notes)
         _limits(float(payload["timeout"]), memory_mb, notes)
         if seccomp.available() is None:
             seccomp.install()
-        result = _run(payload)
+        result = _run(payload, entry)
         try:
             _write_frame(result_fd, result)
         except (TypeError, ValueError) as err:  # not JSON-able: our entry's bug
@@ -481,12 +482,13 @@ def _child(result_fd: int, payload: dict, memory_mb: int) -> None:
     os._exit(status)
 
 
-def _run(payload: dict) -> dict:
+def _run(payload: dict, entry) -> dict:
+    """The learner's code compiled by the sandbox, then ``entry(namespace, request)`` (imported before the drop)."""
     from mha.check import sandbox
 
     try:
         namespace = sandbox.compile_learner(payload["code"])
-        result = _entry(payload["entry"])(namespace, payload["request"])
+        result = entry(namespace, payload["request"])
     except sandbox.Refused as refused:
         return _limit("check_memory") if refused.key == "check_memory" else refused.as_dict()
     except BaseException as err:  # noqa: BLE001 - learner code's exceptions are data; ours are an error
